@@ -1,0 +1,21 @@
+export const id = 403;
+export const ids = [403];
+export const modules = {
+
+/***/ 2403:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+__webpack_require__.r(__webpack_exports__);
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   run: () => (/* binding */ run)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+
+async function run(_argv, _io) {
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .DevpkgError */ .y('devpkg detect is not available yet');
+}
+
+
+/***/ })
+
+};

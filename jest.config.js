@@ -1,0 +1,29 @@
+// Two tiers: unit (pure code, real git in temp dirs, argv) and integration
+// (the harness: a real control plane, registry, Carvel tools and kapp-controller).
+const tsJest = [
+  'ts-jest',
+  { useESM: true, isolatedModules: true, tsconfig: 'tsconfig.json', diagnostics: false },
+];
+const common = {
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': tsJest },
+  testEnvironment: 'node',
+};
+export default {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/integration/globalSetup.mjs',
+      globalTeardown: '<rootDir>/test/integration/globalTeardown.mjs',
+      testTimeout: 300000,
+    },
+  ],
+};

@@ -1,0 +1,35 @@
+import { coreHost } from './action/host.js';
+import { readGithubContext } from './action/context.js';
+import { parseInputs, type Mode } from './inputs.js';
+import { execTool } from './tools/exec.js';
+import { DevpkgError, errorMessage } from './errors.js';
+import type { ModeRun } from './modes/types.js';
+
+const MODE_MODULES: Record<Mode, () => Promise<{ run: ModeRun }>> = {
+  plan: () => import('./modes/plan.js'),
+  detect: () => import('./modes/detect.js'),
+  kind: () => import('./modes/kind.js'),
+  cluster: () => import('./modes/cluster.js'),
+  bootstrap: () => import('./modes/bootstrap.js'),
+  report: () => import('./modes/report.js'),
+};
+
+/** The action's main step: build Inputs, run the mode, fail once (STYLE.md 2). */
+export async function runMain(): Promise<void> {
+  const core = await import('@actions/core');
+  const host = await coreHost();
+  core.saveState('isPost', 'true');
+  try {
+    const inputs = parseInputs((name) => core.getInput(name));
+    if (inputs.registryPassword) core.setSecret(inputs.registryPassword);
+    if (inputs.githubToken) core.setSecret(inputs.githubToken);
+    const github = readGithubContext(process.env);
+    const mode = await MODE_MODULES[inputs.mode]();
+    await mode.run({ inputs, github, host, exec: execTool, env: process.env });
+  } catch (err) {
+    if (err instanceof DevpkgError && err.file) {
+      core.error(err.message, { file: err.file, startLine: err.line });
+    }
+    core.setFailed(errorMessage(err));
+  }
+}
