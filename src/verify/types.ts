@@ -1,0 +1,65 @@
+/**
+ * The result of verifying one package, shared with the report and bootstrap code.
+ * Keep this shape stable: other parts of devpkg code against it.
+ */
+
+export type Verdict =
+  | 'won'
+  | 'not-selected'
+  | 'reconcile-failed'
+  | 'downgrade-blocked'
+  | 'timed-out'
+  | 'lost'
+  | 'planned'
+  | 'error';
+
+export type Mode = 'plan' | 'kind' | 'cluster' | 'bootstrap' | string;
+
+/** One change of a watched object, as seen by devpkg. */
+export interface TimelineEntry {
+  /** ISO timestamp of when devpkg saw the change. */
+  at: string;
+  object: 'PackageInstall' | 'App' | string;
+  generation?: number;
+  observedGeneration?: number;
+  /** e.g. ReconcileSucceeded, Reconciling, ReconcileFailed, DeleteFailed. */
+  condition?: string;
+  version?: string;
+  lastAttemptedVersion?: string;
+  message?: string;
+}
+
+export interface Phase {
+  name: string;
+  startedAt?: string;
+  seenAt?: string;
+}
+
+export interface AssertionResult {
+  description: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface PackageResult {
+  /** Package name (the repository folder), e.g. antrea. */
+  name: string;
+  /** The repository version folder, e.g. 1.5.3. */
+  version: string;
+  /** refName in the repository. */
+  refName: string;
+  /** refName in the cluster (after the ref-name map). */
+  targetRefName: string;
+  releasedVersion?: string;
+  devVersion: string;
+  /** The dev bundle as repo@sha256:... */
+  bundle?: string;
+  mode: Mode;
+  verdict: Verdict;
+  /** One or a few sentences: why this verdict. */
+  reason: string;
+  phases?: Phase[];
+  timeline: TimelineEntry[];
+  diagnostics?: { dir: string; excerpt: string };
+  assertions?: AssertionResult[];
+}
