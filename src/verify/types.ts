@@ -63,3 +63,24 @@ export interface PackageResult {
   diagnostics?: { dir: string; excerpt: string };
   assertions?: AssertionResult[];
 }
+
+/** What plan mode works out for a package (also kept by the other modes). */
+export interface PlanDetails {
+  /** The repository folder of the version, relative to the repository root. */
+  path: string;
+  devPackageName: string;
+  bundleTag: string;
+  /** Where the bundle goes: repo:tag (the digest is known only after the push). */
+  bundleImage: string;
+  /** Why this dev version (from the version planner). */
+  devVersionReason: string;
+  packageYaml: string;
+  overlay: string;
+  overlayPath: string;
+  /** The commands the manual ritual would take, for people reading the plan. */
+  commands: string[];
+}
+
+export interface PlannedPackage extends PackageResult {
+  plan?: PlanDetails;
+}
