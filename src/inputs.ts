@@ -41,6 +41,8 @@ export interface Inputs {
   addonType: string;
   bootstrapTimeoutMs: number;
   artifactName: string;
+  /** report mode: folder with results.json files gathered from other jobs. */
+  resultsPath: string;
 }
 
 export type InputGetter = (name: string) => string;
@@ -114,5 +116,6 @@ export function parseInputs(get: InputGetter): Inputs {
     addonType: s('addon-type'),
     bootstrapTimeoutMs: dur('bootstrap-timeout', '45m'),
     artifactName: s('artifact-name', 'devpkg-results'),
+    resultsPath: s('results-path'),
   };
 }
