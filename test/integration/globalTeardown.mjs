@@ -1,1 +1,32 @@
-export default async function () {}
+// Jest global teardown of the integration tier: bring the harness down
+// (test/harness/controlplane.sh down), unless DEVPKG_HARNESS_KEEP=1 or the harness was
+// already running before the tests started (then it is not ours to stop).
+import { spawnSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const controlplane = join(root, 'test', 'harness', 'controlplane.sh');
+
+export default async function globalTeardown() {
+  if (process.env.DEVPKG_HARNESS_KEEP === '1') {
+    process.stderr.write(
+      `[harness] DEVPKG_HARNESS_KEEP=1: leaving the harness running in ${process.env.DEVPKG_HARNESS_DIR}; ` +
+        'stop it with test/harness/controlplane.sh down\n',
+    );
+    return;
+  }
+  if (globalThis.__DEVPKG_HARNESS_PREEXISTING__) {
+    process.stderr.write('[harness] it was running before the tests; leaving it running\n');
+    return;
+  }
+  const result = spawnSync('bash', [controlplane, 'down'], {
+    cwd: root,
+    env: process.env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) {
+    throw new Error(`test/harness/controlplane.sh down failed (exit ${result.status}):\n${result.stderr}`);
+  }
+}

@@ -1,0 +1,50 @@
+// Running the harness's tools (imgpkg, ytt, skopeo, kubectl, controlplane.sh) from tests.
+// No shell: argv goes to the program as it is.
+import { execFile } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const controlplaneScript = join(repoRoot, 'test', 'harness', 'controlplane.sh');
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run a program with the harness environment; rejects on a non-zero exit unless allowFail. */
+export function runTool(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; allowFail?: boolean; timeoutMs?: number } = {},
+): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      cmd,
+      args,
+      {
+        cwd: opts.cwd,
+        env: opts.env ?? process.env,
+        timeout: opts.timeoutMs ?? 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        if (error && !opts.allowFail) {
+          reject(
+            new Error(`${cmd} ${args.join(' ')} failed (${error.code ?? error.message}):\n${stderr}\n${stdout}`),
+          );
+          return;
+        }
+        resolvePromise({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** `controlplane.sh restart-apiserver`: stop kube-apiserver and start it with the same flags and port. */
+export async function restartApiserver(): Promise<void> {
+  await runTool('bash', [controlplaneScript, 'restart-apiserver'], { timeoutMs: 180_000 });
+}
