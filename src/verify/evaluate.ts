@@ -1,0 +1,231 @@
+/**
+ * The verdict logic, pure: given what the cluster shows right now (a PackageInstall, its App and
+ * the Packages of its refName), say whether the dev version has won, is still on its way, or has
+ * failed and why. Watching and timing live in watch.ts and tracker.ts.
+ */
+
+/** The parts of a Kubernetes object the verdict reads. */
+export interface KObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    generation?: number;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+    managedFields?: Array<{ manager?: string; operation?: string; time?: string; subresource?: string }>;
+    [k: string]: unknown;
+  };
+  spec?: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  status?: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  [k: string]: unknown;
+}
+
+export interface VersionSelection {
+  constraints?: string;
+  prereleases?: { identifiers?: string[] } | null;
+}
+
+/** What src/versions' selectVersion returns; injected so the verdict stays pure and testable. */
+export interface SelectionResult {
+  selected?: string;
+  considered: Array<{ version: string; kept: boolean; reason: string }>;
+}
+export type SelectFn = (versions: string[], selection: VersionSelection | undefined) => SelectionResult;
+
+export interface ObservedState {
+  pkgi?: KObject;
+  app?: KObject;
+  /** Packages of the PackageInstall's refName visible in its namespace (global namespace included). */
+  packages?: KObject[];
+}
+
+export interface Expectation {
+  version: string;
+  /** sha256:... of the dev bundle; when given, the App's fetch output must name it. */
+  digest?: string;
+}
+
+export type EvaluationState = 'won' | 'pending' | 'not-selected' | 'reconcile-failed' | 'downgrade-blocked';
+
+export interface Evaluation {
+  state: EvaluationState;
+  reason: string;
+  /**
+   * The PackageInstall still holds the dev version (desired and last attempted) and nothing has
+   * failed: a re-reconcile in flight. During the settle window this does not break a win.
+   */
+  holdsDev: boolean;
+  selection?: SelectionResult;
+}
+
+const DOWNGRADE =
+  /Stopped installing matched version '([^']+)' since last attempted version '([^']+)' is higher/;
+const MAX_MESSAGE = 1500;
+
+/** The type of the one true condition when there is exactly one condition, else a summary. */
+export function conditionOf(o: KObject | undefined): string | undefined {
+  const conds = o?.status?.conditions as Array<{ type?: string; status?: string }> | undefined;
+  if (!conds || conds.length === 0) return undefined;
+  const trueOnes = conds.filter((c) => c.status === 'True').map((c) => c.type ?? '?');
+  if (conds.length === 1 && trueOnes.length === 1) return trueOnes[0];
+  return trueOnes.length ? trueOnes.join('+') : conds.map((c) => `${c.type}=${c.status}`).join(',');
+}
+
+export function generationSettled(o: KObject | undefined): boolean {
+  const g = o?.metadata?.generation;
+  return g !== undefined && o?.status?.observedGeneration === g;
+}
+
+/** Trims a controller message to something a PR comment can carry. */
+export function trimMessage(text: unknown, max = MAX_MESSAGE): string {
+  const s = String(text ?? '').trim();
+  if (s.length <= max) return s;
+  return `${s.slice(0, max)}… (${s.length - max} more characters)`;
+}
+
+/** The App's stderr of the failing step (fetch, template, deploy), trimmed. */
+export function appFailure(app: KObject | undefined): string {
+  const st = app?.status;
+  if (!st) return '';
+  const parts: string[] = [];
+  for (const step of ['fetch', 'template', 'deploy'] as const) {
+    const s = st[step];
+    if (s && typeof s.exitCode === 'number' && s.exitCode !== 0) {
+      const err = String(s.stderr ?? s.error ?? '').trim();
+      parts.push(`${step} failed (exit ${s.exitCode})${err ? `: ${trimMessage(err, 800)}` : ''}`);
+    }
+  }
+  return parts.join('\n');
+}
+
+export function packageVersions(packages: KObject[] | undefined): string[] {
+  return (packages ?? [])
+    .map((p) => (p.spec?.version as string | undefined) ?? '')
+    .filter((v) => v !== '');
+}
+
+/** "1.0.0 (kept), 1.0.1-dev.1 (dropped: ...)", for a reason text. */
+export function explainSelection(sel: SelectionResult, dev: string): string {
+  const seen = sel.considered
+    .map((c) => `${c.version}${c.version === dev ? ' [dev]' : ''} (${c.kept ? 'kept' : 'dropped'}${c.reason ? `: ${c.reason}` : ''})`)
+    .join(', ');
+  return `versions seen: ${seen || 'none'}; selected: ${sel.selected ?? 'none'}`;
+}
+
+function describePkgi(pkgi: KObject): string {
+  const st = pkgi.status ?? {};
+  const gen = `generation ${pkgi.metadata?.generation ?? '?'}/observed ${st.observedGeneration ?? '?'}`;
+  return `condition ${conditionOf(pkgi) ?? 'none'}, status.version ${st.version ?? 'none'}, lastAttemptedVersion ${st.lastAttemptedVersion ?? 'none'}, ${gen}`;
+}
+
+/** Decides the state of one PackageInstall against the dev version it should install. */
+export function evaluate(state: ObservedState, expect: Expectation, select?: SelectFn): Evaluation {
+  const { pkgi, app } = state;
+  const dev = expect.version;
+  if (!pkgi) {
+    return { state: 'pending', reason: 'the PackageInstall does not exist (yet)', holdsDev: false };
+  }
+  const st = pkgi.status ?? {};
+  const settled = generationSettled(pkgi);
+  const cond = conditionOf(pkgi);
+  const useful = trimMessage(st.usefulErrorMessage);
+  const holdsDev = st.version === dev && st.lastAttemptedVersion === dev && cond !== 'ReconcileFailed';
+
+  // The downgrade guard names the version it refused; only a refusal of ours is our verdict.
+  const guard = DOWNGRADE.exec(String(st.usefulErrorMessage ?? ''));
+  if (guard && guard[1] === dev && cond === 'ReconcileFailed') {
+    return {
+      state: 'downgrade-blocked',
+      reason:
+        `kapp-controller's downgrade guard refused ${dev}: version ${guard[2]} was attempted before and is higher. ` +
+        `Use a dev version above ${guard[2]}, or annotate the PackageInstall with packaging.carvel.dev/downgradable: "".`,
+      holdsDev: false,
+    };
+  }
+
+  if (settled && cond === 'ReconcileFailed' && st.lastAttemptedVersion === dev) {
+    const appErr = appFailure(app);
+    const msg = [useful && `usefulErrorMessage: ${useful}`, appErr && appErr !== useful ? appErr : ''].filter(Boolean).join('\n');
+    return {
+      state: 'reconcile-failed',
+      reason: `kapp-controller could not reconcile ${dev}${msg ? `:\n${msg}` : ' (no error message)'}`,
+      holdsDev: false,
+    };
+  }
+
+  if (settled && cond === 'ReconcileSucceeded' && st.version === dev && st.lastAttemptedVersion === dev) {
+    if (!app) return { state: 'pending', reason: `the App ${pkgi.metadata?.name} is not there yet`, holdsDev };
+    const appCond = conditionOf(app);
+    if (!generationSettled(app) || appCond !== 'ReconcileSucceeded') {
+      if (appCond === 'ReconcileFailed') {
+        return { state: 'pending', reason: `the App failed: ${trimMessage(app.status?.usefulErrorMessage) || appFailure(app)}`, holdsDev };
+      }
+      return {
+        state: 'pending',
+        reason: `the App is not reconciled yet (condition ${appCond ?? 'none'}, generation ${app.metadata?.generation}/observed ${app.status?.observedGeneration ?? '?'})`,
+        holdsDev,
+      };
+    }
+    if (expect.digest) {
+      const stdout = String(app.status?.fetch?.stdout ?? '');
+      if (!stdout.includes(expect.digest)) {
+        const named = /sha256:[0-9a-f]{64}/.exec(stdout)?.[0];
+        return {
+          state: 'pending',
+          reason: `the App fetched ${named ?? 'a bundle that is not named in its fetch output'}, not the dev bundle ${expect.digest}`,
+          holdsDev: false,
+        };
+      }
+    }
+    return {
+      state: 'won',
+      reason:
+        `PackageInstall ${pkgi.metadata?.namespace}/${pkgi.metadata?.name} reconciled ${dev} and its App succeeded` +
+        (expect.digest ? ` with the dev bundle ${expect.digest}` : ''),
+      holdsDev: true,
+    };
+  }
+
+  // Another version is in place (or the PackageInstall failed on something else): is that final?
+  const versions = packageVersions(state.packages);
+  if (settled && cond !== 'Reconciling' && st.version !== dev && select) {
+    if (!versions.includes(dev)) {
+      return {
+        state: 'pending',
+        reason: `the dev Package ${dev} is not visible in namespace ${pkgi.metadata?.namespace} (yet); ${describePkgi(pkgi)}`,
+        holdsDev: false,
+      };
+    }
+    const selection = select(versions, pkgi.spec?.packageRef?.versionSelection as VersionSelection | undefined);
+    if (selection.selected !== dev) {
+      const lost = selection.considered.find((c) => c.version === dev);
+      const why = lost && !lost.kept ? `${dev} was dropped: ${lost.reason}` : `${selection.selected ?? 'another version'} ranks above ${dev}`;
+      const constraint = pkgi.spec?.packageRef?.versionSelection
+        ? ` (versionSelection ${JSON.stringify(pkgi.spec.packageRef.versionSelection)})`
+        : ' (no versionSelection: prereleases are dropped)';
+      return {
+        state: 'not-selected',
+        reason:
+          `kapp-controller keeps ${st.version ?? st.lastAttemptedVersion ?? 'another version'}: ${why}${constraint}; ` +
+          explainSelection(selection, dev) +
+          (cond === 'ReconcileFailed' && useful ? `; usefulErrorMessage: ${useful}` : ''),
+        holdsDev: false,
+        selection,
+      };
+    }
+    return {
+      state: 'pending',
+      reason: `kapp-controller has not switched to ${dev} yet (selection picks it); ${describePkgi(pkgi)}`,
+      holdsDev: false,
+      selection,
+    };
+  }
+
+  return {
+    state: 'pending',
+    reason: `${describePkgi(pkgi)}${useful ? `; usefulErrorMessage: ${useful}` : ''}`,
+    holdsDev,
+  };
+}
