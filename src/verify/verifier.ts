@@ -1,0 +1,228 @@
+/**
+ * Watches one PackageInstall, its App and the Packages of its refName until the verdict is final,
+ * recording a timeline. Verdict rules are in evaluate.ts and tracker.ts; this file owns the
+ * connections and the timers (settle window, time-out). Nothing sleeps or polls.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { selectVersion } from '../versions/index.js';
+import { conditionOf, evaluate, trimMessage, type Evaluation, type Expectation, type KObject, type SelectFn } from './evaluate.js';
+import { initialTracker, onEvaluation, onSettleExpired, onTimeout, type ChangeInfo, type TrackerAction, type TrackerState } from './tracker.js';
+import type { TimelineEntry, Verdict } from './types.js';
+import { ResumableWatch } from './watch.js';
+
+export interface VerifyTarget {
+  namespace: string;
+  name: string;
+}
+
+export interface VerifyOptions {
+  kc: KubeConfig;
+  target: VerifyTarget;
+  expect: Expectation;
+  settleMs: number;
+  timeoutMs: number;
+  log?: (message: string) => void;
+  /** Defaults to src/versions selectVersion. */
+  select?: SelectFn;
+  /** Called on each evaluation (tests, the benchmark, live logs). */
+  onEvaluation?: (e: Evaluation, at: Date) => void;
+}
+
+export interface VerifyOutcome {
+  verdict: Verdict;
+  reason: string;
+  timeline: TimelineEntry[];
+  /** When devpkg first saw the full proof (ISO), and when it gave the verdict. */
+  wonAt?: string;
+  decidedAt: string;
+  last: { pkgi?: KObject; app?: KObject; packages: KObject[] };
+  /** Watch statistics, for tests: how often each collection was listed and connected. */
+  watchStats: Record<string, { lists: number; connects: number }>;
+}
+
+export const defaultSelect: SelectFn = (versions, sel) => {
+  try {
+    return selectVersion(versions, sel ?? undefined);
+  } catch (err) {
+    return { selected: undefined, considered: versions.map((v) => ({ version: v, kept: false, reason: (err as Error).message })) };
+  }
+};
+
+/** A one-line summary of an object for the timeline; undefined fields are left out. */
+export function timelineEntry(object: string, o: KObject | undefined, at: Date): TimelineEntry {
+  if (!o) return { at: at.toISOString(), object, message: 'absent' };
+  const st = o.status ?? {};
+  const e: TimelineEntry = { at: at.toISOString(), object };
+  if (o.metadata?.generation !== undefined) e.generation = o.metadata.generation;
+  if (st.observedGeneration !== undefined) e.observedGeneration = st.observedGeneration;
+  const cond = conditionOf(o);
+  if (cond) e.condition = cond;
+  if (st.version !== undefined) e.version = st.version;
+  if (st.lastAttemptedVersion !== undefined) e.lastAttemptedVersion = st.lastAttemptedVersion;
+  const msg = st.usefulErrorMessage || st.friendlyDescription;
+  if (msg) e.message = trimMessage(msg, 300);
+  return e;
+}
+
+function sameEntry(a: TimelineEntry | undefined, b: TimelineEntry): boolean {
+  if (!a) return false;
+  const { at: _a, ...ra } = a;
+  const { at: _b, ...rb } = b;
+  return JSON.stringify(ra) === JSON.stringify(rb);
+}
+
+/** The last writer of an object, from managedFields (who changed it). */
+export function lastWriter(o: KObject | undefined): string | undefined {
+  const mf = o?.metadata?.managedFields ?? [];
+  let best: { manager?: string; time?: string; subresource?: string } | undefined;
+  for (const f of mf) if (f.time && (!best?.time || f.time >= best.time)) best = f;
+  if (!best?.manager) return undefined;
+  return `${best.manager}${best.subresource ? ` (${best.subresource})` : ''}`;
+}
+
+export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyOutcome> {
+  const { kc, target, expect, settleMs, timeoutMs } = opts;
+  const log = opts.log ?? (() => undefined);
+  const select = opts.select ?? defaultSelect;
+  const timeline: TimelineEntry[] = [];
+  const lastByObject = new Map<string, TimelineEntry>();
+  let pkgi: KObject | undefined;
+  let app: KObject | undefined;
+  let packages: KObject[] = [];
+  let tracker: TrackerState = initialTracker();
+  let wonAt: string | undefined;
+  let lastChange: ChangeInfo | undefined;
+  let settleTimer: NodeJS.Timeout | undefined;
+  let timeoutTimer: NodeJS.Timeout | undefined;
+  let resolveDone!: (o: VerifyOutcome) => void;
+  const done = new Promise<VerifyOutcome>((r) => (resolveDone = r));
+  const watches: Record<string, ResumableWatch> = {};
+
+  const finish = (verdict: Verdict, reason: string): void => {
+    if (settleTimer) clearTimeout(settleTimer);
+    if (timeoutTimer) clearTimeout(timeoutTimer);
+    for (const w of Object.values(watches)) w.stop();
+    const stats: VerifyOutcome['watchStats'] = {};
+    for (const [k, w] of Object.entries(watches)) stats[k] = { lists: w.lists, connects: w.connects };
+    resolveDone({ verdict, reason, timeline, wonAt, decidedAt: new Date().toISOString(), last: { pkgi, app, packages }, watchStats: stats });
+  };
+
+  const apply = (r: { state: TrackerState; action: TrackerAction }): void => {
+    tracker = r.state;
+    const a = r.action;
+    if (a.type === 'start-settle') {
+      log(`${target.namespace}/${target.name}: ${expect.version} won; holding for the ${Math.round(a.ms / 1000)}s settle window`);
+      settleTimer = setTimeout(() => apply(onSettleExpired(tracker, settleMs)), a.ms);
+      // The time-out now bounds the settle window plus one more reconcile.
+      if (timeoutTimer) clearTimeout(timeoutTimer);
+      timeoutTimer = setTimeout(() => apply(onTimeout(tracker, timeoutMs)), a.ms + timeoutMs);
+    } else if (a.type === 'done') {
+      finish(a.verdict, a.reason);
+    }
+  };
+
+  const reevaluate = (): void => {
+    if (tracker.phase === 'done') return;
+    const e = evaluate({ pkgi, app, packages }, expect, select);
+    const now = new Date();
+    if (e.state === 'won' && !wonAt) wonAt = now.toISOString();
+    opts.onEvaluation?.(e, now);
+    apply(onEvaluation(tracker, e, settleMs, lastChange));
+  };
+
+  const record = (object: string, o: KObject | undefined): void => {
+    const entry = timelineEntry(object, o, new Date());
+    if (sameEntry(lastByObject.get(object), entry)) return;
+    lastByObject.set(object, entry);
+    timeline.push(entry);
+    const who = lastWriter(o);
+    lastChange = {
+      description:
+        `${object} ${target.namespace}/${target.name} changed (generation ${entry.generation ?? '?'}, ` +
+        `condition ${entry.condition ?? 'none'}${entry.version ? `, status.version ${entry.version}` : ''}` +
+        `${who ? `; last written by ${who}` : ''})`,
+      at: entry.at,
+    };
+  };
+
+  const refNameOf = (): string | undefined => pkgi?.spec?.packageRef?.refName as string | undefined;
+  const filterPackages = (all: Map<string, KObject>): KObject[] => {
+    const ref = refNameOf();
+    return [...all.values()].filter((p) => ref !== undefined && p.spec?.refName === ref);
+  };
+
+  watches.packageInstall = new ResumableWatch(
+    kc,
+    { group: 'packaging.carvel.dev', version: 'v1alpha1', plural: 'packageinstalls', namespace: target.namespace, name: target.name },
+    {
+      onChange: (objs) => {
+        pkgi = objs.get(target.name);
+        record('PackageInstall', pkgi);
+        if (watches.packages) packages = filterPackages(watches.packages.current());
+        reevaluate();
+      },
+      onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`),
+    },
+  );
+  watches.app = new ResumableWatch(
+    kc,
+    { group: 'kappctrl.k14s.io', version: 'v1alpha1', plural: 'apps', namespace: target.namespace, name: target.name },
+    {
+      onChange: (objs) => {
+        app = objs.get(target.name);
+        record('App', app);
+        reevaluate();
+      },
+      onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`),
+    },
+  );
+  watches.packages = new ResumableWatch(
+    kc,
+    { group: 'data.packaging.carvel.dev', version: 'v1alpha1', plural: 'packages', namespace: target.namespace },
+    {
+      onChange: (objs, changed) => {
+        packages = filterPackages(objs);
+        if (changed === undefined || changed.spec?.refName === refNameOf()) reevaluate();
+      },
+      onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`),
+    },
+  );
+
+  timeoutTimer = setTimeout(() => apply(onTimeout(tracker, timeoutMs)), timeoutMs);
+  try {
+    // Packages first, so the first PackageInstall evaluation already sees them.
+    await watches.packages.start().catch((err: unknown) => {
+      // Without the Packages a not-selected verdict cannot be explained, but a win can still be proven.
+      log(`${target.namespace}/${target.name}: cannot list Packages (${describeApiError(err)}); continuing without them`);
+      watches.packages?.stop();
+    });
+    await watches.app.start();
+    await watches.packageInstall.start();
+  } catch (err) {
+    if (tracker.phase !== 'done') {
+      tracker = { ...tracker, phase: 'done' };
+      finish('error', `could not watch ${target.namespace}/${target.name}: ${describeApiError(err)}`);
+    }
+  }
+  return done;
+}
+
+/** The API server's message and reason out of a client error (STYLE.md 7). */
+export function describeApiError(err: unknown): string {
+  if (err && typeof err === 'object') {
+    const e = err as { code?: number; body?: unknown; message?: string };
+    let body: { message?: string; reason?: string } | undefined;
+    if (typeof e.body === 'string') {
+      try {
+        body = JSON.parse(e.body) as typeof body;
+      } catch {
+        body = undefined;
+      }
+    } else if (e.body && typeof e.body === 'object') {
+      body = e.body as typeof body;
+    }
+    if (body?.message) return `${body.message}${body.reason ? ` (${body.reason})` : ''}${e.code ? ` [HTTP ${e.code}]` : ''}`;
+    if (e.message) return e.message.split('\n')[0]!;
+  }
+  return String(err);
+}

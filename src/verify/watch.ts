@@ -1,0 +1,169 @@
+/**
+ * A resumable watch over a namespaced collection (optionally one object by name): list once,
+ * then watch from the list's resourceVersion; on a disconnect resume from the last
+ * resourceVersion seen, on 410 Gone (or an ERROR event) list again. Reconnects back off with
+ * timers; nothing polls while the connection is up.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KObject } from './evaluate.js';
+
+export interface CollectionRef {
+  group: string;
+  version: string;
+  plural: string;
+  namespace: string;
+  /** Watch only this object (fieldSelector metadata.name=...). */
+  name?: string;
+}
+
+export interface WatchEvents {
+  /** The collection changed; `objects` is the full current set. */
+  onChange(objects: Map<string, KObject>, changed: KObject | undefined, type: string): void;
+  /** A connection problem worth a log line (the watch keeps trying). */
+  onProblem?(message: string): void;
+  /** Listed afresh (first time, or after 410 / an ERROR event); for tests and logs. */
+  onList?(resourceVersion: string, reason: string): void;
+}
+
+const MIN_BACKOFF_MS = 200;
+const MAX_BACKOFF_MS = 5000;
+
+function statusOf(err: unknown): number | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as { statusCode?: unknown; code?: unknown };
+  if (typeof e.statusCode === 'number') return e.statusCode;
+  if (typeof e.code === 'number') return e.code;
+  return undefined;
+}
+
+export function collectionPath(ref: CollectionRef): string {
+  const base = ref.group === '' ? `/api/${ref.version}` : `/apis/${ref.group}/${ref.version}`;
+  return `${base}/namespaces/${encodeURIComponent(ref.namespace)}/${ref.plural}`;
+}
+
+export class ResumableWatch {
+  private readonly objects = new Map<string, KObject>();
+  private resourceVersion = '';
+  private abort?: AbortController;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private backoff = MIN_BACKOFF_MS;
+  /** Number of times the collection was listed (1 + relists); read by tests. */
+  lists = 0;
+  /** Number of watch connections opened; read by tests. */
+  connects = 0;
+
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly ref: CollectionRef,
+    private readonly events: WatchEvents,
+  ) {}
+
+  /** Lists and starts watching; resolves after the first list (or rejects if it fails). */
+  async start(): Promise<void> {
+    await this.list('start');
+    await this.watch();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.abort?.abort();
+  }
+
+  current(): Map<string, KObject> {
+    return new Map(this.objects);
+  }
+
+  private async list(reason: string): Promise<void> {
+    const k8s = await import('@kubernetes/client-node');
+    const api = this.kc.makeApiClient(k8s.CustomObjectsApi);
+    const data = (await api.listNamespacedCustomObject({
+      group: this.ref.group,
+      version: this.ref.version,
+      namespace: this.ref.namespace,
+      plural: this.ref.plural,
+      ...(this.ref.name ? { fieldSelector: `metadata.name=${this.ref.name}` } : {}),
+    })) as { metadata?: { resourceVersion?: string }; items?: KObject[] };
+    this.objects.clear();
+    for (const o of data.items ?? []) {
+      if (o.metadata?.name) this.objects.set(o.metadata.name, o);
+    }
+    this.resourceVersion = data.metadata?.resourceVersion ?? '';
+    this.lists++;
+    this.events.onList?.(this.resourceVersion, reason);
+    this.events.onChange(this.current(), undefined, 'LIST');
+  }
+
+  private async watch(): Promise<void> {
+    if (this.stopped) return;
+    const k8s = await import('@kubernetes/client-node');
+    const w = new k8s.Watch(this.kc);
+    let relist = false;
+    const params: Record<string, string | number | boolean> = {
+      resourceVersion: this.resourceVersion,
+      allowWatchBookmarks: true,
+      // Let the server end the watch now and then, so a silently dead connection cannot hang us forever.
+      timeoutSeconds: 240 + Math.floor(Math.random() * 60),
+    };
+    if (this.ref.name) params.fieldSelector = `metadata.name=${this.ref.name}`;
+    this.connects++;
+    this.abort = await w.watch(
+      collectionPath(this.ref),
+      params,
+      (type, obj: KObject & { code?: number; message?: string }) => {
+        if (this.stopped) return;
+        this.backoff = MIN_BACKOFF_MS;
+        if (type === 'ERROR') {
+          // 410 Gone (resourceVersion too old) or any other server-side error: start over.
+          relist = true;
+          this.events.onProblem?.(`watch ${this.ref.plural}: ${obj.code ?? ''} ${obj.message ?? 'error event'}; listing again`);
+          this.abort?.abort();
+          return;
+        }
+        const rv = obj.metadata?.resourceVersion;
+        if (rv) this.resourceVersion = rv;
+        if (type === 'BOOKMARK') return;
+        const name = obj.metadata?.name;
+        if (!name) return;
+        if (type === 'DELETED') this.objects.delete(name);
+        else this.objects.set(name, obj);
+        this.events.onChange(this.current(), obj, type);
+      },
+      (err: unknown) => {
+        if (this.stopped) return;
+        const code = statusOf(err);
+        if (code === 410) relist = true;
+        if (err && !(err instanceof Error && err.name === 'AbortError')) {
+          this.events.onProblem?.(`watch ${this.ref.plural} ended: ${err instanceof Error ? err.message : String(err)}; reconnecting`);
+        }
+        // A clean end (server timeout) reconnects at once; an error backs off.
+        this.schedule(relist, err && !relist ? this.nextBackoff() : 0);
+      },
+    );
+  }
+
+  private nextBackoff(): number {
+    const ms = this.backoff;
+    this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
+    return ms;
+  }
+
+  private schedule(relist: boolean, ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void (async () => {
+        try {
+          if (relist || !this.resourceVersion) await this.list(relist ? 'resourceVersion expired' : 'reconnect');
+          await this.watch();
+        } catch (err) {
+          const code = statusOf(err);
+          this.events.onProblem?.(`${this.ref.plural}: ${err instanceof Error ? err.message : String(err)}; retrying`);
+          this.schedule(relist || code === 410, this.nextBackoff());
+        }
+      })();
+    }, ms);
+  }
+}
