@@ -1,0 +1,258 @@
+import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from 'yaml';
+import semver from 'semver';
+import { DevpkgError } from '../errors.js';
+
+export const PACKAGE_API_VERSION = 'data.packaging.carvel.dev/v1alpha1';
+
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+/** One entry of an App's `spec.fetch`; devpkg only looks into `imgpkgBundle`. */
+export interface AppFetch {
+  imgpkgBundle?: { image: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface AppSpec {
+  fetch?: AppFetch[];
+  template?: unknown[];
+  deploy?: unknown[];
+  [key: string]: unknown;
+}
+
+export interface VersionSelection {
+  constraints?: string;
+  [key: string]: unknown;
+}
+
+export interface PackageSpec {
+  refName: string;
+  version: string;
+  releasedAt?: string | null;
+  template?: { spec?: AppSpec; [key: string]: unknown };
+  valuesSchema?: unknown;
+  kubernetesVersionSelection?: VersionSelection;
+  kappControllerVersionSelection?: VersionSelection;
+  [key: string]: unknown;
+}
+
+/** A Package (data.packaging.carvel.dev/v1alpha1). Unknown fields are kept as they are. */
+export interface Package {
+  apiVersion: typeof PACKAGE_API_VERSION;
+  kind: 'Package';
+  metadata: ObjectMeta & { name: string };
+  spec: PackageSpec;
+  [key: string]: unknown;
+}
+
+export interface PackageMetadata {
+  apiVersion: typeof PACKAGE_API_VERSION;
+  kind: 'PackageMetadata';
+  metadata: ObjectMeta & { name: string };
+  spec?: { displayName?: string; shortDescription?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/**
+ * A Package read from a file, with the line of every node so that later checks
+ * (e.g. the folder name against spec.version) can point at the right line.
+ */
+export interface PackageResource {
+  file: string;
+  pkg: Package;
+  /** 1-based line of a node by its dotted path (`spec.version`, `spec.template.spec.fetch.0`). */
+  lines: Record<string, number>;
+}
+
+export interface PackageMetadataResource {
+  file: string;
+  metadata: PackageMetadata;
+  lines: Record<string, number>;
+}
+
+/** 1-based line of `path` in a resource, falling back to its closest ancestor that has one. */
+export function lineOf(res: { lines: Record<string, number> }, path: string): number | undefined {
+  for (let p = path; ; p = p.slice(0, p.lastIndexOf('.'))) {
+    if (res.lines[p] !== undefined) return res.lines[p];
+    if (!p.includes('.')) return res.lines[''];
+  }
+}
+
+// Same rules as kapp-controller's validation: a DNS-1123 subdomain with at least three labels.
+const REFNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?){2,}$/;
+
+/** Why `version` is not a strict semver version that kapp-controller accepts, or undefined when it is. */
+export function versionProblem(version: string): string | undefined {
+  if (/^[vV=]/.test(version)) {
+    const bare = version.replace(/^[vV=]+/, '');
+    return `"${version}" must be strict semver without a leading "${version[0]}"; write ${bare}`;
+  }
+  if (version.trim() !== version || semver.parse(version) === null) {
+    return `"${version}" is not a semver version (MAJOR.MINOR.PATCH[-prerelease][+build], e.g. 1.5.3+vmware.1)`;
+  }
+  return undefined;
+}
+
+/** Why `refName` is not a valid Package refName, or undefined when it is. */
+export function refNameProblem(refName: string): string | undefined {
+  if (refName.length > 253 || !REFNAME.test(refName)) {
+    return `"${refName}" is not a valid refName: it must be a lower-case DNS name with at least three parts, e.g. antrea.tanzu.vmware.com`;
+  }
+  return undefined;
+}
+
+interface ParsedDoc {
+  doc: Document;
+  lines: Record<string, number>;
+  value: unknown;
+}
+
+/** Parses every document of a YAML file; YAML errors become DevpkgErrors with a line. */
+function parseDocs(text: string, file: string): ParsedDoc[] {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (!Array.isArray(docs)) return [];
+  const out: ParsedDoc[] = [];
+  for (const doc of docs) {
+    const err = doc.errors[0];
+    if (err) {
+      const line = lineCounter.linePos(err.pos[0]).line;
+      throw new DevpkgError(`YAML syntax error (${err.code}): ${err.message}; fix the YAML at this line`, { file, line, cause: err });
+    }
+    if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) continue;
+    const lines: Record<string, number> = {};
+    collectLines(doc.contents, '', lines, lineCounter);
+    out.push({ doc, lines, value: doc.toJS({ maxAliasCount: 100 }) });
+  }
+  return out;
+}
+
+function collectLines(node: Node | null, path: string, lines: Record<string, number>, lc: LineCounter): void {
+  if (!node) return;
+  if (node.range) lines[path] = lc.linePos(node.range[0]).line;
+  const child = (p: string | number) => (path === '' ? String(p) : `${path}.${p}`);
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      // A key's own line is the most useful place for "wrong value" errors on block values.
+      const keyNode = pair.key as Node | null;
+      if (keyNode && keyNode.range) lines[child(key)] = lc.linePos(keyNode.range[0]).line;
+      const value = pair.value as Node | null;
+      if (value && (isMap(value) || isSeq(value))) {
+        collectLines(value, child(key), lines, lc);
+        if (keyNode && keyNode.range) lines[child(key)] = lc.linePos(keyNode.range[0]).line;
+      } else if (value && value.range) {
+        lines[child(key)] = lc.linePos(value.range[0]).line;
+      }
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => collectLines(item as Node, child(i), lines, lc));
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function describeDoc(v: unknown): string {
+  if (!isRecord(v)) return `a ${Array.isArray(v) ? 'list' : typeof v}`;
+  return `kind ${JSON.stringify(v.kind ?? null)} (apiVersion ${JSON.stringify(v.apiVersion ?? null)})`;
+}
+
+/**
+ * Parses a package.yaml. It may hold other documents (PackageMetadata, say), but exactly one
+ * Package. Errors name the field, the file and the line, and say what to write instead.
+ */
+export function parsePackageFile(text: string, file: string): PackageResource {
+  const docs = parseDocs(text, file);
+  const pkgs = docs.filter((d) => isRecord(d.value) && d.value.kind === 'Package');
+  if (pkgs.length === 0) {
+    const first = docs[0];
+    if (!first) {
+      throw new DevpkgError(`no Package in ${file}: the file is empty; it must hold one Package (apiVersion ${PACKAGE_API_VERSION}, kind Package)`, { file, line: 1 });
+    }
+    throw new DevpkgError(
+      `not a Package: ${file} holds ${docs.map((d) => describeDoc(d.value)).join(', ')}; expected apiVersion ${PACKAGE_API_VERSION}, kind Package`,
+      { file, line: lineOf(first, 'kind') ?? 1 },
+    );
+  }
+  if (pkgs.length > 1) {
+    const names = pkgs.map((d) => (isRecord(d.value) && isRecord(d.value.metadata) ? String(d.value.metadata.name) : '?'));
+    throw new DevpkgError(
+      `${file} holds ${pkgs.length} Packages (${names.join(', ')}); put one Package per package.yaml, in its own version folder`,
+      { file, line: lineOf(pkgs[1]!, 'kind') ?? 1 },
+    );
+  }
+  const { value, lines } = pkgs[0]!;
+  const res = { file, lines };
+  const fail = (path: string, message: string): never => {
+    throw new DevpkgError(message, { file, line: lineOf(res, path) ?? 1 });
+  };
+  const obj = value as Record<string, unknown>;
+  if (obj.apiVersion !== PACKAGE_API_VERSION) {
+    fail('apiVersion', `Package apiVersion is ${JSON.stringify(obj.apiVersion ?? null)}; write apiVersion: ${PACKAGE_API_VERSION}`);
+  }
+  if (!isRecord(obj.metadata)) fail('metadata', 'Package has no metadata; add metadata.name: <spec.refName>.<spec.version>');
+  if (!isRecord(obj.spec)) fail('spec', 'Package has no spec; add spec.refName and spec.version');
+  const metadata = obj.metadata as Record<string, unknown>;
+  const spec = obj.spec as Record<string, unknown>;
+
+  const refName = spec.refName;
+  if (refName === undefined || refName === null || refName === '') fail('spec', 'Package spec.refName is missing; add spec.refName, e.g. antrea.tanzu.vmware.com');
+  if (typeof refName !== 'string') fail('spec.refName', `Package spec.refName must be a string, not ${JSON.stringify(refName)}`);
+  const refProblem = refNameProblem(refName as string);
+  if (refProblem) fail('spec.refName', `Package spec.refName ${refProblem}`);
+
+  const version = spec.version;
+  if (version === undefined || version === null || version === '') fail('spec', 'Package spec.version is missing; add spec.version, e.g. 1.5.3+vmware.1');
+  if (typeof version !== 'string') {
+    fail('spec.version', `Package spec.version must be a string, not the ${typeof version} ${JSON.stringify(version)}; quote it: version: "${String(version)}"`);
+  }
+  const vProblem = versionProblem(version as string);
+  if (vProblem) fail('spec.version', `Package spec.version ${vProblem}`);
+
+  const expected = `${refName as string}.${version as string}`;
+  if (metadata.name === undefined || metadata.name === null || metadata.name === '') {
+    fail('metadata', `Package metadata.name is missing; add metadata.name: ${expected}`);
+  }
+  if (metadata.name !== expected) {
+    fail('metadata.name', `Package metadata.name ${JSON.stringify(metadata.name)} must be spec.refName + "." + spec.version; write name: ${expected}`);
+  }
+  for (const field of ['labels', 'annotations'] as const) {
+    const m = metadata[field];
+    if (m !== undefined && m !== null && !isRecord(m)) fail(`metadata.${field}`, `Package metadata.${field} must be a map of strings`);
+  }
+  return { file, lines, pkg: value as Package };
+}
+
+/** Parses a PackageMetadata file (metadata.yaml of the TCE layout). */
+export function parsePackageMetadataFile(text: string, file: string): PackageMetadataResource {
+  const docs = parseDocs(text, file);
+  const found = docs.filter((d) => isRecord(d.value) && d.value.kind === 'PackageMetadata');
+  if (found.length !== 1) {
+    const what = found.length === 0 ? `no PackageMetadata (it holds ${docs.map((d) => describeDoc(d.value)).join(', ') || 'nothing'})` : `${found.length} PackageMetadata documents`;
+    throw new DevpkgError(`${file} holds ${what}; it must hold exactly one PackageMetadata (apiVersion ${PACKAGE_API_VERSION})`, {
+      file,
+      line: found[1] ? lineOf(found[1], '') : 1,
+    });
+  }
+  const { value, lines } = found[0]!;
+  const res = { file, lines };
+  const md = value as Record<string, unknown>;
+  if (md.apiVersion !== PACKAGE_API_VERSION) {
+    throw new DevpkgError(`PackageMetadata apiVersion is ${JSON.stringify(md.apiVersion ?? null)}; write apiVersion: ${PACKAGE_API_VERSION}`, {
+      file,
+      line: lineOf(res, 'apiVersion'),
+    });
+  }
+  const name = isRecord(md.metadata) ? md.metadata.name : undefined;
+  if (typeof name !== 'string' || name === '') {
+    throw new DevpkgError('PackageMetadata metadata.name is missing; it is the refName, e.g. antrea.tanzu.vmware.com', { file, line: lineOf(res, 'metadata') });
+  }
+  return { file, lines, metadata: value as PackageMetadata };
+}
