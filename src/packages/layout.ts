@@ -1,0 +1,162 @@
+import { readdir, readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import semver from 'semver';
+import { DevpkgError } from '../errors.js';
+import { lineOf, parsePackageFile, type PackageResource } from './model.js';
+
+/**
+ * The only file-system access of the layout code. Paths are absolute; tests can hand in
+ * an in-memory reader.
+ */
+export interface TreeReader {
+  /** Names of the sub-folders of `dir`, and of its files; empty lists when `dir` does not exist. */
+  list(dir: string): Promise<{ dirs: string[]; files: string[] }>;
+  readText(file: string): Promise<string>;
+}
+
+export const fsReader: TreeReader = {
+  async list(dir) {
+    try {
+      const entries = await readdir(dir, { withFileTypes: true });
+      return {
+        dirs: entries.filter((e) => e.isDirectory()).map((e) => e.name),
+        files: entries.filter((e) => e.isFile()).map((e) => e.name),
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') {
+        return { dirs: [], files: [] };
+      }
+      throw err;
+    }
+  },
+  readText: (file) => readFile(file, 'utf8'),
+};
+
+export const PACKAGE_FILE = 'package.yaml';
+export const METADATA_FILE = 'metadata.yaml';
+
+export interface VersionEntry {
+  /** The folder name, e.g. `0.24.4+update.2`. */
+  version: string;
+  /** The version folder, relative to the repository root, with `/` separators. */
+  path: string;
+  /** `<path>/package.yaml`. */
+  packageFile: string;
+}
+
+export interface PackageEntry {
+  name: string;
+  /** `<packagesDir>/<name>`, relative to the repository root. */
+  path: string;
+  /** `<path>/metadata.yaml` when it exists. */
+  metadataFile?: string;
+  /** Version folders (those holding a package.yaml), lowest version first. */
+  versions: VersionEntry[];
+}
+
+export interface LoadedVersion {
+  name: string;
+  version: string;
+  path: string;
+  packageFile: string;
+  pkg: PackageResource;
+}
+
+/** `addons/packages/`, `./addons/packages` -> `addons/packages`. */
+export function normalizePackagesDir(dir: string): string {
+  const p = path.posix.normalize(dir.replaceAll('\\', '/')).replace(/\/+$/, '');
+  return p === '.' ? '' : p.replace(/^\.\//, '');
+}
+
+function join(...parts: string[]): string {
+  return path.posix.join(...parts.filter((p) => p !== ''));
+}
+
+/** Orders version folder names as kapp-controller would (build metadata counts); non-semver names last, by name. */
+export function compareVersionFolders(a: string, b: string): number {
+  const va = semver.valid(a);
+  const vb = semver.valid(b);
+  if (va && vb) return semver.compareBuild(a, b);
+  if (va) return -1;
+  if (vb) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Version folders of one package, from the names of its sub-folders and whether each holds
+ * a package.yaml (pure: no reads).
+ */
+export function versionEntries(packagePath: string, folders: { name: string; hasPackageFile: boolean }[]): VersionEntry[] {
+  return folders
+    .filter((f) => f.hasPackageFile)
+    .map((f) => f.name)
+    .sort(compareVersionFolders)
+    .map((version) => {
+      const p = join(packagePath, version);
+      return { version, path: p, packageFile: join(p, PACKAGE_FILE) };
+    });
+}
+
+/**
+ * Packages under `<root>/<packagesDir>`: every folder holding a metadata.yaml or at least one
+ * version folder (a sub-folder with a package.yaml; `test/`, `hack/` and the like are skipped).
+ */
+export async function listPackages(root: string, packagesDir: string, reader: TreeReader = fsReader): Promise<PackageEntry[]> {
+  const dir = normalizePackagesDir(packagesDir);
+  const top = await reader.list(path.resolve(root, dir));
+  const names = [...top.dirs].sort();
+  const entries = await Promise.all(names.map((name) => readPackageEntry(root, dir, name, reader)));
+  return entries.filter((e) => e.metadataFile !== undefined || e.versions.length > 0);
+}
+
+async function readPackageEntry(root: string, dir: string, name: string, reader: TreeReader): Promise<PackageEntry> {
+  const pkgPath = join(dir, name);
+  const listing = await reader.list(path.resolve(root, pkgPath));
+  const folders = await Promise.all(
+    listing.dirs.map(async (folder) => ({
+      name: folder,
+      hasPackageFile: (await reader.list(path.resolve(root, pkgPath, folder))).files.includes(PACKAGE_FILE),
+    })),
+  );
+  const entry: PackageEntry = { name, path: pkgPath, versions: versionEntries(pkgPath, folders) };
+  if (listing.files.includes(METADATA_FILE)) entry.metadataFile = join(pkgPath, METADATA_FILE);
+  return entry;
+}
+
+/**
+ * Reads and checks one version folder: its package.yaml must parse, and its spec.version must
+ * equal the folder name. Error `file`s are relative to `root`.
+ */
+export async function loadVersion(
+  root: string,
+  packagesDir: string,
+  name: string,
+  version: string,
+  reader: TreeReader = fsReader,
+): Promise<LoadedVersion> {
+  const dir = normalizePackagesDir(packagesDir);
+  const entry = name.includes('/') || name.startsWith('.') ? undefined : await readPackageEntry(root, dir, name, reader);
+  if (!entry || (entry.versions.length === 0 && entry.metadataFile === undefined)) {
+    const known = (await listPackages(root, dir, reader)).map((p) => p.name).join(', ') || 'none';
+    throw new DevpkgError(`unknown package ${name}: no folder ${join(dir, name)} with a metadata.yaml or a version folder; known: ${known}`);
+  }
+  const v = entry.versions.find((e) => e.version === version);
+  if (!v) {
+    const known = entry.versions.map((e) => e.version).join(', ') || 'none';
+    throw new DevpkgError(`unknown version ${version} of package ${name}: no folder ${join(entry.path, version)} holding a ${PACKAGE_FILE}; known versions: ${known}`);
+  }
+  const text = await reader.readText(path.resolve(root, v.packageFile));
+  const pkg = parsePackageFile(text, v.packageFile);
+  return { name, version, path: v.path, packageFile: v.packageFile, pkg: checkFolderVersion(pkg, version) };
+}
+
+/** The Package's spec.version must be the version folder's name (pure). */
+export function checkFolderVersion(res: PackageResource, folderVersion: string): PackageResource {
+  if (res.pkg.spec.version !== folderVersion) {
+    throw new DevpkgError(
+      `spec.version ${res.pkg.spec.version} does not match its version folder ${folderVersion}; rename the folder to ${res.pkg.spec.version} or set spec.version (and metadata.name) to ${folderVersion}`,
+      { file: res.file, line: lineOf(res, 'spec.version') },
+    );
+  }
+  return res;
+}
