@@ -1,6 +1,87 @@
-import { DevpkgError } from '../errors.js';
-import type { CliIO } from './io.js';
+import { resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import { DEFAULT_IGNORE, detectChanges, listAllVersions, type PackageVersionRef } from '../detect/index.js';
+import { Git } from '../tools/git.js';
+import { parseFlags, type CliIO } from './io.js';
 
-export async function run(_argv: string[], _io: CliIO): Promise<number> {
-  throw new DevpkgError('devpkg detect is not available yet');
+const USAGE = `Usage: devpkg detect --repo DIR (--base REF [--head REF] [--range] | --all) [flags]
+
+Lists the package versions changed between two commits: version folders
+(<packages-dir>/<name>/<version>/ holding a package.yaml at head) with a changed file.
+A change to <name>/metadata.yaml alone marks the package's highest version. Deleted
+version folders are listed as removed. In a shallow clone the history is deepened from
+origin until the merge-base is found.
+
+Flags:
+  --repo DIR            repository root (default: current directory)
+  --base REF            base commit, branch or tag (pull request base, or a push's "before")
+  --head REF            head commit (default HEAD)
+  --range               diff base..head directly (pushes) instead of merge-base(base, head)..head
+  --all                 list every version folder at head instead of changes
+  --packages-dir D      folder holding <name>/<version>/ (default addons/packages)
+  --ignore GLOBS        comma-separated globs of files that do not count (default **/*.md; "" for none)
+  --json                print {"packages":[{name,version,path}],"removed":[...]}
+
+Output: one name/version per line; removed versions as "- name/version (removed)".
+`;
+
+function splitList(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+const strip = (r: PackageVersionRef): PackageVersionRef => ({ name: r.name, version: r.version, path: r.path });
+
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseFlags(argv, {
+    repo: { type: 'string' },
+    base: { type: 'string' },
+    head: { type: 'string' },
+    range: { type: 'boolean' },
+    all: { type: 'boolean' },
+    'packages-dir': { type: 'string' },
+    ignore: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  if (values.all && values.base !== undefined) throw new UsageError('devpkg detect: --all and --base exclude each other');
+  if (!values.all && !values.base) throw new UsageError('devpkg detect: --base REF or --all is required (see devpkg detect --help)');
+  if (values.all && values.range) throw new UsageError('devpkg detect: --range needs --base, not --all');
+
+  const repo = resolve(io.cwd, values.repo ?? '.');
+  const packagesDir = values['packages-dir'] ?? 'addons/packages';
+  const git = await Git.create(repo);
+
+  let packages: PackageVersionRef[];
+  let removed: PackageVersionRef[] = [];
+  let extra: Record<string, string | undefined> = {};
+  if (values.all) {
+    packages = await listAllVersions({ git, packagesDir, ref: values.head ?? 'HEAD' });
+  } else {
+    const r = await detectChanges({
+      git,
+      packagesDir,
+      base: values.base as string,
+      head: values.head ?? 'HEAD',
+      kind: values.range ? 'range' : 'pr',
+      ignore: values.ignore === undefined ? DEFAULT_IGNORE : splitList(values.ignore),
+      log: (m) => io.stderr(`devpkg detect: ${m}\n`),
+    });
+    packages = r.changed;
+    removed = r.removed;
+    extra = { base: r.base, head: r.head, mergeBase: r.mergeBase };
+  }
+
+  if (values.json) {
+    io.stdout(JSON.stringify({ packages: packages.map(strip), removed: removed.map(strip), ...extra }, null, 2) + '\n');
+  } else {
+    const lines = [...packages.map((p) => `${p.name}/${p.version}`), ...removed.map((r) => `- ${r.name}/${r.version} (removed)`)];
+    if (lines.length > 0) io.stdout(lines.join('\n') + '\n');
+  }
+  return 0;
 }

@@ -1,0 +1,225 @@
+import semverCompareBuild from 'semver/functions/compare-build.js';
+import semverValid from 'semver/functions/valid.js';
+import { DevpkgError } from '../errors.js';
+import type { Git } from '../tools/git.js';
+import {
+  classifyChanges,
+  DEFAULT_IGNORE,
+  normalizePackagesDir,
+  packagePathParts,
+  versionFolderPath,
+  versionFoldersFromFiles,
+} from './classify.js';
+
+export type VersionCompare = (a: string, b: string) => number;
+
+/**
+ * Fallback ordering until src/versions lands: npm semver's compareBuild orders versions
+ * the way kapp-controller does (build metadata included). Folder names that are not
+ * semver sort below every version, among themselves by name.
+ */
+export const fallbackCompare: VersionCompare = (a, b) => {
+  const va = semverValid(a) !== null;
+  const vb = semverValid(b) !== null;
+  if (va && vb) return semverCompareBuild(a, b);
+  if (va !== vb) return va ? 1 : -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+};
+
+/** `pr`: diff merge-base(base, head)..head (pull requests); `range`: diff base..head (pushes: before..after). */
+export type RangeKind = 'pr' | 'range';
+
+export interface PackageVersionRef {
+  name: string;
+  version: string;
+  /** Repository-relative version folder, e.g. `addons/packages/antrea/1.2.3`. */
+  path: string;
+}
+
+export interface ChangedVersion extends PackageVersionRef {
+  reasons: string[];
+}
+
+export interface DetectOptions {
+  git: Git;
+  packagesDir: string;
+  base: string;
+  /** Default `HEAD`. */
+  head?: string;
+  /** Default `pr`. */
+  kind?: RangeKind;
+  /** Default `**\/*.md`. */
+  ignore?: readonly string[];
+  versionCompare?: VersionCompare;
+  /** Remote to fetch missing commits from in a shallow clone (default `origin`). */
+  remote?: string;
+  /** Stop deepening a shallow clone after this many commits (default 1000). */
+  maxFetchDepth?: number;
+  /** First deepening step; doubles each round (default 50). */
+  fetchStep?: number;
+  log?: (message: string) => void;
+}
+
+export interface DetectResult {
+  changed: ChangedVersion[];
+  removed: PackageVersionRef[];
+  /** Resolved commits. */
+  base: string;
+  head: string;
+  /** The merge-base (kind `pr`), undefined for kind `range`. */
+  mergeBase?: string;
+  /** The commit the diff starts from: mergeBase for `pr`, base for `range`. */
+  from: string;
+}
+
+const ZERO_SHA = /^0+$/;
+const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/i;
+const CHECKOUT_HINT = 'use actions/checkout with `fetch-depth: 0` (or fetch the history yourself before devpkg runs)';
+
+/**
+ * Resolves a ref to a commit; in a clone that lacks it (shallow checkouts fetch one commit),
+ * tries `<remote>/<ref>` and then fetches it from the remote. Throws naming the ref.
+ */
+async function resolveCommit(git: Git, ref: string, what: string, remote: string, log: (m: string) => void): Promise<string> {
+  if (ZERO_SHA.test(ref)) {
+    throw new DevpkgError(`${what} "${ref}" is the all-zero commit (a newly pushed branch has no "before"); pass a base branch or list all versions`);
+  }
+  const local = (await git.tryRevParse(ref)) ?? (FULL_SHA.test(ref) ? undefined : await git.tryRevParse(`${remote}/${ref}`));
+  if (local) return local;
+  const url = await git.remoteUrl(remote);
+  if (url === undefined) {
+    throw new DevpkgError(`unknown git ref "${ref}" (${what}): no such commit in ${git.repoDir}, and there is no remote "${remote}" to fetch it from`);
+  }
+  const shallow = await git.isShallow();
+  log(`${what} ${ref} is not in the clone; fetching it from ${remote}`);
+  const fetched = await git.tryFetchRef(remote, ref, shallow ? 1 : undefined);
+  if (fetched === undefined) {
+    throw new DevpkgError(
+      `unknown git ref "${ref}" (${what}): not in ${git.repoDir} and remote "${remote}" has no such branch, tag or commit`,
+    );
+  }
+  return fetched;
+}
+
+/**
+ * merge-base(base, head); in a shallow clone deepens the history from the remote in
+ * growing steps until the merge-base appears or maxFetchDepth commits were fetched.
+ */
+async function findMergeBase(git: Git, base: string, head: string, opts: Required<Pick<DetectOptions, 'remote' | 'maxFetchDepth' | 'fetchStep'>> & { log: (m: string) => void; names: [string, string] }): Promise<string> {
+  let mb = await git.tryMergeBase(base, head);
+  let fetched = 0;
+  let step = opts.fetchStep;
+  while (mb === undefined) {
+    if (!(await git.isShallow())) {
+      throw new DevpkgError(`${opts.names[0]} and ${opts.names[1]} have no common ancestor (unrelated histories); cannot tell what the pull request changed`);
+    }
+    if (fetched >= opts.maxFetchDepth || (await git.remoteUrl(opts.remote)) === undefined) {
+      throw new DevpkgError(
+        `the clone is shallow and the merge-base of ${opts.names[0]} and ${opts.names[1]} is not in it` +
+          (fetched > 0 ? ` (deepened by ${fetched} commits from ${opts.remote})` : ` (no remote "${opts.remote}" to deepen from)`) +
+          `; ${CHECKOUT_HINT}`,
+      );
+    }
+    const n = Math.min(step, opts.maxFetchDepth - fetched);
+    opts.log(`shallow clone: fetching ${n} more commits of history from ${opts.remote} to find the merge-base`);
+    await git.fetchDeepen(opts.remote, n, [base, head]);
+    fetched += n;
+    step *= 2;
+    mb = await git.tryMergeBase(base, head);
+  }
+  return mb;
+}
+
+function highest(versions: readonly string[], compare: VersionCompare): string | undefined {
+  let best: string | undefined;
+  for (const v of versions) if (best === undefined || compare(v, best) > 0) best = v;
+  return best;
+}
+
+function sortRefs<T extends PackageVersionRef>(list: T[], compare: VersionCompare): T[] {
+  return list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : compare(a.version, b.version)));
+}
+
+/** The version folders at a commit (folders holding package.yaml), restricted to some package names. */
+async function versionFoldersAt(git: Git, ref: string, packagesDir: string, names?: readonly string[]): Promise<Map<string, string[]>> {
+  // A long pathspec list costs more than listing the folder once.
+  const paths =
+    names === undefined || names.length > 64
+      ? packagesDir === ''
+        ? []
+        : [packagesDir]
+      : names.map((n) => (packagesDir === '' ? n : `${packagesDir}/${n}`));
+  return versionFoldersFromFiles(await git.listFiles(ref, paths), packagesDir);
+}
+
+/** Every version folder at `ref` (default HEAD), sorted by name and version. */
+export async function listAllVersions(opts: { git: Git; packagesDir: string; ref?: string; versionCompare?: VersionCompare }): Promise<PackageVersionRef[]> {
+  const packagesDir = normalizePackagesDir(opts.packagesDir);
+  const ref = await opts.git.revParse(opts.ref ?? 'HEAD');
+  const folders = await versionFoldersAt(opts.git, ref, packagesDir);
+  const out: PackageVersionRef[] = [];
+  for (const [name, versions] of folders) {
+    for (const version of versions) out.push({ name, version, path: versionFolderPath(packagesDir, name, version) });
+  }
+  return sortRefs(out, opts.versionCompare ?? fallbackCompare);
+}
+
+/** The package versions changed between two commits, following the rules of classifyChanges. */
+export async function detectChanges(opts: DetectOptions): Promise<DetectResult> {
+  const { git } = opts;
+  const packagesDir = normalizePackagesDir(opts.packagesDir);
+  const compare = opts.versionCompare ?? fallbackCompare;
+  const remote = opts.remote ?? 'origin';
+  const log = opts.log ?? (() => undefined);
+  const kind = opts.kind ?? 'pr';
+  const headRef = opts.head ?? 'HEAD';
+
+  const head = await resolveCommit(git, headRef, 'head', remote, log);
+  const base = await resolveCommit(git, opts.base, 'base', remote, log);
+  const mergeBase =
+    kind === 'pr'
+      ? await findMergeBase(git, base, head, {
+          remote,
+          maxFetchDepth: opts.maxFetchDepth ?? 1000,
+          fetchStep: opts.fetchStep ?? 50,
+          log,
+          names: [`base ${opts.base}`, `head ${headRef}`],
+        })
+      : undefined;
+  const from = mergeBase ?? base;
+
+  const changes = await git.diffNameStatus(from, head);
+  const names = new Set<string>();
+  for (const c of changes) {
+    for (const p of [c.path, c.oldPath]) {
+      const parts = p === undefined ? undefined : packagePathParts(p, packagesDir);
+      if (parts) names.add(parts.name);
+    }
+  }
+  const atHead = names.size === 0 ? new Map<string, string[]>() : await versionFoldersAt(git, head, packagesDir, [...names]);
+  const sets = new Map([...atHead].map(([n, vs]) => [n, new Set(vs)]));
+  const result = classifyChanges(changes, {
+    packagesDir,
+    ignore: opts.ignore ?? DEFAULT_IGNORE,
+    isVersionFolderAtHead: (name, version) => sets.get(name)?.has(version) ?? false,
+  });
+
+  const changed: ChangedVersion[] = result.versions.map((v) => ({
+    name: v.name,
+    version: v.version,
+    path: versionFolderPath(packagesDir, v.name, v.version),
+    reasons: v.reasons,
+  }));
+  for (const name of result.metadataOnly) {
+    const top = highest(atHead.get(name) ?? [], compare);
+    if (top === undefined) continue; // the whole package is gone at head
+    changed.push({
+      name,
+      version: top,
+      path: versionFolderPath(packagesDir, name, top),
+      reasons: [`${versionFolderPath(packagesDir, name, 'metadata.yaml')} changed; ${top} is the highest version`],
+    });
+  }
+  const removed = result.removed.map((r) => ({ ...r, path: versionFolderPath(packagesDir, r.name, r.version) }));
+  return { changed: sortRefs(changed, compare), removed: sortRefs(removed, compare), base, head, mergeBase, from };
+}

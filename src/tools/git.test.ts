@@ -1,0 +1,174 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { ExecFn } from './exec.js';
+import { Git, gitArgs, parseGitVersion, parseLsTreeZ, parseNameStatusZ } from './git.js';
+
+describe('gitArgs', () => {
+  test.each<[string, string[], string[]]>([
+    ['version', gitArgs.version(), ['version']],
+    ['revParse', gitArgs.revParse('main'), ['rev-parse', '--verify', '--quiet', 'main^{commit}']],
+    ['mergeBase', gitArgs.mergeBase('a', 'b'), ['merge-base', 'a', 'b']],
+    ['diffNameStatus', gitArgs.diffNameStatus('a', 'b'), ['diff-tree', '-r', '-z', '--name-status', '-M', 'a', 'b']],
+    ['isShallow', gitArgs.isShallow(), ['rev-parse', '--is-shallow-repository']],
+    ['remoteUrl', gitArgs.remoteUrl('origin'), ['remote', 'get-url', 'origin']],
+    ['fetchRef', gitArgs.fetchRef('origin', 'main'), ['fetch', '--no-tags', '--no-recurse-submodules', '--quiet', 'origin', 'main']],
+    ['fetchRef depth', gitArgs.fetchRef('origin', 'main', 1), ['fetch', '--no-tags', '--no-recurse-submodules', '--quiet', '--depth=1', 'origin', 'main']],
+    ['fetchDeepen', gitArgs.fetchDeepen('origin', 50, ['abc', 'def']), ['fetch', '--no-tags', '--no-recurse-submodules', '--quiet', '--deepen=50', 'origin', 'abc', 'def']],
+    ['fetchUnshallow', gitArgs.fetchUnshallow('up'), ['fetch', '--no-tags', '--no-recurse-submodules', '--quiet', '--unshallow', 'up']],
+    ['lsTree', gitArgs.lsTree('HEAD', ['a b']), ['ls-tree', '-z', '--full-tree', 'HEAD', '--', 'a b']],
+    ['lsTree -r names', gitArgs.lsTree('HEAD', [], { recursive: true, nameOnly: true }), ['ls-tree', '-z', '--full-tree', '-r', '--name-only', 'HEAD', '--']],
+    ['show', gitArgs.show('HEAD', 'p/x 1/package.yaml'), ['cat-file', 'blob', 'HEAD:p/x 1/package.yaml']],
+  ])('%s', (_name, got, want) => expect(got).toEqual(want));
+});
+
+describe('parsers', () => {
+  test.each<[string, [number, number, number] | undefined]>([
+    ['git version 2.39.5\n', [2, 39, 5]],
+    ['git version 2.39.3 (Apple Git-146)', [2, 39, 3]],
+    ['git version 2.45.1.windows.1', [2, 45, 1]],
+    ['git version 3.0', [3, 0, 0]],
+    ['hub version 1', undefined],
+  ])('parseGitVersion(%j)', (text, want) => expect(parseGitVersion(text)).toEqual(want));
+
+  test('parseNameStatusZ keeps odd names intact and reads renames', () => {
+    const out = ['M', 'a b/c.yaml', 'R087', 'old name+1', 'new\tname+2', 'A', 'x\ny', 'D', 'gone', 'C100', 'src', 'dst', ''].join('\0');
+    expect(parseNameStatusZ(out)).toEqual([
+      { status: 'M', path: 'a b/c.yaml' },
+      { status: 'R', oldPath: 'old name+1', path: 'new\tname+2', score: 87 },
+      { status: 'A', path: 'x\ny' },
+      { status: 'D', path: 'gone' },
+      { status: 'C', oldPath: 'src', path: 'dst', score: 100 },
+    ]);
+    expect(parseNameStatusZ('')).toEqual([]);
+  });
+
+  test('parseNameStatusZ rejects output it does not understand', () => {
+    expect(() => parseNameStatusZ('Q\0file\0')).toThrow(/unexpected status "Q"/);
+    expect(() => parseNameStatusZ('R100\0only-one\0')).toThrow(/truncated R100/);
+  });
+
+  test('parseLsTreeZ', () => {
+    const out = '100644 blob abc\tp/a b.yaml\x00040000 tree def\tp/dir\0';
+    expect(parseLsTreeZ(out)).toEqual([
+      { mode: '100644', type: 'blob', object: 'abc', path: 'p/a b.yaml' },
+      { mode: '040000', type: 'tree', object: 'def', path: 'p/dir' },
+    ]);
+  });
+});
+
+describe('Git.create', () => {
+  const fake =
+    (stdout: string, code = 0): ExecFn =>
+    async () => ({ code, stdout, stderr: '' });
+
+  test('checks the version through the injected exec', async () => {
+    const calls: [string, readonly string[]][] = [];
+    const exec: ExecFn = async (cmd, args) => {
+      calls.push([cmd, args]);
+      return { code: 0, stdout: 'git version 2.43.0\n', stderr: '' };
+    };
+    const git = await Git.create('/repo', exec);
+    expect(git.version).toEqual([2, 43, 0]);
+    expect(calls).toEqual([['git', ['version']]]);
+  });
+
+  test.each([
+    ['git version 2.14.1', /too old; devpkg needs git 2.15/],
+    ['something else', /unexpected answer/],
+  ])('rejects %s', async (stdout, msg) => {
+    await expect(Git.create('/repo', fake(stdout))).rejects.toThrow(msg);
+  });
+
+  test('every call passes an argv array and the repository as cwd', async () => {
+    const seen: { args: readonly string[]; cwd?: string }[] = [];
+    const exec: ExecFn = async (_cmd, args, opts) => {
+      seen.push({ args, cwd: opts?.cwd });
+      if (args[0] === 'version') return { code: 0, stdout: 'git version 2.39.5', stderr: '' };
+      if (args[0] === 'rev-parse') return { code: 1, stdout: '', stderr: '' };
+      return { code: 0, stdout: 'M\0a b\0', stderr: '' };
+    };
+    const git = await Git.create('/r', exec);
+    await expect(git.tryRevParse('nope')).resolves.toBeUndefined();
+    await expect(git.revParse('nope')).rejects.toThrow(/unknown git ref "nope"/);
+    await expect(git.diffNameStatus('a', 'b')).resolves.toEqual([{ status: 'M', path: 'a b' }]);
+    expect(seen.every((s) => s.cwd === '/r')).toBe(true);
+    await expect(git.revParse('--upload-pack=x')).rejects.toThrow(/not a valid git ref/);
+  });
+});
+
+describe('Git on a real repository', () => {
+  let dir: string;
+  let git: Git;
+  const run = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@devpkg.invalid', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    }).trim();
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'devpkg-git-'));
+    run('init', '-q', '-b', 'main');
+    write('p/x/1.0.0+vmware.1/package.yaml', 'one\n');
+    write('p/x/1.0.0+vmware.1/old name.yaml', 'the same content, long enough to be seen as a rename\n'.repeat(5));
+    run('add', '-A');
+    run('commit', '-q', '-m', 'first');
+    write('p/x/1.0.0+vmware.1/package.yaml', 'two\n');
+    write('p/x/1.0.0+vmware.1/with space+plus.yaml', 'new\n');
+    run('mv', 'p/x/1.0.0+vmware.1/old name.yaml', 'p/x/1.0.0+vmware.1/new name.yaml');
+    run('add', '-A');
+    run('commit', '-q', '-m', 'second');
+    git = await Git.create(dir);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('revParse, tryRevParse, mergeBase, isShallow', async () => {
+    const head = run('rev-parse', 'HEAD');
+    await expect(git.revParse('main')).resolves.toBe(head);
+    await expect(git.tryRevParse('no-such-branch')).resolves.toBeUndefined();
+    await expect(git.revParse('no-such-branch')).rejects.toThrow(/unknown git ref "no-such-branch"/);
+    await expect(git.mergeBase('HEAD~1', 'HEAD')).resolves.toBe(run('rev-parse', 'HEAD~1'));
+    await expect(git.isShallow()).resolves.toBe(false);
+    await expect(git.remoteUrl('origin')).resolves.toBeUndefined();
+  });
+
+  test('diffNameStatus: renames, spaces and + in names', async () => {
+    const changes = await git.diffNameStatus('HEAD~1', 'HEAD');
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        { status: 'M', path: 'p/x/1.0.0+vmware.1/package.yaml' },
+        { status: 'A', path: 'p/x/1.0.0+vmware.1/with space+plus.yaml' },
+        { status: 'R', oldPath: 'p/x/1.0.0+vmware.1/old name.yaml', path: 'p/x/1.0.0+vmware.1/new name.yaml', score: 100 },
+      ]),
+    );
+    expect(changes).toHaveLength(3);
+  });
+
+  test('show, lsTree, listFiles', async () => {
+    await expect(git.show('HEAD~1', 'p/x/1.0.0+vmware.1/package.yaml')).resolves.toBe('one\n');
+    await expect(git.show('HEAD', 'p/nope')).rejects.toThrow(/p\/nope does not exist at HEAD/);
+    await expect(git.tryShow('HEAD', 'p/nope')).resolves.toBeUndefined();
+    const tree = await git.lsTree('HEAD', ['p/x']);
+    expect(tree).toEqual([{ mode: '040000', type: 'tree', object: expect.stringMatching(/^[0-9a-f]{40}$/), path: 'p/x' }]);
+    expect((await git.listFiles('HEAD', ['p'])).sort()).toEqual([
+      'p/x/1.0.0+vmware.1/new name.yaml',
+      'p/x/1.0.0+vmware.1/package.yaml',
+      'p/x/1.0.0+vmware.1/with space+plus.yaml',
+    ]);
+  });
+
+  test('a folder that is no repository gets a readable error', async () => {
+    const plain = mkdtempSync(join(tmpdir(), 'devpkg-nogit-'));
+    try {
+      const g = await Git.create(plain, undefined);
+      await expect(g.revParse('HEAD')).rejects.toThrow(/is not a git repository/);
+    } finally {
+      rmSync(plain, { recursive: true, force: true });
+    }
+  });
+});

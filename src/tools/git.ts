@@ -1,0 +1,260 @@
+import { DevpkgError, UsageError } from '../errors.js';
+import { execTool, type ExecFn, type ExecResult } from './exec.js';
+
+/** `--deepen` needs 2.11, `rev-parse --is-shallow-repository` 2.15. */
+export const MIN_GIT_VERSION: readonly [number, number] = [2, 15];
+
+/** One entry of `git diff --name-status`: A, C, D, M, R, T, U, X (renames/copies carry oldPath). */
+export interface NameStatus {
+  status: string;
+  path: string;
+  oldPath?: string;
+  /** Similarity score of a rename or copy (R100 -> 100). */
+  score?: number;
+}
+
+export interface TreeEntry {
+  mode: string;
+  type: string;
+  object: string;
+  path: string;
+}
+
+// ---- argv builders (pure; tested table-style) ----
+
+const FETCH_BASE = ['fetch', '--no-tags', '--no-recurse-submodules', '--quiet'];
+
+export const gitArgs = {
+  version: (): string[] => ['version'],
+  revParse: (ref: string): string[] => ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`],
+  mergeBase: (a: string, b: string): string[] => ['merge-base', a, b],
+  // diff-tree is plumbing: user config (color, noprefix, external diff) cannot change its output.
+  diffNameStatus: (from: string, to: string): string[] => ['diff-tree', '-r', '-z', '--name-status', '-M', from, to],
+  isShallow: (): string[] => ['rev-parse', '--is-shallow-repository'],
+  remoteUrl: (remote: string): string[] => ['remote', 'get-url', remote],
+  fetchRef: (remote: string, ref: string, depth?: number): string[] => [
+    ...FETCH_BASE,
+    ...(depth === undefined ? [] : [`--depth=${depth}`]),
+    remote,
+    ref,
+  ],
+  fetchDeepen: (remote: string, depth: number, refs: readonly string[] = []): string[] => [
+    ...FETCH_BASE,
+    `--deepen=${depth}`,
+    remote,
+    ...refs,
+  ],
+  fetchUnshallow: (remote: string, refs: readonly string[] = []): string[] => [...FETCH_BASE, '--unshallow', remote, ...refs],
+  lsTree: (ref: string, paths: readonly string[], opts: { recursive?: boolean; nameOnly?: boolean } = {}): string[] => [
+    'ls-tree',
+    '-z',
+    '--full-tree',
+    ...(opts.recursive ? ['-r'] : []),
+    ...(opts.nameOnly ? ['--name-only'] : []),
+    ref,
+    '--',
+    ...paths,
+  ],
+  show: (ref: string, path: string): string[] => ['cat-file', 'blob', `${ref}:${path}`],
+};
+
+// ---- output parsers (pure) ----
+
+/** "git version 2.39.5", "git version 2.39.3 (Apple Git-146)", "git version 2.45.1.windows.1". */
+export function parseGitVersion(text: string): [number, number, number] | undefined {
+  const m = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
+  if (!m) return undefined;
+  return [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+}
+
+/**
+ * Parses `-z --name-status` output. Fields are NUL-terminated, so names with
+ * spaces, tabs, newlines or '+' come through unquoted and intact.
+ */
+export function parseNameStatusZ(out: string): NameStatus[] {
+  const fields = out.split('\0');
+  if (fields[fields.length - 1] === '') fields.pop();
+  const result: NameStatus[] = [];
+  for (let i = 0; i < fields.length; ) {
+    const token = fields[i++];
+    const status = token.charAt(0);
+    if (!/^[ACDMRTUXB]\d*$/.test(token)) {
+      throw new DevpkgError(`git diff: unexpected status "${token}" in --name-status output`);
+    }
+    const score = token.length > 1 ? Number(token.slice(1)) : undefined;
+    if (status === 'R' || status === 'C') {
+      const oldPath = fields[i++];
+      const path = fields[i++];
+      if (oldPath === undefined || path === undefined) throw new DevpkgError(`git diff: truncated ${token} entry`);
+      result.push({ status, path, oldPath, score });
+    } else {
+      const path = fields[i++];
+      if (path === undefined) throw new DevpkgError(`git diff: truncated ${token} entry`);
+      result.push(score === undefined ? { status, path } : { status, path, score });
+    }
+  }
+  return result;
+}
+
+/** Parses `ls-tree -z` (without --name-only): "<mode> SP <type> SP <object> TAB <path>" NUL. */
+export function parseLsTreeZ(out: string): TreeEntry[] {
+  return out
+    .split('\0')
+    .filter((r) => r !== '')
+    .map((r) => {
+      const tab = r.indexOf('\t');
+      const [mode, type, object] = r.slice(0, tab).split(' ');
+      return { mode, type, object, path: r.slice(tab + 1) };
+    });
+}
+
+export function splitZ(out: string): string[] {
+  return out.split('\0').filter((r) => r !== '');
+}
+
+function checkRef(ref: string): string {
+  // A ref starting with '-' would be read as an option; git refs cannot start with one.
+  if (ref === '' || ref.startsWith('-') || ref.includes('\0')) {
+    throw new UsageError(`"${ref}" is not a valid git ref`);
+  }
+  return ref;
+}
+
+function lastLines(text: string, n = 5): string {
+  return text.trim().split('\n').slice(-n).join('\n');
+}
+
+/**
+ * The git CLI for one repository. Every call goes through the private `run`,
+ * with an argv array, never a shell. `try*` methods return undefined instead of throwing.
+ */
+export class Git {
+  private constructor(
+    readonly repoDir: string,
+    readonly version: [number, number, number],
+    private readonly exec: ExecFn,
+    private readonly gitPath: string,
+  ) {}
+
+  /** Finds git on PATH (execTool names it if missing) and checks its version. */
+  static async create(repoDir: string, exec: ExecFn = execTool, gitPath = 'git'): Promise<Git> {
+    const r = await exec(gitPath, gitArgs.version(), { cwd: repoDir, allowFail: true });
+    const version = parseGitVersion(r.stdout);
+    if (r.code !== 0 || !version) {
+      throw new DevpkgError(`${gitPath} version: unexpected answer (exit ${r.code}): ${lastLines(r.stdout + r.stderr)}`);
+    }
+    const [maj, min] = MIN_GIT_VERSION;
+    if (version[0] < maj || (version[0] === maj && version[1] < min)) {
+      throw new DevpkgError(`git ${version.join('.')} is too old; devpkg needs git ${maj}.${min} or newer`);
+    }
+    return new Git(repoDir, version, exec, gitPath);
+  }
+
+  private async run(args: string[], allowFail = false): Promise<ExecResult> {
+    const r = await this.exec(this.gitPath, args, {
+      cwd: this.repoDir,
+      // Never wait for a credential prompt in CI.
+      env: { GIT_TERMINAL_PROMPT: '0' },
+      allowFail: true,
+    });
+    if (r.code !== 0 && /not a git repository/i.test(r.stderr)) {
+      throw new DevpkgError(`${this.repoDir} is not a git repository (or any of its parents); pass the repository root`);
+    }
+    if (r.code !== 0 && !allowFail) {
+      throw new DevpkgError(`git ${args.join(' ')} failed (exit ${r.code}) in ${this.repoDir}: ${lastLines(r.stderr || r.stdout)}`);
+    }
+    return r;
+  }
+
+  /** The commit a ref names; throws a DevpkgError naming the ref when it does not exist. */
+  async revParse(ref: string): Promise<string> {
+    const sha = await this.tryRevParse(ref);
+    if (sha === undefined) throw new DevpkgError(`unknown git ref "${ref}" in ${this.repoDir}: no such commit`);
+    return sha;
+  }
+
+  async tryRevParse(ref: string): Promise<string | undefined> {
+    const r = await this.run(gitArgs.revParse(checkRef(ref)), true);
+    if (r.code === 0) return r.stdout.trim();
+    if (r.code === 1 || r.code === 128) return undefined;
+    throw new DevpkgError(`git rev-parse ${ref} failed (exit ${r.code}): ${lastLines(r.stderr)}`);
+  }
+
+  async mergeBase(a: string, b: string): Promise<string> {
+    const mb = await this.tryMergeBase(a, b);
+    if (mb === undefined) throw new DevpkgError(`${a} and ${b} have no common ancestor in ${this.repoDir}`);
+    return mb;
+  }
+
+  /** undefined when the commits exist but no merge-base is reachable (shallow or unrelated history). */
+  async tryMergeBase(a: string, b: string): Promise<string | undefined> {
+    const r = await this.run(gitArgs.mergeBase(checkRef(a), checkRef(b)), true);
+    if (r.code === 0) return r.stdout.trim().split('\n')[0];
+    if (r.code === 1) return undefined;
+    throw new DevpkgError(`git merge-base ${a} ${b} failed (exit ${r.code}): ${lastLines(r.stderr)}`);
+  }
+
+  async diffNameStatus(from: string, to: string): Promise<NameStatus[]> {
+    const r = await this.run(gitArgs.diffNameStatus(checkRef(from), checkRef(to)));
+    return parseNameStatusZ(r.stdout);
+  }
+
+  async isShallow(): Promise<boolean> {
+    const r = await this.run(gitArgs.isShallow());
+    return r.stdout.trim() === 'true';
+  }
+
+  async remoteUrl(remote: string): Promise<string | undefined> {
+    const r = await this.run(gitArgs.remoteUrl(remote), true);
+    return r.code === 0 ? r.stdout.trim() : undefined;
+  }
+
+  /**
+   * Fetches one ref or commit from a remote and returns the commit it resolved to.
+   * Pass depth only in a shallow repository: it would make a full clone shallow.
+   */
+  async fetchRef(remote: string, ref: string, depth?: number): Promise<string> {
+    const sha = await this.tryFetchRef(remote, ref, depth);
+    if (sha === undefined) throw new DevpkgError(`git fetch ${remote} ${ref}: the remote has no such ref or commit`);
+    return sha;
+  }
+
+  async tryFetchRef(remote: string, ref: string, depth?: number): Promise<string | undefined> {
+    const r = await this.run(gitArgs.fetchRef(remote, checkRef(ref), depth), true);
+    if (r.code !== 0) return undefined;
+    return this.tryRevParse('FETCH_HEAD');
+  }
+
+  /** Deepens a shallow history by `depth` commits below the current boundary (of `refs`, if given). */
+  async fetchDeepen(remote: string, depth: number, refs: readonly string[] = []): Promise<void> {
+    await this.run(gitArgs.fetchDeepen(remote, depth, refs.map(checkRef)));
+  }
+
+  async fetchUnshallow(remote: string, refs: readonly string[] = []): Promise<void> {
+    await this.run(gitArgs.fetchUnshallow(remote, refs.map(checkRef)));
+  }
+
+  /** Entries of a tree at `ref` (paths are repository-relative); `recursive` lists files only. */
+  async lsTree(ref: string, paths: readonly string[] = [], recursive = false): Promise<TreeEntry[]> {
+    const r = await this.run(gitArgs.lsTree(checkRef(ref), paths, { recursive }));
+    return parseLsTreeZ(r.stdout);
+  }
+
+  /** Every file under the given paths at `ref`, repository-relative. */
+  async listFiles(ref: string, paths: readonly string[] = []): Promise<string[]> {
+    const r = await this.run(gitArgs.lsTree(checkRef(ref), paths, { recursive: true, nameOnly: true }));
+    return splitZ(r.stdout);
+  }
+
+  /** A file's content at `ref`. */
+  async show(ref: string, path: string): Promise<string> {
+    const r = await this.run(gitArgs.show(checkRef(ref), path), true);
+    if (r.code !== 0) throw new DevpkgError(`${path} does not exist at ${ref} in ${this.repoDir}`);
+    return r.stdout;
+  }
+
+  async tryShow(ref: string, path: string): Promise<string | undefined> {
+    const r = await this.run(gitArgs.show(checkRef(ref), path), true);
+    return r.code === 0 ? r.stdout : undefined;
+  }
+}
