@@ -1,6 +1,93 @@
-import { DevpkgError } from '../errors.js';
-import type { CliIO } from './io.js';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { loadKubeConfig } from '../cluster/kubeconfig.js';
+import { UsageError } from '../errors.js';
+import { parseAssertions } from '../verify/assertions.js';
+import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
+import { renderResultText } from '../verify/render.js';
+import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
 
-export async function run(_argv: string[], _io: CliIO): Promise<number> {
-  throw new DevpkgError('devpkg verify is not available yet');
+const USAGE = `Usage: devpkg verify --package-install NS/NAME --expect-version V [--bundle DIGEST] [--kubeconfig K]
+                     [--settle S] [--timeout T] [--assert FILE] [--diagnostics DIR] [--json]
+
+Watches the PackageInstall, its App and the Packages of its refName until the expected version
+has won, and says precisely why not otherwise. A win is: the PackageInstall's observedGeneration
+equals its generation, its one condition is ReconcileSucceeded, status.version and
+status.lastAttemptedVersion are the expected version, the App of the same name succeeded too, and
+(with --bundle) the App's fetch output names the bundle digest; held through the settle window.
+
+  --package-install NS/NAME   the PackageInstall, e.g. tkg-system/antrea
+  --expect-version V          the (dev) version that must win
+  --bundle DIGEST             sha256:... or repo@sha256:... of the dev bundle
+  --kubeconfig FILE           default: $KUBECONFIG or ~/.kube/config
+  --settle DURATION           how long the win must hold (default 60s; 0 decides at once)
+  --timeout DURATION          give up after (default 10m)
+  --assert FILE               YAML list of assertions on rendered objects, checked after a win
+  --diagnostics DIR           on failure, write the objects, events and logs there
+                              (default: ./devpkg-diagnostics)
+  --json                      print the result as JSON (PackageResult)
+
+Verdicts: won, not-selected, reconcile-failed, downgrade-blocked, timed-out, lost, error.
+Exit codes: 0 won (and every assertion held), 1 any other verdict, 2 bad usage.
+`;
+
+export function digestOf(bundle: string | undefined): string | undefined {
+  if (!bundle) return undefined;
+  const m = /(sha256:[0-9a-f]{64})$/.exec(bundle.trim());
+  if (!m) throw new UsageError(`--bundle: "${bundle}" is not sha256:<64 hex> or repo@sha256:<64 hex>`);
+  return m[1];
+}
+
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseFlags(argv, {
+    'package-install': { type: 'string' },
+    'expect-version': { type: 'string' },
+    bundle: { type: 'string' },
+    kubeconfig: { type: 'string' },
+    settle: { type: 'string' },
+    timeout: { type: 'string' },
+    assert: { type: 'string' },
+    diagnostics: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const target = parsePackageInstallRef(requireFlag(values['package-install'], '--package-install', 'verify'));
+  const version = requireFlag(values['expect-version'], '--expect-version', 'verify');
+  const digest = digestOf(values.bundle);
+  const settleMs = parseDuration(values.settle ?? '60s', '--settle');
+  const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
+  const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
+  const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
+
+  const [result] = await verifyAll(
+    [
+      {
+        base: {
+          name: target.name,
+          version,
+          refName: '',
+          targetRefName: '',
+          devVersion: version,
+          ...(values.bundle?.includes('@') ? { bundle: values.bundle } : {}),
+          mode: 'cluster',
+        },
+        target,
+        expect: { version, ...(digest ? { digest } : {}) },
+      },
+    ],
+    {
+      kc,
+      settleMs,
+      timeoutMs,
+      assertions,
+      diagnosticsDir: resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'),
+      log: values.json ? undefined : (m) => io.stderr(`${m}\n`),
+    },
+  );
+  const r = result!;
+  io.stdout(values.json ? `${JSON.stringify(r, null, 2)}\n` : renderResultText(r));
+  return passed(r) ? 0 : 1;
 }
