@@ -1,0 +1,16 @@
+export { pushBundle, pushCommandEnv, pushCommandArgs, explainPushFailure, type PushBundleOptions, type PushBundleResult } from './push.js';
+export {
+  validateTag,
+  versionTag,
+  parseRepository,
+  parseImageTag,
+  parseDigestReference,
+  formatRepository,
+  usesPlainHttp,
+  rewriteImageHost,
+  type Repository,
+} from './reference.js';
+export { RegistryClient, parseWwwAuthenticate, MANIFEST_ACCEPT, type RegistryCredentials } from './registry.js';
+export { checkBundleDir, parseBundleLock, kbldLockCommand } from './folder.js';
+export { startKindRegistry, clusterHostFor, type KindRegistry, type KindRegistryOptions } from './kind-registry.js';
+export { ensureCarvelTool, CARVEL_RELEASES, DEFAULT_VERSIONS } from './install.js';

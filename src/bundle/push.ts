@@ -1,0 +1,183 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DevpkgError } from '../errors.js';
+import { execTool, type ExecFn } from '../tools/exec.js';
+import { Imgpkg, imgpkgAuthEnv, scrubSecrets, type RegistryLogin } from '../tools/imgpkg.js';
+import { Kbld } from '../tools/kbld.js';
+import { checkBundleDir, parseBundleLock } from './folder.js';
+import { formatRepository, parseRepository, usesPlainHttp, validateTag, type Repository } from './reference.js';
+import { RegistryClient, type RegistryCredentials } from './registry.js';
+
+export interface PushBundleOptions {
+  /** The version folder's `bundle/` directory. */
+  bundleDir: string;
+  /** `host[:port]/path`, no tag. */
+  repository: string;
+  /** OCI tag (a dev version with `+` written as `_`). */
+  tag: string;
+  credentials?: RegistryCredentials;
+  /**
+   * The repository's own push target, run as `bash -c <pushCommand>` with DEVPKG_* variables in
+   * its environment (see pushCommandEnv). The digest is then read from the registry.
+   */
+  pushCommand?: string;
+  /** Working directory of the push command (default: the current one). */
+  cwd?: string;
+  /** Run kbld to refresh `.imgpkg/images.yml` first. */
+  lockImages?: boolean;
+  /** Package name and version, for the push command's environment. */
+  env?: { package?: string; version?: string };
+  /** Keep the BundleLock here (otherwise it lives in a temporary folder that is removed). */
+  lockOutput?: string;
+  /** Force plain HTTP for a host go-containerregistry would reach over HTTPS. */
+  plainHttp?: boolean;
+  imgpkg?: Imgpkg;
+  kbld?: Kbld;
+  exec?: ExecFn;
+  log?: (m: string) => void;
+  /** Injected for tests. */
+  fetch?: typeof fetch;
+}
+
+export interface PushBundleResult {
+  /** `host/path@sha256:...`, what the Package references. */
+  image: string;
+  digest: string;
+  tag: string;
+  /** Set when lockOutput was given. */
+  lockFile?: string;
+}
+
+/**
+ * The environment of a push command. Values reach the command only as variables, never spliced
+ * into its text; users write e.g. `make push-package OCI_REGISTRY="$DEVPKG_REGISTRY" ...`.
+ */
+export function pushCommandEnv(o: {
+  repository: Repository;
+  tag: string;
+  bundleDir: string;
+  package?: string;
+  version?: string;
+}): Record<string, string> {
+  const repo = formatRepository(o.repository);
+  return {
+    DEVPKG_REGISTRY: repo,
+    DEVPKG_PACKAGE: o.package ?? '',
+    DEVPKG_VERSION: o.version ?? '',
+    DEVPKG_TAG: o.tag,
+    DEVPKG_IMAGE: `${repo}:${o.tag}`,
+    DEVPKG_BUNDLE_DIR: o.bundleDir,
+  };
+}
+
+/** The argv of a push command: the user's own text, through the one shell devpkg ever starts. */
+export function pushCommandArgs(command: string): [string, string[]] {
+  return ['bash', ['-c', command]];
+}
+
+function tail(text: string, n = 15): string {
+  return text.trim().split('\n').slice(-n).join('\n');
+}
+
+/** Turns a failed imgpkg/push-command output into an error that names the registry and the fix. */
+export function explainPushFailure(o: {
+  what: string;
+  host: string;
+  code: number;
+  output: string;
+  username?: string;
+}): DevpkgError {
+  const out = o.output;
+  if (/UNAUTHORIZED|authentication required|status code 401|DENIED|status code 403|incorrect username or password/i.test(out)) {
+    const who = o.username ? `refused the credentials of user "${o.username}"` : 'requires credentials and none were given';
+    return new DevpkgError(
+      `${o.what}: registry ${o.host} ${who}; check registry-username / registry-password ` +
+        `(CLI: --registry-username and DEVPKG_REGISTRY_PASSWORD)\n${tail(out, 5)}`,
+    );
+  }
+  if (/connection refused|no such host|i\/o timeout|dial tcp|network is unreachable|server gave HTTP response to HTTPS client/i.test(out)) {
+    return new DevpkgError(
+      `${o.what}: registry ${o.host} is not reachable; check that it is running and that the address is right\n${tail(out, 5)}`,
+    );
+  }
+  return new DevpkgError(`${o.what} failed (exit ${o.code}):\n${tail(out)}`);
+}
+
+/**
+ * Pushes a bundle folder and returns its digest reference. With imgpkg the digest comes from
+ * the BundleLock; with a push command, from the registry (a manifest HEAD), never guessed.
+ */
+export async function pushBundle(o: PushBundleOptions): Promise<PushBundleResult> {
+  const log = o.log ?? (() => undefined);
+  const exec = o.exec ?? execTool;
+  const repository = parseRepository(o.repository);
+  const tag = validateTag(o.tag);
+  const repo = formatRepository(repository);
+  const bundleDir = resolve(o.bundleDir);
+  const login: RegistryLogin | undefined = o.credentials
+    ? { host: repository.host, username: o.credentials.username, password: o.credentials.password }
+    : undefined;
+  const scrub = (t: string) => (login ? scrubSecrets(t, [login.password], login) : t);
+
+  if (o.lockImages) {
+    const kbld = o.kbld ?? (await Kbld.create(exec));
+    log(`locking the images of ${bundleDir}/config with kbld`);
+    await kbld.lockImages(bundleDir, login);
+  }
+  if (!o.pushCommand) await checkBundleDir(bundleDir);
+
+  const client = new RegistryClient(repository.host, { credentials: o.credentials, plainHttp: o.plainHttp, fetch: o.fetch });
+
+  if (o.pushCommand) {
+    // Check the registry before a possibly long build: "not running" and "wrong password"
+    // become errors that name the registry, not a make failure deep in its output.
+    await client.check(repository.path, 'pull,push');
+    const env = {
+      ...pushCommandEnv({ repository, tag, bundleDir, package: o.env?.package, version: o.env?.version }),
+      ...(login ? imgpkgAuthEnv(login, process.env) : {}),
+    };
+    const [cmd, args] = pushCommandArgs(o.pushCommand);
+    log(`running the push command for ${repo}:${tag}: ${o.pushCommand}`);
+    const r = await exec(cmd, args, { env, cwd: o.cwd, allowFail: true });
+    const output = scrub(`${r.stdout}\n${r.stderr}`);
+    if (r.code !== 0) {
+      throw explainPushFailure({ what: `push command \`${o.pushCommand}\``, host: repository.host, code: r.code, output, username: login?.username });
+    }
+    if (output.trim()) log(tail(output, 20));
+    const digest = await client.resolveDigest(repository.path, tag);
+    log(`pushed ${repo}:${tag} -> ${digest}`);
+    return { image: `${repo}@${digest}`, digest, tag };
+  }
+
+  const imgpkg = o.imgpkg ?? (await Imgpkg.create(exec));
+  const tmp = o.lockOutput ? undefined : await mkdtemp(join(tmpdir(), 'devpkg-lock-'));
+  try {
+    const lockFile = o.lockOutput ? resolve(o.lockOutput) : join(tmp as string, 'bundle.lock.yml');
+    log(`imgpkg push -b ${repo}:${tag} -f ${bundleDir}`);
+    const r = await imgpkg.push({
+      image: `${repo}:${tag}`,
+      bundleDir,
+      lockOutput: lockFile,
+      insecure: o.plainHttp === true && !usesPlainHttp(repository.host),
+      login,
+    });
+    if (r.code !== 0) {
+      // The registry client says plainly whether the registry is down or refused the
+      // credentials; only if it finds nothing wrong is imgpkg's own message shown.
+      await client.check(repository.path, 'pull,push');
+      throw explainPushFailure({
+        what: `imgpkg push -b ${repo}:${tag}`,
+        host: repository.host,
+        code: r.code,
+        output: `${r.stdout}\n${r.stderr}`,
+        username: login?.username,
+      });
+    }
+    const lock = parseBundleLock(await readFile(lockFile, 'utf8'), `imgpkg's lock output ${lockFile}`);
+    log(`pushed ${repo}:${tag} -> ${lock.digest}`);
+    return { image: lock.image, digest: lock.digest, tag, ...(o.lockOutput ? { lockFile } : {}) };
+  } finally {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  }
+}

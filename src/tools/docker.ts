@@ -1,0 +1,136 @@
+import { DevpkgError } from '../errors.js';
+import { execTool, type ExecFn, type ExecResult } from './exec.js';
+
+export interface RunRegistryOptions {
+  name: string;
+  /** Host port published on 127.0.0.1 (pushes from the runner go there). */
+  hostPort: number;
+  network: string;
+  image?: string;
+}
+
+/** What `docker inspect` says about a container, reduced to what devpkg uses. */
+export interface ContainerState {
+  name: string;
+  running: boolean;
+  /** IPv4 address per network name. */
+  networks: Record<string, string>;
+}
+
+// ---- argv builders (pure; tested table-style) ----
+
+export const dockerArgs = {
+  version: (): string[] => ['version', '--format', '{{.Server.Version}}'],
+  /**
+   * A registry:2 container that kind's nodes (and kapp-controller) reach on the `kind` network
+   * and the runner reaches on 127.0.0.1:<hostPort>. Published on loopback only.
+   */
+  runRegistry: (o: RunRegistryOptions): string[] => [
+    'run',
+    '-d',
+    '--restart=always',
+    '--name',
+    o.name,
+    '-p',
+    `127.0.0.1:${o.hostPort}:5000`,
+    '--network',
+    o.network,
+    o.image ?? 'registry:2',
+  ],
+  inspectContainer: (name: string): string[] => ['container', 'inspect', name],
+  removeContainer: (name: string): string[] => ['rm', '-f', name],
+  networkConnect: (network: string, container: string): string[] => ['network', 'connect', network, container],
+  networkDisconnect: (network: string, container: string): string[] => ['network', 'disconnect', '--force', network, container],
+};
+
+// ---- output parsers (pure) ----
+
+/**
+ * Parses `docker container inspect NAME` (a JSON array of one object). Returns undefined for
+ * an empty array (no such container).
+ */
+export function parseContainerInspect(json: string): ContainerState | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new DevpkgError(`docker inspect printed something that is not JSON: ${json.trim().slice(0, 200)}`);
+  }
+  const first = Array.isArray(parsed) ? (parsed[0] as Record<string, unknown> | undefined) : undefined;
+  if (!first) return undefined;
+  const state = (first.State ?? {}) as { Running?: boolean };
+  const settings = (first.NetworkSettings ?? {}) as { Networks?: Record<string, { IPAddress?: string }> };
+  const networks: Record<string, string> = {};
+  for (const [net, info] of Object.entries(settings.Networks ?? {})) {
+    if (info?.IPAddress) networks[net] = info.IPAddress;
+  }
+  return { name: String(first.Name ?? '').replace(/^\//, ''), running: state.Running === true, networks };
+}
+
+/**
+ * The docker CLI. Used for the kind mode's registry container (and by the cluster helpers for
+ * network plumbing). Argv arrays only, never a shell.
+ */
+export class Docker {
+  private constructor(
+    readonly path: string,
+    readonly serverVersion: string,
+    private readonly exec: ExecFn,
+  ) {}
+
+  /** Finds docker and checks that a daemon answers. */
+  static async create(exec: ExecFn = execTool, path = 'docker'): Promise<Docker> {
+    const r = await exec(path, dockerArgs.version(), { allowFail: true });
+    if (r.code !== 0 || !r.stdout.trim()) {
+      throw new DevpkgError(
+        `docker does not answer (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(-300)}; ` +
+          'the kind mode needs a running Docker daemon',
+      );
+    }
+    return new Docker(path, r.stdout.trim(), exec);
+  }
+
+  private async run(args: string[], allowFail = false): Promise<ExecResult> {
+    const r = await this.exec(this.path, args, { allowFail: true });
+    if (r.code !== 0 && !allowFail) {
+      throw new DevpkgError(`docker ${args.join(' ')} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-10).join('\n')}`);
+    }
+    return r;
+  }
+
+  /** The container's state, or undefined when there is no such container. */
+  async inspectContainer(name: string): Promise<ContainerState | undefined> {
+    const r = await this.run(dockerArgs.inspectContainer(name), true);
+    if (r.code !== 0) {
+      if (/no such (container|object)/i.test(r.stderr)) return undefined;
+      throw new DevpkgError(`docker container inspect ${name} failed (exit ${r.code}): ${r.stderr.trim()}`);
+    }
+    return parseContainerInspect(r.stdout);
+  }
+
+  async runRegistry(o: RunRegistryOptions): Promise<string> {
+    const r = await this.run(dockerArgs.runRegistry(o), true);
+    if (r.code !== 0) {
+      const why = r.stderr.trim();
+      const hint = /port is already allocated|address already in use/i.test(why)
+        ? `; port ${o.hostPort} is taken on 127.0.0.1: choose another one`
+        : /network .* not found/i.test(why)
+          ? `; the docker network "${o.network}" does not exist (create the kind cluster first)`
+          : '';
+      throw new DevpkgError(`could not start the registry container ${o.name}: ${why}${hint}`);
+    }
+    return r.stdout.trim();
+  }
+
+  async removeContainer(name: string): Promise<void> {
+    await this.run(dockerArgs.removeContainer(name), true);
+  }
+
+  async networkConnect(network: string, container: string): Promise<void> {
+    await this.run(dockerArgs.networkConnect(network, container));
+  }
+
+  async networkDisconnect(network: string, container: string): Promise<void> {
+    await this.run(dockerArgs.networkDisconnect(network, container), true);
+  }
+}

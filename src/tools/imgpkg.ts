@@ -1,0 +1,140 @@
+import { DevpkgError } from '../errors.js';
+import { execTool, type ExecFn, type ExecResult } from './exec.js';
+
+/** `push --lock-output` and `IMGPKG_REGISTRY_*_N` credentials are both older than this. */
+export const MIN_IMGPKG_VERSION: readonly [number, number] = [0, 10];
+
+export interface RegistryLogin {
+  /** host[:port] the credentials are for. */
+  host: string;
+  username: string;
+  password: string;
+}
+
+// ---- argv builders (pure; tested table-style) ----
+
+export const imgpkgArgs = {
+  version: (): string[] => ['version'],
+  /** `--registry-insecure` only when asked: imgpkg already uses HTTP for localhost/RFC1918 hosts. */
+  push: (o: { image: string; bundleDir: string; lockOutput: string; insecure?: boolean }): string[] => [
+    'push',
+    '-b',
+    o.image,
+    '-f',
+    o.bundleDir,
+    '--lock-output',
+    o.lockOutput,
+    ...(o.insecure ? ['--registry-insecure'] : []),
+  ],
+  pull: (o: { image: string; outputDir: string; insecure?: boolean }): string[] => [
+    'pull',
+    '-b',
+    o.image,
+    '-o',
+    o.outputDir,
+    ...(o.insecure ? ['--registry-insecure'] : []),
+  ],
+};
+
+// ---- pure helpers ----
+
+/**
+ * `imgpkg version` prints "imgpkg version 0.46.1"; a build without release ldflags says
+ * "develop", which is accepted (returned as undefined).
+ */
+export function parseImgpkgVersion(text: string): [number, number, number] | undefined | 'unknown' {
+  const m = /imgpkg version v?(\d+)\.(\d+)\.(\d+)/.exec(text);
+  if (m) return [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (/imgpkg version \S+/.test(text)) return undefined;
+  return 'unknown';
+}
+
+/**
+ * The environment that hands imgpkg credentials for one registry: imgpkg's env keychain reads
+ * IMGPKG_REGISTRY_{HOSTNAME,USERNAME,PASSWORD}_<suffix>. devpkg takes the first numeric suffix
+ * nobody uses yet, so credentials the user already set for other registries stay intact.
+ * (imgpkg refuses unknown IMGPKG_REGISTRY_* names, so nothing else may be added here.)
+ */
+export function imgpkgAuthEnv(login: RegistryLogin, existing: NodeJS.ProcessEnv): Record<string, string> {
+  let n = 0;
+  const taken = (i: number) =>
+    ['HOSTNAME', 'USERNAME', 'PASSWORD', 'IDENTITY_TOKEN', 'REGISTRY_TOKEN'].some(
+      (k) => existing[`IMGPKG_REGISTRY_${k}_${i}`] !== undefined,
+    );
+  while (taken(n)) n++;
+  return {
+    [`IMGPKG_REGISTRY_HOSTNAME_${n}`]: login.host,
+    [`IMGPKG_REGISTRY_USERNAME_${n}`]: login.username,
+    [`IMGPKG_REGISTRY_PASSWORD_${n}`]: login.password,
+  };
+}
+
+/**
+ * Removes secrets from text that is about to be shown: the value itself and the forms an
+ * HTTP library might echo (base64 of user:password, URL-encoding).
+ */
+export function scrubSecrets(text: string, secrets: ReadonlyArray<string | undefined>, login?: { username: string; password: string }): string {
+  const forms = new Set<string>();
+  for (const s of secrets) {
+    if (!s) continue;
+    forms.add(s);
+    forms.add(encodeURIComponent(s));
+  }
+  if (login?.password) {
+    forms.add(Buffer.from(`${login.username}:${login.password}`, 'utf8').toString('base64'));
+  }
+  let out = text;
+  for (const f of [...forms].sort((a, b) => b.length - a.length)) {
+    if (f.length > 0) out = out.split(f).join('***');
+  }
+  return out;
+}
+
+function lastLines(text: string, n = 15): string {
+  return text.trim().split('\n').slice(-n).join('\n');
+}
+
+/**
+ * The imgpkg CLI. Every call goes through `run`, with argv arrays, never a shell; credentials
+ * only travel in the child's environment and are scrubbed from anything it prints.
+ */
+export class Imgpkg {
+  private constructor(
+    readonly path: string,
+    readonly version: [number, number, number] | undefined,
+    private readonly exec: ExecFn,
+  ) {}
+
+  /** Finds imgpkg (execTool names it when missing) and checks its version. */
+  static async create(exec: ExecFn = execTool, path = 'imgpkg'): Promise<Imgpkg> {
+    const r = await exec(path, imgpkgArgs.version(), { allowFail: true });
+    const version = parseImgpkgVersion(r.stdout);
+    if (r.code !== 0 || version === 'unknown') {
+      throw new DevpkgError(`${path} version: unexpected answer (exit ${r.code}): ${lastLines(r.stdout + r.stderr, 5)}`);
+    }
+    if (version) {
+      const [maj, min] = MIN_IMGPKG_VERSION;
+      if (version[0] < maj || (version[0] === maj && version[1] < min)) {
+        throw new DevpkgError(`imgpkg ${version.join('.')} is too old; devpkg needs imgpkg ${maj}.${min} or newer`);
+      }
+    }
+    return new Imgpkg(path, version, exec);
+  }
+
+  private async run(args: string[], login?: RegistryLogin, cwd?: string): Promise<ExecResult> {
+    const env = login ? imgpkgAuthEnv(login, process.env) : {};
+    const r = await this.exec(this.path, args, { env, cwd, allowFail: true });
+    if (!login) return r;
+    const clean = (t: string) => scrubSecrets(t, [login.password], login);
+    return { code: r.code, stdout: clean(r.stdout), stderr: clean(r.stderr) };
+  }
+
+  /** `imgpkg push -b IMAGE -f DIR --lock-output FILE`; returns the (scrubbed) result, code included. */
+  async push(o: { image: string; bundleDir: string; lockOutput: string; insecure?: boolean; login?: RegistryLogin }): Promise<ExecResult> {
+    return this.run(imgpkgArgs.push(o), o.login);
+  }
+
+  async pull(o: { image: string; outputDir: string; insecure?: boolean; login?: RegistryLogin }): Promise<ExecResult> {
+    return this.run(imgpkgArgs.pull(o), o.login);
+  }
+}
