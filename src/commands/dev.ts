@@ -1,6 +1,111 @@
-import { DevpkgError } from '../errors.js';
-import type { CliIO } from './io.js';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
+import { loadKubeConfig } from '../cluster/kubeconfig.js';
+import { UsageError } from '../errors.js';
+import { loadVersion } from '../packages/layout.js';
+import { parseRefNameMap } from '../packages/refname.js';
+import { parseAssertions } from '../verify/assertions.js';
+import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
+import { renderResultText } from '../verify/render.js';
+import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
 
-export async function run(_argv: string[], _io: CliIO): Promise<number> {
-  throw new DevpkgError('devpkg dev is not available yet');
+const USAGE = `Usage: devpkg dev --package <version folder> --registry HOST[:PORT]/PATH [--kubeconfig K]
+                  [--ref-name FROM=TO] [--package-install NS/NAME] [--settle S] [--timeout T] [--json]
+
+Iterate on a running cluster in one step: push the version folder's bundle, derive a dev
+Package whose version outranks every version in play (earlier dev versions included), apply it
+(server-side apply, field manager devpkg) next to the PackageInstall(s) of its refName, and
+verify that kapp-controller installs it. Prints the verdict.
+
+  --package DIR              a version folder, e.g. addons/packages/antrea/1.5.3 (holds package.yaml, bundle/)
+  --registry REPO            where to push, e.g. localhost:5001/devpkg (the package name is appended)
+  --kubeconfig FILE          default: $KUBECONFIG or ~/.kube/config
+  --ref-name FROM=TO         map the repository refName to the cluster's (or a bare TO)
+  --package-install NS/NAME  the PackageInstall to move (default: every one of the refName)
+  --dev-version V            use this dev version instead of planning one
+  --derive-from repo|cluster derive from the package.yaml (default) or the cluster's Package in place
+  --push-command CMD         push with the repository's own target (bash -c), DEVPKG_* in its env
+  --lock-images              refresh .imgpkg/images.yml with kbld first
+  --plain-http               use plain HTTP for a registry that is not loopback/RFC1918
+  --settle DURATION          how long the win must hold (default 60s)
+  --timeout DURATION         give up after (default 10m)
+  --assert FILE              YAML list of assertions checked after a win
+  --diagnostics DIR          on failure, objects, events and logs go here (default ./devpkg-diagnostics)
+  --json                     print the results as JSON (a list of PackageResult)
+
+Registry credentials, when needed: DEVPKG_REGISTRY_USERNAME and DEVPKG_REGISTRY_PASSWORD.
+Exit codes: 0 the dev version won everywhere, 1 it did not, 2 bad usage.
+`;
+
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseFlags(argv, {
+    package: { type: 'string' },
+    registry: { type: 'string' },
+    kubeconfig: { type: 'string' },
+    'ref-name': { type: 'string' },
+    'package-install': { type: 'string' },
+    'dev-version': { type: 'string' },
+    'derive-from': { type: 'string' },
+    'push-command': { type: 'string' },
+    'lock-images': { type: 'boolean' },
+    'plain-http': { type: 'boolean' },
+    settle: { type: 'string' },
+    timeout: { type: 'string' },
+    assert: { type: 'string' },
+    diagnostics: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const folder = resolve(io.cwd, requireFlag(values.package, '--package', 'dev'));
+  const registry = requireFlag(values.registry, '--registry', 'dev');
+  if (registry.includes('://')) throw new UsageError(`--registry: "${registry}" must be HOST[:PORT][/PATH] without a scheme`);
+  const deriveFrom = values['derive-from'] ?? 'repo';
+  if (deriveFrom !== 'repo' && deriveFrom !== 'cluster') throw new UsageError(`--derive-from: "${deriveFrom}" is not repo or cluster`);
+  const settleMs = parseDuration(values.settle ?? '60s', '--settle');
+  const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
+  const refNames = parseRefNameMap(values['ref-name']);
+  const named = values['package-install'] ? parsePackageInstallRef(values['package-install']) : undefined;
+  const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
+  const log = values.json ? () => undefined : (m: string) => io.stderr(`${m}\n`);
+
+  // A version folder is <root>/<name>/<version>: load it with the packages dir being its grandparent.
+  const root = dirname(dirname(folder));
+  const loaded = await loadVersion(root, '', basename(dirname(folder)), basename(folder));
+  const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
+  const client = await ClusterClient.create(kc);
+  const user = io.env.DEVPKG_REGISTRY_USERNAME;
+  const password = io.env.DEVPKG_REGISTRY_PASSWORD;
+
+  const dev = await runDevPipeline({
+    client,
+    root,
+    loaded,
+    packageCount: 1,
+    refNames,
+    packageInstall: named,
+    registry,
+    credentials: user && password ? { username: user, password } : undefined,
+    pushCommand: values['push-command'],
+    lockImages: values['lock-images'],
+    plainHttp: values['plain-http'],
+    seq: { timestamp: new Date() },
+    devVersion: values['dev-version'],
+    deriveFrom,
+    mode: 'cluster',
+    log,
+  });
+  const results = await verifyAll(dev.requests, {
+    kc,
+    settleMs,
+    timeoutMs,
+    assertions,
+    diagnosticsDir: resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'),
+    log,
+  });
+  io.stdout(values.json ? `${JSON.stringify(results, null, 2)}\n` : results.map(renderResultText).join(''));
+  return results.every(passed) ? 0 : 1;
 }

@@ -1,0 +1,252 @@
+/**
+ * The cluster pipeline shared by the cluster and kind modes and `devpkg dev`: find the
+ * PackageInstall(s) of a package's refName, plan a dev version that outranks every version in
+ * play (earlier dev attempts included, because of the downgrade guard), push the bundle, derive
+ * the dev Package, server-side apply it, and hand back what to verify.
+ */
+import { join } from 'node:path';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { pushBundle, rewriteImageHost, type PushBundleResult } from '../bundle/index.js';
+import type { RegistryCredentials } from '../bundle/registry.js';
+import { DevpkgError } from '../errors.js';
+import { deriveDevPackage } from '../packages/derive.js';
+import type { LoadedVersion } from '../packages/layout.js';
+import type { Package } from '../packages/model.js';
+import { targetRefName, type RefNameMap } from '../packages/refname.js';
+import type { ExecFn } from '../tools/exec.js';
+import { planDevVersion, type DevSequence, type DevVersionPlan, type VersionSelection } from '../versions/index.js';
+import type { KObject } from '../verify/evaluate.js';
+import type { VerifyRequest } from '../verify/index.js';
+import { describeApiError } from '../verify/verifier.js';
+import type { Mode } from '../verify/types.js';
+
+export const FIELD_MANAGER = 'devpkg';
+
+export interface PackageInstallInfo {
+  namespace: string;
+  name: string;
+  refName: string;
+  selection?: VersionSelection;
+  status: { version?: string; lastAttemptedVersion?: string };
+}
+
+/** Pure: the PackageInstalls of one refName, out of every PackageInstall in the cluster. */
+export function matchPackageInstalls(all: KObject[], refName: string): PackageInstallInfo[] {
+  return all
+    .filter((p) => p.spec?.packageRef?.refName === refName)
+    .map(toInfo)
+    .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+}
+
+function toInfo(p: KObject): PackageInstallInfo {
+  return {
+    namespace: p.metadata?.namespace ?? '',
+    name: p.metadata?.name ?? '',
+    refName: p.spec?.packageRef?.refName ?? '',
+    selection: p.spec?.packageRef?.versionSelection ?? undefined,
+    status: { version: p.status?.version, lastAttemptedVersion: p.status?.lastAttemptedVersion },
+  };
+}
+
+/**
+ * Pure: every version in play for the dev version plan: the cluster's Packages of the refName,
+ * and what the PackageInstalls installed or last attempted (a higher earlier attempt blocks a
+ * lower dev version: the downgrade guard).
+ */
+export function versionsInPlay(packages: KObject[], pkgis: PackageInstallInfo[]): string[] {
+  const set = new Set<string>();
+  for (const p of packages) if (p.spec?.version) set.add(String(p.spec.version));
+  for (const i of pkgis) {
+    if (i.status.version) set.add(i.status.version);
+    if (i.status.lastAttemptedVersion) set.add(i.status.lastAttemptedVersion);
+  }
+  return [...set];
+}
+
+export class ClusterClient {
+  private constructor(
+    readonly kc: KubeConfig,
+    private readonly k8s: typeof import('@kubernetes/client-node'),
+  ) {}
+
+  static async create(kc: KubeConfig): Promise<ClusterClient> {
+    return new ClusterClient(kc, await import('@kubernetes/client-node'));
+  }
+
+  private custom() {
+    return this.kc.makeApiClient(this.k8s.CustomObjectsApi);
+  }
+
+  async listPackageInstalls(): Promise<KObject[]> {
+    try {
+      const r = (await this.custom().listClusterCustomObject({ group: 'packaging.carvel.dev', version: 'v1alpha1', plural: 'packageinstalls' })) as { items?: KObject[] };
+      return r.items ?? [];
+    } catch (err) {
+      throw new DevpkgError(`cannot list PackageInstalls (is kapp-controller installed?): ${describeApiError(err)}`, { cause: err });
+    }
+  }
+
+  async readPackageInstall(namespace: string, name: string): Promise<KObject | undefined> {
+    try {
+      return (await this.custom().getNamespacedCustomObject({ group: 'packaging.carvel.dev', version: 'v1alpha1', namespace, plural: 'packageinstalls', name })) as KObject;
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return undefined;
+      throw new DevpkgError(`cannot read PackageInstall ${namespace}/${name}: ${describeApiError(err)}`, { cause: err });
+    }
+  }
+
+  /** Packages of a refName visible in a namespace (kapp-controller merges its global namespace in). */
+  async listPackages(namespace: string, refName: string): Promise<KObject[]> {
+    try {
+      const r = (await this.custom().listNamespacedCustomObject({ group: 'data.packaging.carvel.dev', version: 'v1alpha1', namespace, plural: 'packages' })) as { items?: KObject[] };
+      return (r.items ?? []).filter((p) => p.spec?.refName === refName);
+    } catch (err) {
+      throw new DevpkgError(`cannot list Packages in ${namespace} (kapp-controller's aggregated API data.packaging.carvel.dev): ${describeApiError(err)}`, { cause: err });
+    }
+  }
+
+  /** Server-side apply with field manager devpkg, forcing conflicts (devpkg owns its objects). */
+  async apply<T extends KubernetesObject>(obj: T): Promise<T> {
+    const api = this.k8s.KubernetesObjectApi.makeApiClient(this.kc);
+    try {
+      return await api.patch(obj, undefined, undefined, FIELD_MANAGER, true, this.k8s.PatchStrategy.ServerSideApply);
+    } catch (err) {
+      const md = obj.metadata ?? {};
+      throw new DevpkgError(`cannot apply ${obj.kind} ${md.namespace ? `${md.namespace}/` : ''}${md.name}: ${describeApiError(err)}`, { cause: err });
+    }
+  }
+
+  async delete(apiVersion: string, kind: string, namespace: string | undefined, name: string): Promise<void> {
+    const api = this.k8s.KubernetesObjectApi.makeApiClient(this.kc);
+    try {
+      await api.delete({ apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 404) throw new DevpkgError(`cannot delete ${kind} ${namespace ?? ''}/${name}: ${describeApiError(err)}`, { cause: err });
+    }
+  }
+}
+
+export interface DevPipelineOptions {
+  client: ClusterClient;
+  /** Repository root (the version folder paths are relative to it). */
+  root: string;
+  loaded: LoadedVersion;
+  /** How many packages are in play (guards a bare ref-name). */
+  packageCount: number;
+  refNames: RefNameMap;
+  /** NS/NAME given by the user; otherwise every PackageInstall of the refName. */
+  packageInstall?: { namespace: string; name: string };
+  /** Where to push: host[:port]/path (the package name is appended). */
+  registry: string;
+  /** When the cluster reaches the registry under another host (kind): push host -> cluster host. */
+  clusterRegistryHost?: string;
+  credentials?: RegistryCredentials;
+  pushCommand?: string;
+  lockImages?: boolean;
+  plainHttp?: boolean;
+  seq: DevSequence;
+  /** A fixed dev version (input dev-version) instead of a planned one. */
+  devVersion?: string;
+  /** Derive from the cluster's Package of the version in place instead of the repository's package.yaml. */
+  deriveFrom?: 'repo' | 'cluster';
+  mode: Mode;
+  exec?: ExecFn;
+  log?: (m: string) => void;
+}
+
+export interface DevPipelineResult {
+  plan: DevVersionPlan;
+  pushed: PushBundleResult;
+  /** What the cluster references (the pushed image, host rewritten for kind). */
+  image: string;
+  packages: Package[];
+  pkgis: PackageInstallInfo[];
+  releasedVersion?: string;
+  requests: VerifyRequest[];
+}
+
+export async function findPackageInstalls(client: ClusterClient, refName: string, named?: { namespace: string; name: string }): Promise<PackageInstallInfo[]> {
+  if (named) {
+    const p = await client.readPackageInstall(named.namespace, named.name);
+    if (!p) throw new DevpkgError(`PackageInstall ${named.namespace}/${named.name} does not exist; check --package-install (input package-install)`);
+    return [toInfo(p)];
+  }
+  const found = matchPackageInstalls(await client.listPackageInstalls(), refName);
+  if (found.length === 0) {
+    throw new DevpkgError(
+      `no PackageInstall in the cluster installs refName ${refName}; name one with --package-install NS/NAME (input package-install), ` +
+        'or map the repository refName to the cluster\'s with --ref-name FROM=TO (input ref-name)',
+    );
+  }
+  return found;
+}
+
+export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipelineResult> {
+  const log = o.log ?? (() => undefined);
+  const repoPkg = o.loaded.pkg.pkg;
+  const target = targetRefName(o.refNames, repoPkg.spec.refName, o.packageCount);
+  const pkgis = await findPackageInstalls(o.client, target, o.packageInstall);
+  for (const p of pkgis) {
+    if (p.refName !== target) log(`PackageInstall ${p.namespace}/${p.name} installs ${p.refName}; the dev Package uses that refName`);
+  }
+  const refName = pkgis[0]!.refName;
+  const namespaces = [...new Set(pkgis.map((p) => p.namespace))];
+  const clusterPackages = (await Promise.all(namespaces.map((ns) => o.client.listPackages(ns, refName)))).flat();
+  const versions = versionsInPlay(clusterPackages, pkgis);
+  const selection = pkgis[0]!.selection;
+  log(`${o.loaded.name}/${o.loaded.version}: PackageInstall(s) ${pkgis.map((p) => `${p.namespace}/${p.name}`).join(', ')} of ${refName}; versions in play: ${versions.join(', ') || 'none'}`);
+
+  const plan: DevVersionPlan = o.devVersion
+    ? { version: o.devVersion, tag: o.devVersion.replaceAll('+', '_'), reason: 'given as dev-version' }
+    : planDevVersion({ versions, selection, base: o.loaded.version, seq: o.seq });
+  log(`dev version ${plan.version}: ${plan.reason}`);
+
+  const repository = `${o.registry.replace(/\/+$/, '')}/${o.loaded.name}`;
+  const pushed = await pushBundle({
+    bundleDir: join(o.root, o.loaded.path, 'bundle'),
+    repository,
+    tag: plan.tag,
+    credentials: o.credentials,
+    pushCommand: o.pushCommand,
+    cwd: o.root,
+    lockImages: o.lockImages,
+    plainHttp: o.plainHttp,
+    env: { package: o.loaded.name, version: o.loaded.version },
+    exec: o.exec,
+    log,
+  });
+  const image = o.clusterRegistryHost
+    ? rewriteImageHost(pushed.image, pushed.image.slice(0, pushed.image.indexOf('/')), o.clusterRegistryHost)
+    : pushed.image;
+
+  const released = pkgis[0]!.status.version;
+  const packages: Package[] = [];
+  for (const ns of namespaces) {
+    let source: Package = repoPkg;
+    if (o.deriveFrom === 'cluster') {
+      const inPlace = clusterPackages.find((p) => p.spec?.version === released && p.metadata?.namespace === ns);
+      if (inPlace) source = inPlace as unknown as Package;
+      else log(`no Package ${refName}.${released} in ${ns} to derive from; using the repository's package.yaml`);
+    }
+    const { pkg } = deriveDevPackage(source, { version: plan.version, image, namespace: ns, refName });
+    log(`applying Package ${ns}/${pkg.metadata.name} (bundle ${image})`);
+    await o.client.apply(pkg as unknown as KubernetesObject);
+    packages.push(pkg);
+  }
+
+  const requests: VerifyRequest[] = pkgis.map((p) => ({
+    base: {
+      name: o.loaded.name,
+      version: o.loaded.version,
+      refName: repoPkg.spec.refName,
+      targetRefName: p.refName,
+      ...(p.status.version ? { releasedVersion: p.status.version } : {}),
+      devVersion: plan.version,
+      bundle: image,
+      mode: o.mode,
+    },
+    target: { namespace: p.namespace, name: p.name },
+    expect: { version: plan.version, digest: pushed.digest },
+  }));
+  return { plan, pushed, image, packages, pkgis, releasedVersion: released, requests };
+}
