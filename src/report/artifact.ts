@@ -1,0 +1,103 @@
+/**
+ * The results folder (results.json, report.md, diagnostics/<package>/...) that becomes the
+ * run's artifact, and that `mode: report` reads back from other jobs' artifacts.
+ */
+import { cp, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PlannedPackage } from '../verify/types.js';
+import type { OverallResult } from './render.js';
+import { slug } from './render.js';
+
+export const RESULTS_SCHEMA = 'devpkg.results/v1';
+export const RESULTS_FILE = 'results.json';
+
+/** results.json. `prNumber` is what a workflow_run report job comments on (after checking it). */
+export interface ResultsDocument {
+  schema: typeof RESULTS_SCHEMA;
+  /** owner/repo of the run that produced the results. */
+  repository: string;
+  prNumber?: number;
+  headSha?: string;
+  runId: string;
+  runAttempt: number;
+  runUrl: string;
+  artifactName: string;
+  commentHeader: string;
+  mode: string;
+  result: OverallResult;
+  createdAt: string;
+  results: PlannedPackage[];
+}
+
+export interface ArtifactUploadResult {
+  id?: number;
+  size?: number;
+}
+
+/** Uploads files under rootDirectory as one artifact (the signature of @actions/artifact's uploadArtifact). */
+export type ArtifactUploader = (name: string, files: string[], rootDirectory: string) => Promise<ArtifactUploadResult>;
+
+export async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await listFiles(p)));
+    else if (e.isFile()) out.push(p);
+  }
+  return out.sort();
+}
+
+/**
+ * Writes the results folder afresh and returns its files. Diagnostics folders are copied in
+ * under diagnostics/<name>-<version>/ (an artifact's files must share one root), and each
+ * result's diagnostics.dir is rewritten to that relative path.
+ */
+export async function writeResultsFolder(
+  dir: string,
+  doc: ResultsDocument,
+  reportMarkdown: string,
+  warn: (message: string) => void,
+): Promise<string[]> {
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const results: PlannedPackage[] = [];
+  for (const r of doc.results) {
+    if (!r.diagnostics?.dir) {
+      results.push(r);
+      continue;
+    }
+    const target = join('diagnostics', slug(r));
+    try {
+      if ((await stat(r.diagnostics.dir)).isDirectory()) {
+        await cp(r.diagnostics.dir, join(dir, target), { recursive: true });
+      }
+    } catch (err) {
+      warn(`diagnostics of ${r.name} ${r.version}: cannot copy ${r.diagnostics.dir} into the results: ${(err as Error).message}`);
+    }
+    results.push({ ...r, diagnostics: { ...r.diagnostics, dir: target } });
+  }
+  await writeFile(join(dir, RESULTS_FILE), JSON.stringify({ ...doc, results }, null, 2) + '\n');
+  await writeFile(join(dir, 'report.md'), reportMarkdown);
+  return listFiles(dir);
+}
+
+/**
+ * The uploader of @actions/artifact, or undefined when it cannot work here: outside GitHub
+ * Actions (no ACTIONS_RUNTIME_TOKEN, e.g. under @github/local-action) or when the package is
+ * not part of this build.
+ */
+export async function defaultUploader(env: NodeJS.ProcessEnv): Promise<ArtifactUploader | undefined> {
+  if (env.GITHUB_ACTIONS !== 'true' || !env.ACTIONS_RUNTIME_TOKEN) return undefined;
+  try {
+    // TODO(lead): @actions/artifact is not a dependency yet. Once it is, use the literal
+    // specifier so ncc bundles it: `await import('@actions/artifact')`.
+    const specifier = '@actions/artifact';
+    const mod = (await import(specifier)) as {
+      DefaultArtifactClient: new () => { uploadArtifact: (n: string, f: string[], r: string) => Promise<ArtifactUploadResult> };
+    };
+    const client = new mod.DefaultArtifactClient();
+    return (name, files, root) => client.uploadArtifact(name, files, root);
+  } catch {
+    return undefined;
+  }
+}

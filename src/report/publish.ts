@@ -1,0 +1,175 @@
+/**
+ * publishReport: what every mode does with its results. Outputs `result` and `results`, the
+ * results folder (uploaded as an artifact on GitHub), the job summary, and the sticky pull
+ * request comment. Publishing never changes a verdict: a comment that cannot be posted (a fork
+ * pull request's read-only token answers 403) is a warning, and the summary still has the report.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ActionHost } from '../action/host.js';
+import { runUrl as runUrlOf, type GithubContext } from '../action/context.js';
+import { errorMessage } from '../errors.js';
+import type { Inputs } from '../inputs.js';
+import type { PlannedPackage } from '../verify/types.js';
+import { defaultUploader, RESULTS_SCHEMA, writeResultsFolder, type ArtifactUploader, type ResultsDocument } from './artifact.js';
+import { createOctokit, marker, normalizeHeader, upsertStickyComment, type GitHubClient, type StickyOutcome } from './comment.js';
+import { GITHUB_COMMENT_LIMIT, overallResult, renderReport, type OverallResult, type ReportEntry } from './render.js';
+
+/** The parts of a ModeContext that publishing reads. */
+export interface PublishContext {
+  inputs: Pick<Inputs, 'mode' | 'githubToken' | 'comment' | 'commentHeader' | 'artifactName'>;
+  github: GithubContext;
+  host: ActionHost;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface PublishOptions {
+  /** This run's results. Plan mode passes PlannedPackage (verdict 'planned', with `plan`). */
+  results: PlannedPackage[];
+  ctx: PublishContext;
+  /**
+   * Results with the run and artifact they came from (report mode, which merges other jobs'
+   * results). When given, `results` should hold the same results.
+   */
+  entries?: ReportEntry[];
+  /** The client for the comment; default: an Octokit with retry and throttling for github-token and GITHUB_API_URL. */
+  octokit?: GitHubClient;
+  /** Artifact upload; default @actions/artifact when running on GitHub; null: no upload. */
+  upload?: ArtifactUploader | null;
+  /** The results folder; default $RUNNER_TEMP/devpkg-<artifact-name>. */
+  resultsDir?: string;
+  /** The pull request to comment on; default: the event's. null: do not comment. */
+  prNumber?: number | null;
+  now?: () => Date;
+}
+
+export interface PublishOutcome {
+  result: OverallResult;
+  /** The report as written to the summary (the comment is the same text after its marker). */
+  markdown: string;
+  trimmed: string[];
+  resultsDir: string;
+  files: string[];
+  artifact?: { name: string; id?: number; url?: string };
+  comment?: StickyOutcome;
+  /** Why there is no comment, when one was wanted. */
+  commentSkipped?: string;
+}
+
+function isForbidden(err: unknown): boolean {
+  return (err as { status?: number }).status === 403;
+}
+
+export async function publishReport(opts: PublishOptions): Promise<PublishOutcome> {
+  const { ctx, results } = opts;
+  const { inputs, github, host } = ctx;
+  const now = (opts.now ?? (() => new Date()))();
+  const result = overallResult(results);
+  host.setOutput('result', result);
+  host.setOutput('results', JSON.stringify(results));
+
+  const runUrl = runUrlOf(github);
+  const header = normalizeHeader(inputs.commentHeader);
+  const prNumber = opts.prNumber === null ? undefined : (opts.prNumber ?? github.prNumber);
+  const resultsDir =
+    opts.resultsDir ?? join(ctx.env.RUNNER_TEMP || tmpdir(), `devpkg-${inputs.artifactName.replace(/[^A-Za-z0-9._-]+/g, '_')}`);
+  const upload = opts.upload === null ? undefined : (opts.upload ?? (await defaultUploader(ctx.env)));
+
+  const entriesFor = (artifact?: { name: string; url?: string }): ReportEntry[] =>
+    opts.entries ?? results.map((r) => ({ result: r, runUrl, artifactName: artifact?.name, artifactUrl: artifact?.url }));
+  // Room for the marker line the comment carries ahead of the report.
+  const limit = GITHUB_COMMENT_LIMIT - marker(header).length - 1;
+  const render = (artifact?: { name: string; url?: string }) =>
+    renderReport(
+      {
+        header,
+        entries: entriesFor(artifact),
+        runUrl,
+        runLabel: `run ${github.runNumber || github.runId}${github.runAttempt > 1 ? ` (attempt ${github.runAttempt})` : ''}`,
+        commit: github.headSha ?? (github.sha || undefined),
+        generatedAt: now.toISOString(),
+      },
+      limit,
+    );
+
+  // The folder first: it is what the artifact holds, and the local record without one.
+  let rendered = render(upload ? { name: inputs.artifactName } : undefined);
+  const doc: ResultsDocument = {
+    schema: RESULTS_SCHEMA,
+    repository: `${github.owner}/${github.repo}`,
+    prNumber,
+    headSha: github.headSha,
+    runId: github.runId,
+    runAttempt: github.runAttempt,
+    runUrl,
+    artifactName: inputs.artifactName,
+    commentHeader: header,
+    mode: inputs.mode,
+    result,
+    createdAt: now.toISOString(),
+    results,
+  };
+  let files: string[] = [];
+  try {
+    files = await writeResultsFolder(resultsDir, doc, rendered.markdown, (m) => host.warning(m));
+    host.info(`devpkg results: ${resultsDir}`);
+  } catch (err) {
+    host.warning(`cannot write the results folder ${resultsDir}: ${errorMessage(err)}`);
+  }
+
+  let artifact: PublishOutcome['artifact'];
+  if (upload && files.length > 0) {
+    try {
+      const up = await upload(inputs.artifactName, files, resultsDir);
+      const url = up.id ? `${github.serverUrl}/${github.owner}/${github.repo}/actions/runs/${github.runId}/artifacts/${up.id}` : undefined;
+      artifact = { name: inputs.artifactName, id: up.id, url };
+      if (url) rendered = render(artifact);
+    } catch (err) {
+      host.warning(`cannot upload the results artifact ${inputs.artifactName}: ${errorMessage(err)}`);
+      rendered = render(undefined);
+    }
+  } else if (!opts.entries && opts.upload !== null) {
+    host.info(`artifact upload is not available here; the results stay in ${resultsDir}`);
+  }
+  for (const t of rendered.trimmed) host.warning(`the report was shortened: ${t}`);
+
+  try {
+    await host.summary(rendered.markdown);
+  } catch (err) {
+    host.warning(`cannot write the job summary: ${errorMessage(err)}`);
+  }
+
+  const outcome: PublishOutcome = { result, markdown: rendered.markdown, trimmed: rendered.trimmed, resultsDir, files, artifact };
+  if (!inputs.comment) return outcome;
+  if (prNumber === undefined) {
+    outcome.commentSkipped = 'not a pull request';
+    return outcome;
+  }
+  if (!opts.octokit && !inputs.githubToken) {
+    outcome.commentSkipped = 'no github-token';
+    host.warning(`no github-token: not commenting on pull request #${prNumber}; the report is in the job summary`);
+    return outcome;
+  }
+  try {
+    const octokit =
+      opts.octokit ?? (await createOctokit(inputs.githubToken, github.apiUrl, { warning: (m) => host.warning(m), info: (m) => host.info(m) }));
+    const target = { owner: github.owner, repo: github.repo, issueNumber: prNumber, header };
+    outcome.comment = await upsertStickyComment(octokit, target, rendered.markdown);
+    const extra = outcome.comment.deleted.length ? ` (removed ${outcome.comment.deleted.length} duplicate)` : '';
+    host.info(`devpkg comment ${outcome.comment.action} on pull request #${prNumber}: ${outcome.comment.url ?? outcome.comment.id}${extra}`);
+  } catch (err) {
+    if (isForbidden(err)) {
+      outcome.commentSkipped = 'forbidden';
+      host.warning(
+        `cannot comment on pull request #${prNumber}: GitHub answered 403 (${errorMessage(err)}). ` +
+          'The token is read-only here, as on pull requests from forks; the report is in the job summary. ' +
+          'To comment on fork pull requests, upload the results and post them from a workflow_run job with ' +
+          '`mode: report` (see examples/workflows/devpkg-fork-report.yml).',
+      );
+    } else {
+      outcome.commentSkipped = 'error';
+      host.warning(`cannot comment on pull request #${prNumber}: ${errorMessage(err)}; the report is in the job summary`);
+    }
+  }
+  return outcome;
+}

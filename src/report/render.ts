@@ -1,0 +1,325 @@
+/**
+ * The report as markdown, pure: the sticky pull request comment and the job summary are the
+ * same text. It always fits GitHub's comment limit: when it would not, detail goes in a fixed
+ * order (diagnostics and YAML excerpts, then timelines, then per-package sections, then table
+ * rows) and a note says what was left out.
+ */
+import type { PackageResult, PlanDetails, PlannedPackage, Verdict } from '../verify/types.js';
+import { cell, code, cut, details, escapeHtml, fenced, link, text } from './markdown.js';
+import { ganttChart, timesOf } from './mermaid.js';
+
+/** GitHub rejects issue comments longer than this many characters. */
+export const GITHUB_COMMENT_LIMIT = 65536;
+
+export type OverallResult = 'success' | 'failure' | 'skipped';
+
+export interface ReportEntry {
+  result: PlannedPackage;
+  /** The run that produced this result; report mode merges results of several runs. */
+  runUrl?: string;
+  artifactName?: string;
+  /** A direct link to the artifact, when the upload returned its id. */
+  artifactUrl?: string;
+}
+
+export interface ReportInput {
+  /** The comment-header input; shown in the title when it is not the default. */
+  header: string;
+  entries: ReportEntry[];
+  runUrl?: string;
+  /** e.g. "run 42" */
+  runLabel?: string;
+  commit?: string;
+  /** ISO time shown in the footer (passed in, so rendering stays pure). */
+  generatedAt?: string;
+}
+
+export interface RenderedReport {
+  markdown: string;
+  /** What trimming left out, empty when nothing was. */
+  trimmed: string[];
+}
+
+interface VerdictStyle {
+  icon: string;
+  label: string;
+  ok: boolean;
+}
+
+export const VERDICTS: Record<Verdict, VerdictStyle> = {
+  won: { icon: '✅', label: 'won', ok: true },
+  planned: { icon: '📝', label: 'planned', ok: true },
+  'not-selected': { icon: '❌', label: 'not selected', ok: false },
+  'reconcile-failed': { icon: '❌', label: 'reconcile failed', ok: false },
+  'downgrade-blocked': { icon: '⛔', label: 'downgrade blocked', ok: false },
+  'timed-out': { icon: '⏱️', label: 'timed out', ok: false },
+  lost: { icon: '❌', label: 'lost after winning', ok: false },
+  error: { icon: '💥', label: 'error', ok: false },
+};
+
+function style(v: Verdict | string): VerdictStyle {
+  return VERDICTS[v as Verdict] ?? { icon: '❔', label: String(v), ok: false };
+}
+
+/** success when every package won (or was planned), failure when any did not, skipped when there were none. */
+export function overallResult(results: readonly PackageResult[]): OverallResult {
+  if (results.length === 0) return 'skipped';
+  return results.every((r) => style(r.verdict).ok) ? 'success' : 'failure';
+}
+
+/** The folder name of a package's diagnostics inside the artifact. */
+export function slug(r: Pick<PackageResult, 'name' | 'version'>): string {
+  return `${r.name}-${r.version}`.replace(/[^A-Za-z0-9._-]+/g, '_');
+}
+
+/** How much detail one rendering keeps; the trimming ladder lowers these step by step. */
+interface Detail {
+  excerptChars: number;
+  mermaid: boolean;
+  tables: boolean;
+  /** How many packages get their own section (failures first). */
+  sections: number;
+  /** How many rows the overview table keeps. */
+  rows: number;
+}
+
+function hms(t: number): string {
+  return new Date(t).toISOString().slice(11, 19);
+}
+
+function elapsed(from: number, to: number): string {
+  const s = Math.round((to - from) / 1000);
+  if (Math.abs(s) < 60) return `+${s}s`;
+  const m = Math.floor(s / 60);
+  return `+${m}m${String(s % 60).padStart(2, '0')}s`;
+}
+
+function at(iso: string | undefined, zero: number): string {
+  if (!iso) return '—';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return text(iso);
+  return `${hms(t)} (${elapsed(zero, t)})`;
+}
+
+function versions(r: PackageResult): string {
+  const released = r.releasedVersion ? code(r.releasedVersion) : '_none released_';
+  return `${released} → ${code(r.devVersion)}`;
+}
+
+function refNames(r: PackageResult): string {
+  return r.refName === r.targetRefName ? code(r.refName) : `${code(r.refName)} → ${code(r.targetRefName)}`;
+}
+
+function multiline(s: string): string {
+  return s
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== '')
+    .map(text)
+    .join('<br>');
+}
+
+function phaseTable(r: PackageResult, zero: number): string | undefined {
+  const phases = r.phases ?? [];
+  if (phases.length === 0) return undefined;
+  const rows = phases.map((p) => `| ${text(p.name)} | ${at(p.startedAt, zero)} | ${at(p.seenAt, zero)} |`);
+  return ['| Phase | Started | Expected version seen |', '|---|---|---|', ...rows].join('\n');
+}
+
+function timelineTable(r: PackageResult, zero: number): string | undefined {
+  if (r.timeline.length === 0) return undefined;
+  const rows = r.timeline.map((e) => {
+    const gen = e.generation === undefined ? '' : `${e.observedGeneration ?? '?'}/${e.generation}`;
+    return [
+      at(e.at, zero),
+      text(e.object),
+      gen,
+      e.condition ? text(e.condition) : '',
+      e.version ? cell(code(e.version)) : '',
+      e.lastAttemptedVersion ? cell(code(e.lastAttemptedVersion)) : '',
+      e.message ? cell(text(e.message)) : '',
+    ].join(' | ');
+  });
+  const table = [
+    '| At | Object | Observed/gen | Condition | Version | Last attempted | Message |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r} |`),
+  ].join('\n');
+  return details(`Observed changes (${r.timeline.length})`, table);
+}
+
+function links(e: ReportEntry, input: ReportInput): string | undefined {
+  const runUrl = e.runUrl ?? input.runUrl;
+  const parts: string[] = [];
+  if (runUrl) parts.push(link('workflow run', runUrl));
+  if (e.artifactName) {
+    const url = e.artifactUrl ?? (runUrl ? `${runUrl}#artifacts` : undefined);
+    const name = `artifact ${e.artifactName}`;
+    parts.push(url ? link(name, url) : text(name));
+  }
+  if (e.result.diagnostics) parts.push(`diagnostics in ${code(`diagnostics/${slug(e.result)}/`)}`);
+  return parts.length > 0 ? `Full logs: ${parts.join(' · ')}` : undefined;
+}
+
+function resultSection(e: ReportEntry, input: ReportInput, d: Detail): string {
+  const r = e.result;
+  const s = style(r.verdict);
+  const times = timesOf(r);
+  const zero = times.length > 0 ? Math.min(...times) : 0;
+  const out: string[] = [`### ${s.icon} ${text(r.name)} ${text(r.version)}: ${s.label}`, ''];
+  out.push(`- **Versions:** ${versions(r)}`);
+  out.push(`- **refName:** ${refNames(r)}`);
+  if (r.bundle) out.push(`- **Bundle:** ${code(r.bundle)}`);
+  out.push(`- **Mode:** ${text(r.mode)}`);
+  out.push('', `> ${multiline(r.reason) || s.label}`);
+  if (d.tables) {
+    const phases = phaseTable(r, zero);
+    if (phases) out.push('', phases);
+  }
+  if (d.mermaid) {
+    const chart = ganttChart(r);
+    if (chart) out.push('', fenced(chart, 'mermaid'));
+  }
+  if (d.tables) {
+    const tl = timelineTable(r, zero);
+    if (tl) out.push('', tl);
+  }
+  if (r.assertions && r.assertions.length > 0) {
+    const rows = r.assertions.map((a) => `| ${a.ok ? '✅' : '❌'} | ${cell(text(a.description))} | ${cell(text(a.detail))} |`);
+    out.push('', '| | Assertion | Detail |', '|---|---|---|', ...rows);
+  }
+  if (!s.ok) {
+    const excerpt = r.diagnostics?.excerpt ?? '';
+    if (excerpt.trim() !== '' && d.excerptChars > 0) {
+      out.push('', details('Diagnostics excerpt', fenced(cut(excerpt, d.excerptChars, 'tail'), 'text')));
+    }
+    const l = links(e, input);
+    if (l) out.push('', l);
+  }
+  if (r.plan) out.push('', planDetails({ ...r, plan: r.plan }, d));
+  return out.join('\n');
+}
+
+function planDetails(r: PlannedPackage & { plan: PlanDetails }, d: Detail): string {
+  const p = r.plan;
+  const out: string[] = [];
+  if (p.devVersionReason) out.push(`Dev version: ${text(p.devVersionReason)}`, '');
+  if (d.excerptChars > 0) {
+    out.push(details(`Dev Package <code>${escapeHtml(p.devPackageName)}</code>`, fenced(cut(p.packageYaml, d.excerptChars, 'head'), 'yaml')));
+    if (p.overlay) {
+      out.push('', details(`Overlay <code>${escapeHtml(p.overlayPath)}</code>`, fenced(cut(p.overlay, d.excerptChars, 'head'), 'yaml')));
+    }
+    if (p.commands.length > 0) {
+      out.push('', details('Commands', fenced(cut(p.commands.join('\n'), d.excerptChars, 'head'), 'sh')));
+    }
+  } else {
+    out.push(`Dev Package ${code(p.devPackageName)} and overlay ${code(p.overlayPath)}: see the artifact.`);
+  }
+  return out.join('\n');
+}
+
+function planSection(e: ReportEntry, d: Detail): string {
+  const r = e.result;
+  const body = r.plan ? planDetails({ ...r, plan: r.plan }, d) : `> ${multiline(r.reason) || 'planned'}`;
+  return [`### 📝 ${text(r.name)} ${text(r.version)}`, '', body].join('\n');
+}
+
+function title(input: ReportInput): string {
+  const results = input.entries.map((e) => e.result);
+  const n = results.length;
+  const named = input.header && input.header !== 'devpkg' ? `devpkg (${text(input.header)})` : 'devpkg';
+  const modes = [...new Set(results.map((r) => r.mode))].map(text).join(', ');
+  const where = modes ? ` · ${modes}` : '';
+  if (n === 0) return `## ➖ ${named}${where}: no package versions to check`;
+  const failed = results.filter((r) => !style(r.verdict).ok).length;
+  const planned = results.filter((r) => r.verdict === 'planned').length;
+  const of = (k: number): string => `${k} of ${n} package version${n === 1 ? '' : 's'}`;
+  if (failed > 0) return `## ❌ ${named}${where}: ${of(failed)} failed`;
+  if (planned === n) return `## 📝 ${named}${where}: plan for ${n} package version${n === 1 ? '' : 's'} (nothing pushed or applied)`;
+  return `## ✅ ${named}${where}: ${of(n - planned)} verified`;
+}
+
+function overview(entries: ReportEntry[], rows: number): string {
+  const allPlanned = entries.every((e) => e.result.verdict === 'planned');
+  const kept = entries.slice(0, rows);
+  const lines = allPlanned
+    ? ['| Package | Version | Dev version | refName → target | Bundle tag |', '|---|---|---|---|---|']
+    : ['| Package | Verdict | Released → dev | Bundle | Mode |', '|---|---|---|---|---|'];
+  for (const { result: r } of kept) {
+    if (allPlanned) {
+      lines.push(
+        `| ${cell(text(r.name))} | ${cell(code(r.version))} | ${cell(code(r.devVersion))} | ${cell(refNames(r))} | ${r.plan ? cell(code(r.plan.bundleTag)) : '—'} |`,
+      );
+    } else {
+      const s = style(r.verdict);
+      const digest = r.bundle?.match(/@(sha256:[0-9a-f]{12})/)?.[1];
+      lines.push(
+        `| ${cell(text(r.name))} ${cell(text(r.version))} | ${s.icon} ${s.label} | ${cell(versions(r))} | ${digest ? cell(code(`${digest}…`)) : '—'} | ${cell(text(r.mode))} |`,
+      );
+    }
+  }
+  if (kept.length < entries.length) lines.push(`| _…and ${entries.length - kept.length} more_ | | | | |`);
+  return lines.join('\n');
+}
+
+function footer(input: ReportInput): string {
+  const parts: string[] = ['devpkg'];
+  if (input.runUrl) parts.push(link(input.runLabel ?? 'workflow run', input.runUrl));
+  if (input.commit) parts.push(`commit ${code(input.commit.slice(0, 12))}`);
+  if (input.generatedAt) parts.push(text(input.generatedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')));
+  return `<sub>${parts.join(' · ')}</sub>`;
+}
+
+function compose(input: ReportInput, d: Detail, trimmed: string[]): string {
+  const out: string[] = [title(input), ''];
+  if (input.entries.length > 0) out.push(overview(input.entries, d.rows), '');
+  // Failures get their sections first when there is room for only some.
+  const order = [...input.entries].sort(
+    (a, b) => Number(style(a.result.verdict).ok) - Number(style(b.result.verdict).ok),
+  );
+  const shown = new Set(order.slice(0, d.sections));
+  for (const e of input.entries) {
+    if (!shown.has(e)) continue;
+    out.push(e.result.verdict === 'planned' && !e.result.timeline.length ? planSection(e, d) : resultSection(e, input, d), '');
+  }
+  if (trimmed.length > 0) {
+    out.push(`> [!NOTE]\n> This report was shortened to fit GitHub's ${GITHUB_COMMENT_LIMIT}-character limit: ${trimmed.map(text).join('; ')}. The full results are in the artifact.`, '');
+  }
+  out.push(footer(input));
+  return out.join('\n');
+}
+
+/**
+ * Renders the report within `limit` characters. Never fails on size: it drops detail step by
+ * step and, as a last resort, cuts the text.
+ */
+export function renderReport(input: ReportInput, limit = GITHUB_COMMENT_LIMIT): RenderedReport {
+  const n = input.entries.length;
+  const ladder: Array<{ d: Detail; note?: string }> = [];
+  const full: Detail = { excerptChars: Number.MAX_SAFE_INTEGER, mermaid: true, tables: true, sections: n, rows: n };
+  ladder.push({ d: full });
+  for (const chars of [8000, 2000, 500]) {
+    ladder.push({ d: { ...full, excerptChars: chars }, note: `diagnostics and YAML excerpts were cut to ${chars} characters each` });
+  }
+  const noExcerpts: Detail = { ...full, excerptChars: 0 };
+  ladder.push({ d: noExcerpts, note: 'diagnostics and YAML excerpts were left out' });
+  ladder.push({ d: { ...noExcerpts, mermaid: false }, note: 'diagnostics and YAML excerpts and the timeline charts were left out' });
+  const bare: Detail = { ...noExcerpts, mermaid: false, tables: false };
+  ladder.push({ d: bare, note: 'diagnostics and YAML excerpts, timeline charts and tables were left out' });
+  for (let k = Math.floor(n / 2); ; k = Math.floor(k / 2)) {
+    ladder.push({ d: { ...bare, sections: k }, note: `details of ${n - k} of ${n} package versions were left out` });
+    if (k === 0) break;
+  }
+  for (let k = Math.floor(n / 2); ; k = Math.floor(k / 2)) {
+    ladder.push({ d: { ...bare, sections: 0, rows: k }, note: `details of all package versions and ${n - k} table rows were left out` });
+    if (k === 0) break;
+  }
+  let last = '';
+  for (const step of ladder) {
+    const trimmed = step.note ? [step.note] : [];
+    last = compose(input, step.d, trimmed);
+    if (last.length <= limit) return { markdown: last, trimmed };
+  }
+  // Only very long titles or reasons get here: cut the text itself.
+  const note = '\n\n> [!NOTE]\n> This report was cut to fit GitHub\'s comment limit. The full results are in the artifact.';
+  return { markdown: last.slice(0, Math.max(0, limit - note.length)) + note, trimmed: ['the text was cut'] };
+}

@@ -1,0 +1,193 @@
+/**
+ * A stand-in for the GitHub REST endpoints devpkg uses (issue comments and pulls), on
+ * node:http with in-memory state. It is not GitHub: it implements just enough of the
+ * documented behaviour (Link-header pagination, status codes, GitHub's 65536-character body
+ * limit, error bodies) for the report code to be tested against a real HTTP client.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface StandinComment {
+  id: number;
+  issue_number: number;
+  body: string;
+  user: { login: string; type: string };
+  created_at: string;
+  updated_at: string;
+  html_url: string;
+}
+
+export type Operation = 'list' | 'create' | 'update' | 'delete' | 'pull';
+
+export interface StandinRequest {
+  method: string;
+  path: string;
+  authorization?: string;
+}
+
+export class GitHubStandin {
+  readonly comments = new Map<number, StandinComment>();
+  readonly requests: StandinRequest[] = [];
+  /** Pull requests by number: head SHA, for the workflow_run check. */
+  readonly pulls = new Map<number, { headSha: string }>();
+  /** Operations that answer 403 as GitHub does for a read-only (fork) token. */
+  readonly forbidden = new Set<Operation>();
+  /** Milliseconds every response waits; widens race windows in tests. */
+  delayMs = 0;
+  private nextId = 1000;
+  private server?: Server;
+  url = '';
+
+  constructor(
+    readonly owner = 'example',
+    readonly repo = 'tce',
+  ) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((err: unknown) => send(res, 500, { message: String(err) }));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  /** Adds a comment as if someone had posted it earlier. */
+  seed(issue: number, body: string, login = 'someone'): StandinComment {
+    const now = new Date().toISOString();
+    const id = this.nextId++;
+    const c: StandinComment = {
+      id,
+      issue_number: issue,
+      body,
+      user: { login, type: login.endsWith('[bot]') ? 'Bot' : 'User' },
+      created_at: now,
+      updated_at: now,
+      html_url: `https://github.example/${this.owner}/${this.repo}/pull/${issue}#issuecomment-${id}`,
+    };
+    this.comments.set(id, c);
+    return c;
+  }
+
+  commentsOn(issue: number): StandinComment[] {
+    return [...this.comments.values()].filter((c) => c.issue_number === issue).sort((a, b) => a.id - b.id);
+  }
+
+  count(method: string, pathPattern: RegExp): number {
+    return this.requests.filter((r) => r.method === method && pathPattern.test(r.path)).length;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requested = new URL(req.url ?? '/', this.url);
+    const url = new URL(requested.href);
+    // GitHub Enterprise Server serves the REST API under /api/v3.
+    if (url.pathname.startsWith('/api/v3/')) url.pathname = url.pathname.slice('/api/v3'.length);
+    const method = req.method ?? 'GET';
+    this.requests.push({ method, path: requested.pathname + requested.search, authorization: req.headers.authorization });
+    const body = await readBody(req);
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    const prefix = `/repos/${this.owner}/${this.repo}`;
+    const path = url.pathname;
+    let m: RegExpMatchArray | null;
+    const forbid = (op: Operation): boolean => {
+      if (!this.forbidden.has(op)) return false;
+      send(res, 403, {
+        message: 'Resource not accessible by integration',
+        documentation_url: 'https://docs.github.com/rest/issues/comments#create-an-issue-comment',
+        status: '403',
+      });
+      return true;
+    };
+
+    if ((m = path.match(/^\/repos\/([^/]+)\/([^/]+)\//)) && `/repos/${m[1]}/${m[2]}` !== prefix) {
+      return send(res, 404, { message: 'Not Found' });
+    }
+    if ((m = path.match(new RegExp(`^${prefix}/issues/(\\d+)/comments$`)))) {
+      const issue = Number(m[1]);
+      if (method === 'GET') {
+        if (forbid('list')) return;
+        const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30) || 30);
+        const page = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);
+        const all = this.commentsOn(issue);
+        const last = Math.max(1, Math.ceil(all.length / perPage));
+        const link = (p: number, rel: string): string => {
+          const u = new URL(requested.href);
+          u.searchParams.set('per_page', String(perPage));
+          u.searchParams.set('page', String(p));
+          return `<${u.href}>; rel="${rel}"`;
+        };
+        const links: string[] = [];
+        if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'));
+        if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'));
+        const headers: Record<string, string> = links.length ? { link: links.join(', ') } : {};
+        return send(res, 200, all.slice((page - 1) * perPage, page * perPage), headers);
+      }
+      if (method === 'POST') {
+        if (forbid('create')) return;
+        const text = validBody(res, body);
+        if (text === undefined) return;
+        return send(res, 201, this.seed(issue, text, 'github-actions[bot]'));
+      }
+    }
+    if ((m = path.match(new RegExp(`^${prefix}/issues/comments/(\\d+)$`)))) {
+      const c = this.comments.get(Number(m[1]));
+      if (method === 'PATCH') {
+        if (forbid('update')) return;
+        if (!c) return send(res, 404, { message: 'Not Found' });
+        const text = validBody(res, body);
+        if (text === undefined) return;
+        c.body = text;
+        c.updated_at = new Date().toISOString();
+        return send(res, 200, c);
+      }
+      if (method === 'DELETE') {
+        if (forbid('delete')) return;
+        if (!c) return send(res, 404, { message: 'Not Found' });
+        this.comments.delete(c.id);
+        res.writeHead(204).end();
+        return;
+      }
+    }
+    if ((m = path.match(new RegExp(`^${prefix}/pulls/(\\d+)$`))) && method === 'GET') {
+      if (forbid('pull')) return;
+      const pr = this.pulls.get(Number(m[1]));
+      if (!pr) return send(res, 404, { message: 'Not Found' });
+      return send(res, 200, { number: Number(m[1]), state: 'open', head: { sha: pr.headSha } });
+    }
+    send(res, 404, { message: `the stand-in does not serve ${method} ${path}` });
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (data += c));
+    req.on('end', () => resolve(data));
+    req.on('error', reject);
+  });
+}
+
+function validBody(res: ServerResponse, raw: string): string | undefined {
+  const parsed = (raw ? JSON.parse(raw) : {}) as { body?: unknown };
+  if (typeof parsed.body !== 'string') {
+    send(res, 422, { message: 'Invalid request.\n\n"body" wasn\'t supplied.' });
+    return undefined;
+  }
+  if (parsed.body.length > 65536) {
+    send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }] });
+    return undefined;
+  }
+  return parsed.body;
+}
+
+function send(res: ServerResponse, status: number, data: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify(data));
+}

@@ -1,0 +1,246 @@
+/**
+ * The sticky comment and publishReport against the GitHub stand-in (test/support/github-standin.ts),
+ * through a real Octokit with the retry and throttling plugins.
+ */
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { RecordingHost } from '../../src/action/host.js';
+import type { GithubContext } from '../../src/action/context.js';
+import { createOctokit, marker, upsertStickyComment, type GitHubClient } from '../../src/report/comment.js';
+import { publishReport, type PublishContext } from '../../src/report/publish.js';
+import type { PlannedPackage } from '../../src/verify/types.js';
+import { GitHubStandin } from '../support/github-standin.js';
+import { lostBootstrap, planned, reconcileFailed, wonKind } from '../support/report-fixtures.js';
+
+// The throttling plugin spaces writes one second apart, as it does against GitHub; most tests
+// use a client without it (retry stays on), the race and the default client keep it.
+jest.setTimeout(60_000);
+
+let standin: GitHubStandin;
+let octokit: GitHubClient;
+let dir: string;
+const log = { warning: () => undefined, info: () => undefined };
+const PR = 7;
+
+beforeEach(async () => {
+  standin = await new GitHubStandin().start();
+  octokit = await createOctokit('test-token', standin.url, log, { throttle: { enabled: false } });
+  dir = await mkdtemp(join(tmpdir(), 'devpkg-report-'));
+});
+
+afterEach(async () => {
+  await standin.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function github(over: Partial<GithubContext> = {}): GithubContext {
+  return {
+    eventName: 'pull_request',
+    event: {},
+    sha: 'f00dfeed',
+    ref: `refs/pull/${PR}/merge`,
+    owner: 'example',
+    repo: 'tce',
+    runId: '42',
+    runNumber: 42,
+    runAttempt: 1,
+    serverUrl: 'https://github.example',
+    apiUrl: standin.url,
+    workspace: dir,
+    prNumber: PR,
+    headSha: '0123456789abcdef0123456789abcdef01234567',
+    ...over,
+  };
+}
+
+function ctx(over: Partial<PublishContext['inputs']> = {}, gh: Partial<GithubContext> = {}): PublishContext & { host: RecordingHost } {
+  return {
+    inputs: { mode: 'kind', githubToken: 'test-token', comment: true, commentHeader: 'devpkg', artifactName: 'devpkg-results', ...over },
+    github: github(gh),
+    host: new RecordingHost(),
+    env: { RUNNER_TEMP: dir },
+  };
+}
+
+const markerOf = (c: { body: string }): boolean => c.body.startsWith(marker('devpkg'));
+
+describe('sticky comment', () => {
+  test('the first run creates one comment, a re-run updates it', async () => {
+    standin.seed(PR, 'LGTM', 'reviewer');
+    const target = { owner: 'example', repo: 'tce', issueNumber: PR, header: 'devpkg' };
+    const first = await upsertStickyComment(octokit, target, 'first report');
+    expect(first.action).toBe('created');
+    const second = await upsertStickyComment(octokit, target, 'second report');
+    expect(second).toMatchObject({ action: 'updated', id: first.id, deleted: [] });
+    const comments = standin.commentsOn(PR);
+    expect(comments).toHaveLength(2);
+    expect(comments.filter(markerOf).map((c) => c.body)).toEqual([`${marker('devpkg')}\nsecond report`]);
+    expect(standin.count('POST', /\/comments$/)).toBe(1);
+    expect(standin.requests.every((r) => r.authorization === 'token test-token')).toBe(true);
+  });
+
+  test('each comment-header keeps its own comment', async () => {
+    const t = (header: string) => ({ owner: 'example', repo: 'tce', issueNumber: PR, header });
+    await upsertStickyComment(octokit, t('kind'), 'kind report');
+    await upsertStickyComment(octokit, t('bootstrap'), 'bootstrap report');
+    await upsertStickyComment(octokit, t('kind'), 'kind report 2');
+    expect(standin.commentsOn(PR).map((c) => c.body)).toEqual([
+      '<!-- devpkg:kind -->\nkind report 2',
+      '<!-- devpkg:bootstrap -->\nbootstrap report',
+    ]);
+  });
+
+  test('two runs racing leave one comment (throttled clients, as in the action)', async () => {
+    // Both list before either has created: each creates, then both converge on the oldest.
+    standin.delayMs = 50;
+    const target = { owner: 'example', repo: 'tce', issueNumber: PR, header: 'devpkg' };
+    const [one, other] = await Promise.all([createOctokit('test-token', standin.url, log), createOctokit('test-token', standin.url, log)]);
+    const [a, b] = await Promise.all([
+      upsertStickyComment(one, target, 'report A'),
+      upsertStickyComment(other, target, 'report B'),
+    ]);
+    expect(standin.count('POST', /\/comments$/)).toBe(2);
+    const left = standin.commentsOn(PR).filter(markerOf);
+    expect(left).toHaveLength(1);
+    expect(a.id).toBe(left[0]!.id);
+    expect(b.id).toBe(left[0]!.id);
+    expect([`${marker('devpkg')}\nreport A`, `${marker('devpkg')}\nreport B`]).toContain(left[0]!.body);
+  });
+
+  test('three runs racing without throttling leave one comment', async () => {
+    standin.delayMs = 20;
+    const target = { owner: 'example', repo: 'tce', issueNumber: PR, header: 'devpkg' };
+    const outs = await Promise.all(['A', 'B', 'C'].map((n) => upsertStickyComment(octokit, target, `report ${n}`)));
+    expect(standin.count('POST', /\/comments$/)).toBe(3);
+    const left = standin.commentsOn(PR).filter(markerOf);
+    expect(left).toHaveLength(1);
+    expect(new Set(outs.map((o) => o.id))).toEqual(new Set([left[0]!.id]));
+  });
+
+  test('duplicates left by an earlier race are removed on the next run', async () => {
+    const oldest = standin.seed(PR, `${marker('devpkg')}\nold`, 'github-actions[bot]');
+    const dup = standin.seed(PR, `${marker('devpkg')}\nold too`, 'github-actions[bot]');
+    const out = await upsertStickyComment(octokit, { owner: 'example', repo: 'tce', issueNumber: PR, header: 'devpkg' }, 'new');
+    expect(out).toMatchObject({ action: 'updated', id: oldest.id, deleted: [dup.id] });
+    expect(standin.commentsOn(PR).map((c) => c.body)).toEqual([`${marker('devpkg')}\nnew`]);
+  });
+
+  test('more than 100 comments: the marker comment on page 2 is found', async () => {
+    for (let i = 0; i < 120; i++) standin.seed(PR, `comment ${i}`);
+    const ours = standin.seed(PR, `${marker('devpkg')}\nprevious report`, 'github-actions[bot]');
+    for (let i = 0; i < 30; i++) standin.seed(PR, `later comment ${i}`);
+    const out = await upsertStickyComment(octokit, { owner: 'example', repo: 'tce', issueNumber: PR, header: 'devpkg' }, 'updated');
+    expect(out).toMatchObject({ action: 'updated', id: ours.id });
+    expect(standin.count('GET', /\/comments\?.*page=2/)).toBe(1);
+    expect(standin.count('POST', /\/comments$/)).toBe(0);
+    expect(standin.commentsOn(PR)).toHaveLength(151);
+    expect(standin.comments.get(ours.id)!.body).toBe(`${marker('devpkg')}\nupdated`);
+  });
+
+  test('a quoted marker further down a comment is not ours', async () => {
+    standin.seed(PR, `> see\n${marker('devpkg')}`, 'reviewer');
+    const out = await upsertStickyComment(octokit, { owner: 'example', repo: 'tce', issueNumber: PR, header: 'devpkg' }, 'report');
+    expect(out.action).toBe('created');
+  });
+});
+
+describe('publishReport', () => {
+  test('outputs, summary, results folder, artifact and comment', async () => {
+    const diag = join(dir, 'diag-src');
+    await mkdir(diag, { recursive: true });
+    await writeFile(join(diag, 'pkgi.yaml'), 'status: {}\n');
+    const lost = { ...lostBootstrap(), diagnostics: { dir: diag, excerpt: 'status: {}' } };
+    const results: PlannedPackage[] = [wonKind(), lost];
+    const c = ctx({ mode: 'bootstrap' });
+    const uploads: Array<{ name: string; files: string[]; root: string }> = [];
+    const out = await publishReport({
+      results,
+      ctx: c,
+      octokit,
+      upload: async (name, files, root) => {
+        uploads.push({ name, files, root });
+        return { id: 99 };
+      },
+      now: () => new Date('2026-11-30T00:00:00Z'),
+    });
+
+    expect(out.result).toBe('failure');
+    expect(c.host.outputs.result).toBe('failure');
+    expect(JSON.parse(c.host.outputs.results!)).toHaveLength(2);
+    expect(c.host.summaries).toEqual([out.markdown]);
+
+    // The artifact holds results.json, report.md and the copied diagnostics, all under one root.
+    expect(uploads).toHaveLength(1);
+    expect(uploads[0]!.name).toBe('devpkg-results');
+    expect(uploads[0]!.files.map((f) => f.slice(uploads[0]!.root.length + 1))).toEqual([
+      'diagnostics/antrea-1.5.3/pkgi.yaml',
+      'report.md',
+      'results.json',
+    ]);
+    const doc = JSON.parse(await readFile(join(out.resultsDir, 'results.json'), 'utf8'));
+    expect(doc).toMatchObject({ schema: 'devpkg.results/v1', repository: 'example/tce', prNumber: PR, runId: '42', result: 'failure' });
+    expect(doc.results[1].diagnostics.dir).toBe('diagnostics/antrea-1.5.3');
+
+    // The comment links the artifact by its id and is the summary behind the marker.
+    const comments = standin.commentsOn(PR);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body).toBe(`${marker('devpkg')}\n${out.markdown}`);
+    expect(out.markdown).toContain('(https://github.example/example/tce/actions/runs/42/artifacts/99)');
+    expect(out.comment).toMatchObject({ action: 'created' });
+  });
+
+  test('plan mode posts its plan too', async () => {
+    const c = ctx({ mode: 'plan' });
+    const out = await publishReport({ results: [planned()], ctx: c, octokit, upload: null });
+    expect(out.result).toBe('success');
+    expect(standin.commentsOn(PR)[0]!.body).toContain('plan for 1 package version');
+  });
+
+  test('a 403 (fork pull request) is a warning; the summary has the report and nothing throws', async () => {
+    standin.forbidden.add('create');
+    const c = ctx();
+    const out = await publishReport({ results: [wonKind()], ctx: c, octokit, upload: null });
+    expect(out.commentSkipped).toBe('forbidden');
+    expect(out.result).toBe('success');
+    expect(c.host.outputs.result).toBe('success');
+    expect(c.host.summaries).toHaveLength(1);
+    expect(c.host.summaries[0]).toContain('antrea 1.5.3: won');
+    expect(c.host.warnings.map((w) => w.message).join('\n')).toMatch(/403 .*Resource not accessible by integration.*workflow_run/s);
+    expect(c.host.errors).toEqual([]);
+    expect(standin.comments.size).toBe(0);
+  });
+
+  test('an oversized report is trimmed below the limit and still posted', async () => {
+    const results = Array.from({ length: 12 }, (_, i) => {
+      const r = reconcileFailed(`pkg${i}`, `1.0.${i}`);
+      r.diagnostics!.excerpt = 'kapp: Error: something long\n'.repeat(1500);
+      return r;
+    });
+    const c = ctx();
+    const out = await publishReport({ results, ctx: c, octokit, upload: null });
+    expect(out.trimmed.length).toBe(1);
+    const body = standin.commentsOn(PR)[0]!.body;
+    expect(body.length).toBeLessThanOrEqual(65536);
+    expect(body).toContain('This report was shortened');
+    expect(c.host.warnings.some((w) => w.message.startsWith('the report was shortened'))).toBe(true);
+  });
+
+  test('the default client follows GITHUB_API_URL (GitHub Enterprise Server /api/v3)', async () => {
+    const c = ctx({}, { apiUrl: `${standin.url}/api/v3` });
+    const out = await publishReport({ results: [wonKind()], ctx: c, upload: null });
+    expect(out.comment?.action).toBe('created');
+    expect(standin.requests.every((r) => r.path.startsWith('/api/v3/repos/example/tce/'))).toBe(true);
+  });
+
+  test('not a pull request, or comment: false: no comment, still the summary', async () => {
+    const push = ctx({}, { eventName: 'push', prNumber: undefined });
+    expect((await publishReport({ results: [wonKind()], ctx: push, octokit, upload: null })).commentSkipped).toBe('not a pull request');
+    const off = ctx({ comment: false });
+    await publishReport({ results: [wonKind()], ctx: off, octokit, upload: null });
+    expect(standin.requests).toEqual([]);
+    expect(push.host.summaries).toHaveLength(1);
+    expect(off.host.summaries).toHaveLength(1);
+  });
+});
