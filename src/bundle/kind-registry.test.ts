@@ -1,0 +1,88 @@
+import { CleanupList } from '../cleanup.js';
+import { Docker } from '../tools/docker.js';
+import type { ExecFn } from '../tools/exec.js';
+import { clusterHostFor, startKindRegistry } from './kind-registry.js';
+
+function inspect(ip: string, running = true) {
+  return JSON.stringify([{ Name: '/devpkg-registry', State: { Running: running }, NetworkSettings: { Networks: { kind: { IPAddress: ip } } } }]);
+}
+
+/** A docker stand-in: records argv (and what the cleanup list held at that moment). */
+function fakeDocker(o: { exists?: boolean; running?: boolean; ip?: string }, cleanup: CleanupList) {
+  const calls: { args: string[]; recorded: number }[] = [];
+  let created = o.exists ?? false;
+  const exec: ExecFn = async (_cmd, args) => {
+    calls.push({ args: [...args], recorded: cleanup.list().length });
+    if (args[0] === 'version') return { code: 0, stdout: '27.0.0', stderr: '' };
+    if (args[0] === 'container' && args[1] === 'inspect') {
+      return created
+        ? { code: 0, stdout: inspect(o.ip ?? '172.18.0.3', o.running ?? true), stderr: '' }
+        : { code: 1, stdout: '[]', stderr: 'Error: No such container: devpkg-registry' };
+    }
+    if (args[0] === 'run') {
+      created = true;
+      return { code: 0, stdout: 'abc123\n', stderr: '' };
+    }
+    return { code: 0, stdout: '', stderr: '' };
+  };
+  return { exec, calls };
+}
+
+const okFetch = (async () => new Response('{}', { status: 200 })) as typeof fetch;
+
+describe('startKindRegistry', () => {
+  test('records cleanup before docker run; returns push and cluster hosts', async () => {
+    const cleanup = new CleanupList();
+    const f = fakeDocker({}, cleanup);
+    const docker = await Docker.create(f.exec);
+    const r = await startKindRegistry(docker, cleanup, { hostPort: 5002, fetch: okFetch });
+    expect(r).toEqual({ pushHost: 'localhost:5002', clusterHost: '172.18.0.3:5000', containerName: 'devpkg-registry', created: true });
+    const run = f.calls.find((c) => c.args[0] === 'run');
+    expect(run?.args).toEqual([
+      'run', '-d', '--restart=always', '--name', 'devpkg-registry', '-p', '127.0.0.1:5002:5000', '--network', 'kind', 'registry:2',
+    ]);
+    expect(run?.recorded).toBe(1);
+    expect(cleanup.list()).toEqual([{ kind: 'docker-container', name: 'devpkg-registry' }]);
+  });
+
+  test('reuses a running container and does not schedule its removal', async () => {
+    const cleanup = new CleanupList();
+    const f = fakeDocker({ exists: true, ip: '172.18.0.9' }, cleanup);
+    const r = await startKindRegistry(await Docker.create(f.exec), cleanup, { fetch: okFetch });
+    expect(r.clusterHost).toBe('172.18.0.9:5000');
+    expect(r.created).toBe(false);
+    expect(f.calls.some((c) => c.args[0] === 'run')).toBe(false);
+    expect(cleanup.list()).toEqual([]);
+  });
+
+  test('a stopped container of that name is an error with the fix', async () => {
+    const cleanup = new CleanupList();
+    const f = fakeDocker({ exists: true, running: false }, cleanup);
+    await expect(startKindRegistry(await Docker.create(f.exec), cleanup, { fetch: okFetch })).rejects.toThrow(/docker rm -f devpkg-registry/);
+  });
+
+  test('waits until /v2/ answers on the published port', async () => {
+    const cleanup = new CleanupList();
+    const f = fakeDocker({}, cleanup);
+    const urls: string[] = [];
+    let n = 0;
+    const flaky = (async (url: string | URL) => {
+      urls.push(String(url));
+      if (n++ < 2) throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNRESET' } });
+      return new Response('{}', { status: 200 });
+    }) as typeof fetch;
+    const slept: number[] = [];
+    await startKindRegistry(await Docker.create(f.exec), cleanup, { fetch: flaky, sleep: async (ms) => void slept.push(ms) });
+    expect(urls).toEqual(['http://localhost:5001/v2/', 'http://localhost:5001/v2/', 'http://localhost:5001/v2/']);
+    expect(slept).toEqual([100, 200]);
+  });
+});
+
+describe('clusterHostFor', () => {
+  test.each([
+    ['172.18.0.2', '172.18.0.2:5000'],
+    ['10.89.0.4', '10.89.0.4:5000'],
+  ])('%s', (ip, host) => expect(clusterHostFor(ip, 'kind', 'r')).toBe(host));
+  test('no address on the network', () => expect(() => clusterHostFor(undefined, 'kind', 'r')).toThrow(/no IPv4 address on the docker network "kind"/));
+  test('public address: kapp-controller would use HTTPS', () => expect(() => clusterHostFor('100.64.0.2', 'kind', 'r')).toThrow(/not an RFC1918 address/));
+});

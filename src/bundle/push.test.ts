@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExecFn, ExecOptions } from '../tools/exec.js';
+import { Imgpkg } from '../tools/imgpkg.js';
+import { explainPushFailure, pushBundle, pushCommandArgs, pushCommandEnv } from './push.js';
+
+const DIGEST = 'sha256:' + 'ab'.repeat(32);
+
+test('pushCommandEnv: every value as a variable', () => {
+  expect(
+    pushCommandEnv({ repository: { host: 'localhost:5001', path: 'devpkg/antrea' }, tag: '1.2.3_dev.1', bundleDir: '/r/b', package: 'antrea', version: '1.2.3+dev.1' }),
+  ).toEqual({
+    DEVPKG_REGISTRY: 'localhost:5001/devpkg/antrea',
+    DEVPKG_PACKAGE: 'antrea',
+    DEVPKG_VERSION: '1.2.3+dev.1',
+    DEVPKG_TAG: '1.2.3_dev.1',
+    DEVPKG_IMAGE: 'localhost:5001/devpkg/antrea:1.2.3_dev.1',
+    DEVPKG_BUNDLE_DIR: '/r/b',
+  });
+});
+
+test('pushCommandArgs: the user\'s text is one argv element of bash -c', () => {
+  expect(pushCommandArgs('make push-package OCI_REGISTRY="$DEVPKG_REGISTRY"')).toEqual(['bash', ['-c', 'make push-package OCI_REGISTRY="$DEVPKG_REGISTRY"']]);
+});
+
+describe('explainPushFailure', () => {
+  test.each([
+    ['UNAUTHORIZED: authentication required', 'me', /registry r.io refused the credentials of user "me"/],
+    ['UNAUTHORIZED: authentication required', undefined, /requires credentials and none were given/],
+    ['dial tcp 127.0.0.1:5: connect: connection refused', undefined, /registry r.io is not reachable; check that it is running/],
+    ['something odd', undefined, /imgpkg push failed \(exit 1\):\nsomething odd/],
+  ])('%s', (output, username, msg) => {
+    expect(explainPushFailure({ what: 'imgpkg push', host: 'r.io', code: 1, output, username }).message).toMatch(msg);
+  });
+});
+
+describe('pushBundle with a stand-in imgpkg', () => {
+  let dir: string;
+  let bundleDir: string;
+  const calls: { cmd: string; args: readonly string[]; opts?: ExecOptions }[] = [];
+  const tmpBefore = async () => (await readdir(tmpdir())).filter((n) => n.startsWith('devpkg-lock-')).length;
+
+  // Writes the BundleLock that imgpkg would write at --lock-output.
+  const exec: ExecFn = async (cmd, args, opts) => {
+    calls.push({ cmd, args, opts });
+    if (args[0] === 'version') return { code: 0, stdout: 'imgpkg version 0.46.1\n', stderr: '' };
+    const lock = args[args.indexOf('--lock-output') + 1];
+    const image = args[args.indexOf('-b') + 1].replace(/:[^:/]+$/, '');
+    await writeFile(lock, `apiVersion: imgpkg.carvel.dev/v1alpha1\nkind: BundleLock\nbundle:\n  image: ${image}@${DIGEST}\n  tag: x\n`);
+    return { code: 0, stdout: '', stderr: '' };
+  };
+
+  beforeEach(async () => {
+    calls.length = 0;
+    dir = await mkdtemp(join(tmpdir(), 'devpkg-push-test-'));
+    bundleDir = join(dir, 'bundle');
+    await mkdir(join(bundleDir, '.imgpkg'), { recursive: true });
+    await writeFile(join(bundleDir, '.imgpkg', 'images.yml'), 'kind: ImagesLock\n');
+  });
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  test('digest from the lock; temp lock folder removed; credentials only in env', async () => {
+    const before = await tmpBefore();
+    const imgpkg = await Imgpkg.create(exec);
+    const r = await pushBundle({
+      bundleDir,
+      repository: 'localhost:5001/devpkg/a',
+      tag: '1.0.0_dev.1',
+      credentials: { username: 'me', password: 'pw-secret' },
+      imgpkg,
+      exec,
+    });
+    expect(r).toEqual({ image: `localhost:5001/devpkg/a@${DIGEST}`, digest: DIGEST, tag: '1.0.0_dev.1' });
+    const push = calls.find((c) => c.args[0] === 'push');
+    expect(push?.args.slice(0, 5)).toEqual(['push', '-b', 'localhost:5001/devpkg/a:1.0.0_dev.1', '-f', bundleDir]);
+    expect(push?.args.join(' ')).not.toContain('pw-secret');
+    expect(Object.entries(push?.opts?.env ?? {}).find(([k]) => k.startsWith('IMGPKG_REGISTRY_HOSTNAME_'))?.[1]).toBe('localhost:5001');
+    expect(await tmpBefore()).toBe(before);
+  });
+
+  test('--lock-output keeps the lock where asked', async () => {
+    const imgpkg = await Imgpkg.create(exec);
+    const lockOutput = join(dir, 'out.lock.yml');
+    const r = await pushBundle({ bundleDir, repository: 'localhost:5001/devpkg/a', tag: 't1', lockOutput, imgpkg, exec });
+    expect(r.lockFile).toBe(lockOutput);
+    expect(existsSync(lockOutput)).toBe(true);
+  });
+
+  test('bad tag and missing .imgpkg fail before anything runs', async () => {
+    const imgpkg = await Imgpkg.create(exec);
+    calls.length = 0;
+    await expect(pushBundle({ bundleDir, repository: 'localhost:5001/a', tag: '1.0.0+dev', imgpkg, exec })).rejects.toThrow(/contains "\+"/);
+    await expect(pushBundle({ bundleDir: dir, repository: 'localhost:5001/a', tag: 't', imgpkg, exec })).rejects.toThrow(/has no .imgpkg\/images.yml/);
+    expect(calls).toEqual([]);
+  });
+});

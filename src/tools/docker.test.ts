@@ -1,0 +1,63 @@
+import type { ExecFn } from './exec.js';
+import { Docker, dockerArgs, parseContainerInspect } from './docker.js';
+
+describe('dockerArgs', () => {
+  test.each([
+    [
+      dockerArgs.runRegistry({ name: 'devpkg-registry', hostPort: 5001, network: 'kind' }),
+      ['run', '-d', '--restart=always', '--name', 'devpkg-registry', '-p', '127.0.0.1:5001:5000', '--network', 'kind', 'registry:2'],
+    ],
+    [
+      dockerArgs.runRegistry({ name: 'r', hostPort: 6000, network: 'n', image: 'mirror/registry:2.8' }),
+      ['run', '-d', '--restart=always', '--name', 'r', '-p', '127.0.0.1:6000:5000', '--network', 'n', 'mirror/registry:2.8'],
+    ],
+    [dockerArgs.inspectContainer('r'), ['container', 'inspect', 'r']],
+    [dockerArgs.removeContainer('r'), ['rm', '-f', 'r']],
+    [dockerArgs.networkConnect('kind', 'r'), ['network', 'connect', 'kind', 'r']],
+    [dockerArgs.networkDisconnect('kind', 'r'), ['network', 'disconnect', '--force', 'kind', 'r']],
+  ])('%j', (got, want) => expect(got).toEqual(want));
+});
+
+// Trimmed from a real `docker container inspect` of a registry:2 container on kind's network.
+const INSPECT_OUTPUT = JSON.stringify([
+  {
+    Id: '4f1c',
+    Name: '/devpkg-registry',
+    State: { Status: 'running', Running: true, Pid: 4242 },
+    NetworkSettings: {
+      Ports: { '5000/tcp': [{ HostIp: '127.0.0.1', HostPort: '5001' }] },
+      IPAddress: '',
+      Networks: {
+        kind: { IPAMConfig: null, Aliases: ['4f1c'], NetworkID: 'abc', IPAddress: '172.18.0.3', Gateway: '172.18.0.1', GlobalIPv6Address: 'fc00:f853:ccd:e793::3' },
+        bridge: { IPAddress: '' },
+      },
+    },
+  },
+]);
+
+describe('parseContainerInspect', () => {
+  test('IPv4 per network, running, name without slash', () => {
+    expect(parseContainerInspect(INSPECT_OUTPUT)).toEqual({ name: 'devpkg-registry', running: true, networks: { kind: '172.18.0.3' } });
+  });
+  test('empty array: no container', () => expect(parseContainerInspect('[]')).toBeUndefined());
+  test('not JSON', () => expect(() => parseContainerInspect('Error: boom')).toThrow(/not JSON/));
+});
+
+describe('Docker', () => {
+  const exec: ExecFn = async (_c, args) => {
+    if (args[0] === 'version') return { code: 0, stdout: '27.3.1\n', stderr: '' };
+    if (args[0] === 'container') return { code: 1, stdout: '[]', stderr: 'Error response from daemon: No such container: x' };
+    if (args[0] === 'run') return { code: 125, stdout: '', stderr: 'Bind for 127.0.0.1:5001 failed: port is already allocated' };
+    return { code: 0, stdout: '', stderr: '' };
+  };
+  test('no container -> undefined; port taken -> says so', async () => {
+    const d = await Docker.create(exec);
+    expect(d.serverVersion).toBe('27.3.1');
+    expect(await d.inspectContainer('x')).toBeUndefined();
+    await expect(d.runRegistry({ name: 'x', hostPort: 5001, network: 'kind' })).rejects.toThrow(/port 5001 is taken on 127.0.0.1/);
+  });
+  test('no daemon', async () => {
+    const down: ExecFn = async () => ({ code: 1, stdout: '', stderr: 'Cannot connect to the Docker daemon' });
+    await expect(Docker.create(down)).rejects.toThrow(/docker does not answer.*needs a running Docker daemon/);
+  });
+});
