@@ -1,7 +1,52 @@
 import type { CleanupItem } from '../cleanup.js';
+import { DevpkgError } from '../errors.js';
 import type { ExecFn } from '../tools/exec.js';
+import { dockerArgs } from '../tools/docker.js';
+import { kindArgs } from '../tools/kind.js';
+import { kubectlArgs, resourceArg } from '../tools/kubectl.js';
 
-/** Deletes clusters, containers and objects recorded by the cluster modes. */
-export async function cleanupClusterItem(item: CleanupItem, _exec: ExecFn, _log: (m: string) => void): Promise<void> {
-  throw new Error(`cleanup of ${item.kind} is not implemented yet`);
+/** The command that undoes one item (pure; tested table-style). */
+export function cleanupCommand(item: CleanupItem): { cmd: string; args: string[]; env?: Record<string, string> } | undefined {
+  switch (item.kind) {
+    case 'kind-cluster':
+      return { cmd: 'kind', args: kindArgs.delete(item.name, item.kubeconfig) };
+    case 'docker-container':
+      return { cmd: 'docker', args: dockerArgs.removeContainer(item.name) };
+    case 'docker-network-disconnect':
+      return { cmd: 'docker', args: dockerArgs.networkDisconnect(item.network, item.container) };
+    case 'kubernetes-object':
+      return {
+        cmd: 'kubectl',
+        args: kubectlArgs.delete({
+          kubeconfig: item.kubeconfig,
+          resource: resourceArg(item.apiVersion, item.objectKind, item.name),
+          namespace: item.namespace,
+        }),
+      };
+    case 'management-cluster':
+      return {
+        cmd: item.tanzu,
+        args: ['management-cluster', 'delete', item.name, '--yes'],
+        ...(item.kubeconfig ? { env: { KUBECONFIG: item.kubeconfig } } : {}),
+      };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Deletes clusters, containers and objects recorded by the cluster modes. Throws on failure;
+ * runCleanup turns that into a warning (the post step never fails the job).
+ */
+export async function cleanupClusterItem(item: CleanupItem, exec: ExecFn, log: (m: string) => void): Promise<void> {
+  const c = cleanupCommand(item);
+  if (!c) throw new DevpkgError(`no cluster cleanup for ${item.kind}`);
+  log(`${c.cmd} ${c.args.join(' ')}`);
+  const r = await exec(c.cmd, c.args, { allowFail: true, env: c.env, timeoutMs: 10 * 60_000 });
+  if (r.code !== 0) {
+    const out = (r.stderr || r.stdout).trim();
+    // Already gone is success for a cleanup.
+    if (/no such container|not found|does not exist|is not connected/i.test(out)) return;
+    throw new DevpkgError(`${c.cmd} ${c.args[0]} exited ${r.code}: ${out.split('\n').slice(-5).join('\n')}`);
+  }
 }
