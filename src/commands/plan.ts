@@ -1,6 +1,85 @@
-import { DevpkgError } from '../errors.js';
-import type { CliIO } from './io.js';
+import path from 'node:path';
+import { UsageError } from '../errors.js';
+import { plan, renderPlanText, type Selection } from '../pipeline/plan.js';
+import { parseFlags, type CliIO } from './io.js';
 
-export async function run(_argv: string[], _io: CliIO): Promise<number> {
-  throw new DevpkgError('devpkg plan is not available yet');
+export const USAGE = `Usage: devpkg plan --repo DIR (--base REF [--head REF] | --all | --packages NAME/VERSION,...) [flags]
+
+What devpkg would push and apply for the changed package versions; needs no cluster.
+
+  --repo DIR            the packages repository (default: .)
+  --base REF            diff merge-base(REF, head)..head, as on a pull request
+  --head REF            head of the diff (default: HEAD)
+  --range               diff REF..head directly, as on a push
+  --all                 every version folder
+  --packages LIST       explicit NAME/VERSION list instead of detection
+  --packages-dir D      default: addons/packages
+  --registry R          where dev bundles go (HOST[:PORT][/PATH])
+  --ref-name MAP        FROM=TO[,FROM=TO] refName mapping, or a bare TO for one package
+  --dev-version V       force the dev version
+  --addon-type C/N      addon-type annotation of the overlay, e.g. cni/antrea
+  --ignore GLOBS        changed files that do not count (default: **/*.md)
+  --json                machine-readable output
+`;
+
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseFlags(argv, {
+    repo: { type: 'string' },
+    base: { type: 'string' },
+    head: { type: 'string' },
+    range: { type: 'boolean' },
+    all: { type: 'boolean' },
+    packages: { type: 'string' },
+    'packages-dir': { type: 'string' },
+    registry: { type: 'string' },
+    'ref-name': { type: 'string' },
+    'dev-version': { type: 'string' },
+    'addon-type': { type: 'string' },
+    ignore: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const chosen = [values.base !== undefined, values.all === true, values.packages !== undefined].filter(Boolean).length;
+  if (chosen !== 1) throw new UsageError('devpkg plan: give exactly one of --base REF, --all or --packages LIST (see devpkg plan --help)');
+  let selection: Selection;
+  if (values.all) selection = { kind: 'all' };
+  else if (values.packages !== undefined) selection = { kind: 'explicit', packages: values.packages.split(',').map((s) => s.trim()).filter(Boolean) };
+  else selection = { kind: 'diff', base: values.base!, head: values.head, rangeKind: values.range ? 'range' : 'pr' };
+  const out = await plan({
+    root: path.resolve(io.cwd, values.repo ?? '.'),
+    packagesDir: values['packages-dir'] ?? 'addons/packages',
+    selection,
+    registry: values.registry ?? '',
+    refName: values['ref-name'] ?? '',
+    seq: { timestamp: new Date() },
+    devVersion: values['dev-version'],
+    addonType: values['addon-type'],
+    ignore: values.ignore?.split(',').map((s) => s.trim()).filter(Boolean),
+    log: (m) => io.stderr(`${m}\n`),
+  });
+  if (values.json) {
+    const packages = out.packages.map((p) => ({
+      name: p.name,
+      version: p.version,
+      path: p.plan?.path,
+      refName: p.refName,
+      targetRefName: p.targetRefName,
+      devVersion: p.devVersion,
+      devVersionReason: p.plan?.devVersionReason,
+      devPackageName: p.plan?.devPackageName,
+      bundleTag: p.plan?.bundleTag,
+      bundleImage: p.plan?.bundleImage,
+      packageYaml: p.plan?.packageYaml,
+      overlayPath: p.plan?.overlayPath,
+      overlay: p.plan?.overlay,
+      commands: p.plan?.commands,
+    }));
+    io.stdout(JSON.stringify({ base: out.base, head: out.head, packages, removed: out.removed }, null, 2) + '\n');
+  } else {
+    io.stdout(renderPlanText(out));
+  }
+  return 0;
 }

@@ -1,6 +1,48 @@
-import { DevpkgError } from '../errors.js';
+import path from 'node:path';
+import { plan, matrixOf, type PlanOutput } from '../pipeline/plan.js';
+import { selectionFromContext, sequenceFromContext } from './selection.js';
 import type { ModeContext } from './types.js';
 
-export async function run(_ctx: ModeContext): Promise<void> {
-  throw new DevpkgError('mode "plan" is not available yet in this version of devpkg; use mode plan or detect');
+/** Plan mode: no cluster; outputs, a job summary and (on a pull request) the comment. */
+export async function run(ctx: ModeContext): Promise<void> {
+  const { inputs, host } = ctx;
+  const out = await host.group('Plan', () =>
+    plan({
+      root: path.resolve(ctx.github.workspace, inputs.workingDirectory),
+      packagesDir: inputs.packagesDir,
+      selection: selectionFromContext(ctx),
+      registry: inputs.registry,
+      refName: inputs.refName,
+      seq: sequenceFromContext(ctx),
+      devVersion: inputs.devVersion || undefined,
+      addonType: inputs.addonType || undefined,
+      ignore: inputs.ignore,
+      exec: ctx.exec,
+      log: (m) => host.info(m),
+    }),
+  );
+  for (const p of out.packages) {
+    host.info(`${p.name}/${p.version}: ${p.refName} -> ${p.targetRefName} ${p.devVersion} (${p.plan?.bundleImage})`);
+  }
+  writePlanOutputs(ctx, out);
+  const { publishReport } = await import('../report/publish.js');
+  await publishReport({ results: out.packages, ctx });
+}
+
+export function writePlanOutputs(ctx: Pick<ModeContext, 'host'>, out: PlanOutput): void {
+  const packages = out.packages.map((p) => ({
+    name: p.name,
+    version: p.version,
+    path: p.plan?.path,
+    refName: p.refName,
+    targetRefName: p.targetRefName,
+    devVersion: p.devVersion,
+    devPackageName: p.plan?.devPackageName,
+    bundleTag: p.plan?.bundleTag,
+    bundleImage: p.plan?.bundleImage,
+    overlayPath: p.plan?.overlayPath,
+  }));
+  ctx.host.setOutput('packages', JSON.stringify(packages));
+  ctx.host.setOutput('matrix', matrixOf(out.packages));
+  ctx.host.setOutput('removed', JSON.stringify(out.removed));
 }

@@ -1,0 +1,189 @@
+import path from 'node:path';
+import { DevpkgError } from '../errors.js';
+import { listPackages, loadVersion, type LoadedVersion } from '../packages/layout.js';
+import { deriveDevPackage, devPackageToYaml } from '../packages/derive.js';
+import { overlayFileName, renderOverlay, USER_CUSTOMIZATIONS_DIR } from '../packages/overlay.js';
+import { parseRefNameMap, targetRefName } from '../packages/refname.js';
+import { compareVersions, planDevVersion, toOciTag, type DevSequence } from '../versions/index.js';
+import type { PackageVersionRef } from '../detect/index.js';
+import type { PlannedPackage } from '../verify/types.js';
+import type { ExecFn } from '../tools/exec.js';
+
+/** Which package versions are in play. */
+export type Selection =
+  | { kind: 'explicit'; packages: string[] }
+  | { kind: 'all' }
+  | { kind: 'diff'; base: string; head?: string; rangeKind: 'pr' | 'range' };
+
+export interface PlanRequest {
+  root: string;
+  packagesDir: string;
+  selection: Selection;
+  /** HOST[:PORT][/PATH] for dev bundles. */
+  registry: string;
+  refName: string;
+  seq: DevSequence;
+  /** Forces the dev version (still checked against the versions in play). */
+  devVersion?: string;
+  addonType?: string;
+  ignore?: string[];
+  mode?: string;
+  exec?: ExecFn;
+  log?: (message: string) => void;
+}
+
+export interface PlanOutput {
+  packages: PlannedPackage[];
+  removed: PackageVersionRef[];
+  base?: string;
+  head?: string;
+}
+
+/** Registry used to name bundles when none is given: kind's conventional local registry. */
+export const DEFAULT_PLAN_REGISTRY = 'localhost:5001/devpkg';
+
+export async function resolveSelection(req: PlanRequest): Promise<{ refs: PackageVersionRef[]; removed: PackageVersionRef[]; base?: string; head?: string }> {
+  const sel = req.selection;
+  if (sel.kind === 'explicit') {
+    const refs = sel.packages.map((p) => {
+      const [name, version] = p.split('/');
+      if (!name || !version) throw new DevpkgError(`packages: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`, { exitCode: 2 });
+      return { name, version, path: path.posix.join(req.packagesDir, name, version) };
+    });
+    return { refs, removed: [] };
+  }
+  if (sel.kind === 'all') {
+    const pkgs = await listPackages(req.root, req.packagesDir);
+    if (pkgs.length === 0) {
+      throw new DevpkgError(`${path.join(req.root, req.packagesDir)}: no packages found; set packages-dir to the folder holding <name>/<version>/package.yaml`);
+    }
+    return { refs: pkgs.flatMap((p) => p.versions.map((v) => ({ name: p.name, version: v.version, path: v.path }))), removed: [] };
+  }
+  const { Git } = await import('../tools/git.js');
+  const { detectChanges } = await import('../detect/index.js');
+  const git = await Git.create(req.root, req.exec);
+  const result = await detectChanges({
+    git,
+    packagesDir: req.packagesDir,
+    base: sel.base,
+    head: sel.head,
+    kind: sel.rangeKind,
+    ignore: req.ignore,
+    versionCompare: compareVersions,
+    log: req.log,
+  });
+  return { refs: result.changed, removed: result.removed, base: result.base, head: result.head };
+}
+
+/** Works out, for each package version in play, the dev version, dev Package and overlay. */
+export async function plan(req: PlanRequest): Promise<PlanOutput> {
+  const { refs, removed, base, head } = await resolveSelection(req);
+  const map = parseRefNameMap(req.refName);
+  const registry = (req.registry || DEFAULT_PLAN_REGISTRY).replace(/\/+$/, '');
+  const packages: PlannedPackage[] = [];
+  for (const ref of refs) {
+    const loaded = await loadVersion(req.root, req.packagesDir, ref.name, ref.version);
+    const siblings = await listPackages(req.root, req.packagesDir).then((all) => all.find((p) => p.name === ref.name));
+    const versions = (siblings?.versions ?? []).map((v) => v.version);
+    packages.push(planOne(loaded, versions, { ...req, registry }, map, refs.length));
+  }
+  return { packages, removed, base, head };
+}
+
+function planOne(
+  loaded: LoadedVersion,
+  versions: string[],
+  req: PlanRequest & { registry: string },
+  map: ReturnType<typeof parseRefNameMap>,
+  count: number,
+): PlannedPackage {
+  const refName = loaded.pkg.pkg.spec.refName;
+  const target = targetRefName(map, refName, count);
+  const specVersion = loaded.pkg.pkg.spec.version;
+  const inPlay = versions.includes(specVersion) ? versions : [...versions, specVersion];
+  const dev = planDevVersion({
+    versions: req.devVersion ? [...inPlay] : inPlay,
+    // The addons manager's PackageInstalls allow prereleases and set no constraints.
+    selection: { prereleases: {} },
+    base: specVersion,
+    seq: req.seq,
+  });
+  let devVersion = dev.version;
+  let reason = dev.reason;
+  if (req.devVersion) {
+    const highest = [...inPlay].sort(compareVersions).at(-1) ?? specVersion;
+    if (compareVersions(req.devVersion, highest) <= 0) {
+      throw new DevpkgError(`dev-version ${req.devVersion} does not outrank ${highest} (the highest ${loaded.name} version in the repository); kapp-controller would keep ${highest}`);
+    }
+    devVersion = req.devVersion;
+    reason = `forced by dev-version (outranks ${highest})`;
+  }
+  const tag = toOciTag(devVersion);
+  const bundleImage = `${req.registry}/${loaded.name}:${tag}`;
+  const derived = deriveDevPackage(loaded.pkg.pkg, { version: devVersion, image: bundleImage, refName: target, allowTag: true });
+  const packageYaml = devPackageToYaml(derived.pkg);
+  const overlay = renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined });
+  const overlayPath = `${USER_CUSTOMIZATIONS_DIR}/${overlayFileName(loaded.name)}`;
+  return {
+    name: loaded.name,
+    version: loaded.version,
+    refName,
+    targetRefName: target,
+    devVersion,
+    mode: req.mode ?? 'plan',
+    verdict: 'planned',
+    reason: `${loaded.name} ${specVersion} -> ${devVersion}: ${reason}`,
+    timeline: [],
+    plan: {
+      path: loaded.path,
+      devPackageName: derived.pkg.metadata.name,
+      bundleTag: tag,
+      bundleImage,
+      devVersionReason: reason,
+      packageYaml,
+      overlay,
+      overlayPath,
+      commands: [
+        `imgpkg push -b ${bundleImage} -f ${loaded.path}/bundle --lock-output ${loaded.name}.lock.yml`,
+        `# set spec.template.spec.fetch[0].imgpkgBundle.image to bundle.image from ${loaded.name}.lock.yml (repo@sha256:...)`,
+        `kubectl apply --server-side -f ${loaded.name}-dev-package.yaml   # cluster: iterate on a running cluster`,
+        `cp ${loaded.name}_dev_package.yaml ~/.config/tanzu/${overlayPath.replace(/^providers/, 'tkg/providers')}`,
+        `SUPPRESS_PROVIDERS_UPDATE=1 tanzu management-cluster create -i docker --file <cluster-config>`,
+      ],
+    },
+  };
+}
+
+/** The matrix output: one include entry per package version, for `fromJSON`. */
+export function matrixOf(packages: Array<Pick<PlannedPackage, 'name' | 'version' | 'refName' | 'targetRefName' | 'devVersion'> & { plan?: { path: string } }>): string {
+  return JSON.stringify({
+    include: packages.map((p) => ({
+      package: `${p.name}/${p.version}`,
+      name: p.name,
+      version: p.version,
+      path: p.plan?.path,
+      refName: p.refName,
+      targetRefName: p.targetRefName,
+      devVersion: p.devVersion,
+    })),
+  });
+}
+
+/** The readable plan the CLI prints without --json. */
+export function renderPlanText(out: PlanOutput): string {
+  const lines: string[] = [];
+  if (out.base || out.head) lines.push(`Changes ${out.base ?? ''}..${out.head ?? ''}`);
+  if (out.packages.length === 0) lines.push('No package versions changed.');
+  for (const p of out.packages) {
+    lines.push('', `${p.name}/${p.version} (${p.plan?.path})`);
+    lines.push(`  refName      ${p.refName}${p.targetRefName !== p.refName ? ` -> ${p.targetRefName}` : ''}`);
+    lines.push(`  dev version  ${p.devVersion}  (${p.plan?.devVersionReason})`);
+    lines.push(`  Package      ${p.plan?.devPackageName}`);
+    lines.push(`  bundle       ${p.plan?.bundleImage}`);
+    lines.push(`  overlay      ${p.plan?.overlayPath}`);
+    lines.push('  commands:');
+    for (const c of p.plan?.commands ?? []) lines.push(`    ${c}`);
+  }
+  for (const r of out.removed) lines.push('', `${r.name}/${r.version} removed (not tested)`);
+  return lines.join('\n') + '\n';
+}
