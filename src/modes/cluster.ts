@@ -1,6 +1,154 @@
-import { DevpkgError } from '../errors.js';
+import path from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KindRegistry } from '../bundle/kind-registry.js';
+import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
+import { loadKubeConfig } from '../cluster/kubeconfig.js';
+import { DevpkgError, UsageError, errorMessage } from '../errors.js';
+import { loadVersion } from '../packages/layout.js';
+import { parseRefNameMap } from '../packages/refname.js';
+import { resolveSelection, type PlanRequest } from '../pipeline/plan.js';
+import type { PackageVersionRef } from '../detect/index.js';
+import { parseAssertions } from '../verify/assertions.js';
+import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '../verify/index.js';
+import { renderResultText } from '../verify/render.js';
+import type { Mode, PackageResult } from '../verify/types.js';
+import { selectionFromContext, sequenceFromContext } from './selection.js';
 import type { ModeContext } from './types.js';
 
-export async function run(_ctx: ModeContext): Promise<void> {
-  throw new DevpkgError('mode "cluster" is not available yet in this version of devpkg; use mode plan or detect');
+export interface ClusterRunOptions {
+  kc: KubeConfig;
+  root: string;
+  refs: PackageVersionRef[];
+  mode: Mode;
+  /** Where to push (host[:port]/path). */
+  registry: string;
+  /** kind: the registry as the cluster reaches it. */
+  kindRegistry?: KindRegistry;
+  /** NS/NAME per package name (kind mode creates one per package); else the package-install input. */
+  packageInstalls?: Map<string, { namespace: string; name: string }>;
+  /** Extra phases to put in each result (kind: cluster, registry, kapp-controller, baseline). */
+  phases?: PackageResult['phases'];
+}
+
+/**
+ * Pushes, derives and applies every package (each failure becomes an `error` result, the others
+ * go on), then verifies all of them concurrently. Shared by the cluster and kind modes.
+ */
+export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): Promise<PackageResult[]> {
+  const { inputs, host } = ctx;
+  const client = await ClusterClient.create(o.kc);
+  const refNames = parseRefNameMap(inputs.refName);
+  const named = inputs.packageInstall ? parsePackageInstallRef(inputs.packageInstall, 'input package-install') : undefined;
+  if (named && o.refs.length > 1) {
+    throw new UsageError(`input package-install names one PackageInstall but ${o.refs.length} packages changed; set packages to one NAME/VERSION`);
+  }
+  if (inputs.registryPassword) host.setSecret(inputs.registryPassword);
+  const credentials = inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined;
+  const assertions = parseAssertions(inputs.assert);
+  const seq = sequenceFromContext(ctx);
+
+  const errors: PackageResult[] = [];
+  const requests: VerifyRequest[] = [];
+  for (const ref of o.refs) {
+    await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
+      try {
+        const loaded = await loadVersion(o.root, inputs.packagesDir, ref.name, ref.version);
+        const dev = await runDevPipeline({
+          client,
+          root: o.root,
+          loaded,
+          packageCount: o.refs.length,
+          refNames,
+          packageInstall: o.packageInstalls?.get(ref.name) ?? named,
+          registry: o.registry,
+          clusterRegistryHost: o.kindRegistry?.clusterHost,
+          credentials,
+          pushCommand: inputs.pushCommand || undefined,
+          lockImages: inputs.lockImages,
+          seq,
+          devVersion: inputs.devVersion || undefined,
+          mode: o.mode,
+          exec: ctx.exec,
+          log: (m) => host.info(m),
+        });
+        for (const r of dev.requests) {
+          r.base.phases = [...(o.phases ?? []), { name: 'dev Package applied', seenAt: new Date().toISOString() }];
+          requests.push(r);
+        }
+      } catch (err) {
+        host.error(`${ref.name}/${ref.version}: ${errorMessage(err)}`, err instanceof DevpkgError && err.file ? { file: err.file, line: err.line } : undefined);
+        errors.push({
+          name: ref.name,
+          version: ref.version,
+          refName: '',
+          targetRefName: '',
+          devVersion: '',
+          mode: o.mode,
+          verdict: 'error',
+          reason: errorMessage(err),
+          timeline: [],
+          ...(o.phases ? { phases: o.phases } : {}),
+        });
+      }
+    });
+  }
+  const verified = await host.group(`Verify ${requests.length} PackageInstall(s)`, () =>
+    verifyAll(requests, {
+      kc: o.kc,
+      settleMs: inputs.settleMs,
+      timeoutMs: inputs.timeoutMs,
+      assertions,
+      diagnosticsDir: path.join(ctx.env.RUNNER_TEMP || path.join(o.root, '.devpkg'), 'devpkg-diagnostics'),
+      log: (m) => host.info(m),
+    }),
+  );
+  for (const r of verified) host.info(renderResultText(r));
+  return [...verified, ...errors];
+}
+
+/** Outputs, report, and one failure for everything that did not win. */
+export async function finishRun(ctx: ModeContext, results: PackageResult[]): Promise<void> {
+  ctx.host.setOutput('verdicts', JSON.stringify(Object.fromEntries(results.map((r) => [`${r.name}/${r.version}`, r.verdict]))));
+  const { publishReport } = await import('../report/publish.js');
+  await publishReport({ results, ctx });
+  const failed = results.filter((r) => !passed(r));
+  if (failed.length > 0) {
+    throw new DevpkgError(
+      `${failed.length} of ${results.length} package(s) did not win: ` +
+        failed.map((r) => `${r.name}/${r.version} ${r.verdict}${r.assertions?.some((a) => !a.ok) ? ' (assertions failed)' : ''}`).join(', '),
+    );
+  }
+}
+
+export async function changedRefs(ctx: ModeContext, root: string): Promise<PackageVersionRef[]> {
+  const req: PlanRequest = {
+    root,
+    packagesDir: ctx.inputs.packagesDir,
+    selection: selectionFromContext(ctx),
+    registry: ctx.inputs.registry,
+    refName: ctx.inputs.refName,
+    seq: sequenceFromContext(ctx),
+    ignore: ctx.inputs.ignore,
+    exec: ctx.exec,
+    log: (m) => ctx.host.info(m),
+  };
+  return (await resolveSelection(req)).refs;
+}
+
+/** Cluster mode: an existing cluster (input kubeconfig, or the default one). */
+export async function run(ctx: ModeContext): Promise<void> {
+  const { inputs, host } = ctx;
+  if (!inputs.registry) {
+    throw new UsageError('mode cluster: input registry is required (HOST[:PORT]/PATH the cluster can pull from)');
+  }
+  const root = path.resolve(ctx.github.workspace, inputs.workingDirectory);
+  const refs = await host.group('Changed packages', () => changedRefs(ctx, root));
+  if (refs.length === 0) {
+    host.info('no package version changed; nothing to verify');
+    await finishRun(ctx, []);
+    return;
+  }
+  const kc = await loadKubeConfig(inputs.kubeconfig ? path.resolve(root, inputs.kubeconfig) : undefined);
+  const results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry });
+  await finishRun(ctx, results);
 }
