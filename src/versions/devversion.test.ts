@@ -26,6 +26,8 @@ describe('planDevVersion', () => {
     ['an unrelated higher prerelease', ['1.5.3', '2.0.0-rc.1'], { prereleases: {} }, undefined, '2.0.1-dev.42.1', '2.0.1-dev.42.1'],
     ['a prerelease that is filtered out does not matter', ['1.5.3', '2.0.0-rc.1'], {}, undefined, '1.5.4+dev.42.1', '1.5.4_dev.42.1'],
     ['unparsable versions are ignored', ['1.5.3', 'latest', '01.0.0'], {}, undefined, '1.5.4+dev.42.1', '1.5.4_dev.42.1'],
+    ['nothing selectable: start inside the constraints', [], { constraints: '1.x' }, undefined, '1.0.1+dev.42.1', '1.0.1_dev.42.1'],
+    ['nothing selectable: below a higher release', ['2.1.0'], { constraints: '>=1.0.0 <2.0.0', prereleases: {} }, undefined, '1.0.1-dev.42.1', '1.0.1-dev.42.1'],
     ['v-prefixed versions are understood', ['v1.5.3'], { prereleases: {} }, undefined, '1.5.4-dev.42.1', '1.5.4-dev.42.1'],
   ])('%s', (_name, versions, selection, base, version, tag) => {
     const plan = planDevVersion({ versions, selection, base, seq: run42 });
@@ -48,6 +50,7 @@ describe('planDevVersion', () => {
     ['an exact version with =', { constraints: '=1.5.3+vmware.1-tkg.1', prereleases: {} }, /allows only the exact version/],
     ['exact versions with ||', { constraints: '1.5.2+vmware.1-tkg.1 || 1.5.3+vmware.1-tkg.1' }, /allows only the exact versions 1.5.2\+vmware.1-tkg.1, 1.5.3\+vmware.1-tkg.1/],
     ['an exact prerelease', { constraints: '1.5.3-dev.1' }, /allows only the exact version 1.5.3-dev.1/],
+    ['an exact version nobody has', { constraints: '9.9.9' }, /allows only the exact version 9.9.9/],
     ['an upper bound at the released version', { constraints: '<=1.5.3+vmware.1-tkg.1' }, /no dev version that outranks 1.5.3\+vmware.1-tkg.1 passes versionSelection .*tried 1.5.4\+dev.42.1 \(does not satisfy <=1.5.3\+vmware.1-tkg.1\).*Widen versionSelection.constraints/],
   ])('throws for %s', (_name, selection, message) => {
     let err: unknown;

@@ -82,6 +82,7 @@ function highest(vs: ParsedVersion[]): ParsedVersion | undefined {
  *   2. `<next patch>+dev.<seq>` — a release (so it passes a missing prereleases setting) whose
  *      build metadata makes it rise;
  *   3. `<base>+<base build>.dev.<seq>` — same core, longer build list (for tight upper bounds).
+ * When nothing in play is selectable, the constraints' lower bounds serve as bases too.
  * Every candidate is checked with selectVersion itself. Throws a DevpkgError saying why and what
  * to change when none can win (e.g. constraints that pin one exact version).
  */
@@ -111,7 +112,13 @@ export function planDevVersion(opts: PlanDevVersionOptions): DevVersionPlan {
   addBase(parseOpt(opts.base));
   addBase(highest(released));
   addBase(highest(parsedPool));
-  if (bases.length === 0) addBase(parseVersion('0.0.0'));
+  if (!winnerNow && selection.constraints) {
+    // Nothing in play is selectable: start from the constraints' own lower bounds.
+    for (const alt of parseConstraints(selection.constraints).alternatives) {
+      for (const c of alt) if (c.op === '>=' || c.op === '>' || c.op === '=') addBase(c.version);
+    }
+  }
+  if (!winnerNow) addBase(parseVersion('0.0.0'));
 
   const nextPatch = (b: ParsedVersion) => `${b.major}.${b.minor}.${b.patch + 1n}`;
   const forms: Array<(b: ParsedVersion) => string[]> = [];
