@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DevpkgError } from '../errors.js';
 import { execTool, type ExecFn } from './exec.js';
@@ -46,6 +47,8 @@ export class Kbld {
    */
   async lockImages(bundleDir: string, login?: RegistryLogin): Promise<void> {
     const env = login ? kbldAuthEnv(login, process.env) : {};
+    // kbld writes the lock file but does not create its folder.
+    await mkdir(join(bundleDir, '.imgpkg'), { recursive: true });
     const r = await this.exec(this.path, kbldArgs.lockImages(bundleDir), { env, allowFail: true });
     if (r.code !== 0) {
       const detail = login ? scrubSecrets(r.stderr || r.stdout, [login.password], login) : r.stderr || r.stdout;

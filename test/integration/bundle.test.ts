@@ -176,6 +176,25 @@ describe('pushBundle with imgpkg (harness registry)', () => {
   });
 });
 
+describe('lock-images (kbld)', () => {
+  test('kbld writes .imgpkg/images.yml with digests, then the bundle is pushed', async () => {
+    const registry = harnessRegistry();
+    // An image kbld can resolve: a bundle pushed here first, referenced by tag.
+    const dep = await pushBundle({ bundleDir, repository: `${registry}/devpkg-it/dep-${run}`, tag: 'v1', imgpkg });
+    const dir = join(work, 'kbld', 'bundle');
+    await mkdir(join(dir, 'config'), { recursive: true });
+    await writeFile(
+      join(dir, 'config', 'pod.yaml'),
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: ${registry}/devpkg-it/dep-${run}:v1\n`,
+    );
+    const r = await pushBundle({ bundleDir: dir, repository: `${registry}/devpkg-it/kbld-${run}`, tag: '1.0.0', lockImages: true, imgpkg });
+    const lock = await readFile(join(dir, '.imgpkg', 'images.yml'), 'utf8');
+    expect(lock).toContain('kind: ImagesLock');
+    expect(lock).toContain(`image: ${dep.image}`);
+    expect((await skopeoInspect(`${registry}/devpkg-it/kbld-${run}:1.0.0`)).Digest).toBe(r.digest);
+  });
+});
+
 describe('push-command', () => {
   test('values arrive as environment variables, the digest is read from the registry', async () => {
     const repository = `${harnessRegistry()}/devpkg-it/cmd-${run}`;
