@@ -66,13 +66,13 @@ export async function writeResultsFolder(
       results.push(r);
       continue;
     }
-    const target = join('diagnostics', slug(r));
+    let target = join('diagnostics', slug(r));
     try {
-      if ((await stat(r.diagnostics.dir)).isDirectory()) {
-        await cp(r.diagnostics.dir, join(dir, target), { recursive: true });
-      }
+      if (!(await stat(r.diagnostics.dir)).isDirectory()) throw new Error('not a folder');
+      await cp(r.diagnostics.dir, join(dir, target), { recursive: true });
     } catch (err) {
       warn(`diagnostics of ${r.name} ${r.version}: cannot copy ${r.diagnostics.dir} into the results: ${(err as Error).message}`);
+      target = '';
     }
     results.push({ ...r, diagnostics: { ...r.diagnostics, dir: target } });
   }

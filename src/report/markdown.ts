@@ -18,8 +18,10 @@ export function escapeHtml(s: string): string {
 export function text(s: string): string {
   return s
     .replace(/\r?\n/g, ' ')
-    .replace(/[\\`*_[\]<>|~#!]/g, (c) => `\\${c}`)
     .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]|~#!]/g, (c) => `\\${c}`)
     .replace(/@/g, '@\u200b');
 }
 

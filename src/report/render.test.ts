@@ -138,7 +138,7 @@ describe('mermaid', () => {
 describe('markdown escaping', () => {
   test.each([
     ['a|b', 'a\\|b'],
-    ['*bold* _x_ [l](u) <b>', '\\*bold\\* \\_x\\_ \\[l\\](u) \\<b\\>'],
+    ['*bold* _x_ [l](u) <b> &amp;', '\\*bold\\* \\_x\\_ \\[l\\](u) &lt;b&gt; &amp;amp;'],
     ['@team', '@\u200bteam'],
     ['two\nlines', 'two lines'],
   ])('text(%j)', (input, expected) => {

@@ -156,7 +156,7 @@ function links(e: ReportEntry, input: ReportInput): string | undefined {
     const name = `artifact ${e.artifactName}`;
     parts.push(url ? link(name, url) : text(name));
   }
-  if (e.result.diagnostics) parts.push(`diagnostics in ${code(`diagnostics/${slug(e.result)}/`)}`);
+  if (e.result.diagnostics?.dir) parts.push(`diagnostics in ${code(`diagnostics/${slug(e.result)}/`)}`);
   return parts.length > 0 ? `Full logs: ${parts.join(' · ')}` : undefined;
 }
 
