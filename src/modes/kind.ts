@@ -1,6 +1,99 @@
-import { DevpkgError } from '../errors.js';
+import path from 'node:path';
+import { installBaseline } from '../cluster/baseline.js';
+import { ClusterClient } from '../cluster/dev.js';
+import { createKindCluster } from '../cluster/kind.js';
+import { loadKubeConfig } from '../cluster/kubeconfig.js';
+import { CleanupList } from '../cleanup.js';
+import { errorMessage } from '../errors.js';
+import { loadVersion } from '../packages/layout.js';
+import { parseRefNameMap, targetRefName } from '../packages/refname.js';
+import type { PackageResult, Phase } from '../verify/types.js';
+import { changedRefs, finishRun, pushApplyVerify } from './cluster.js';
 import type { ModeContext } from './types.js';
 
-export async function run(_ctx: ModeContext): Promise<void> {
-  throw new DevpkgError('mode "kind" is not available yet in this version of devpkg; use mode plan or detect');
+/** A kind cluster name for this run: short, lowercase, unique per run attempt. */
+export function kindClusterName(runId: string | number, attempt: number): string {
+  const id = String(runId || Date.now().toString(36)).toLowerCase().replace(/[^a-z0-9]/g, '').slice(-12);
+  return `devpkg-${id}-${attempt || 1}`;
+}
+
+/**
+ * Kind mode: an ephemeral kind cluster with a local registry and kapp-controller; a baseline of
+ * the released version installed the way the addons manager would; then the dev Package; verify.
+ * Everything created is recorded for the post step first.
+ */
+export async function run(ctx: ModeContext): Promise<void> {
+  const { inputs, host, github } = ctx;
+  const root = path.resolve(github.workspace, inputs.workingDirectory);
+  const refs = await host.group('Changed packages', () => changedRefs(ctx, root));
+  if (refs.length === 0) {
+    host.info('no package version changed; nothing to verify');
+    await finishRun(ctx, []);
+    return;
+  }
+  const cleanup = new CleanupList(host);
+  const phases: Phase[] = [];
+  const mark = (name: string, at: string) => phases.push({ name, seenAt: at });
+  const cluster = await host.group('kind cluster, registry and kapp-controller', () =>
+    createKindCluster({
+      exec: ctx.exec,
+      cleanup,
+      name: kindClusterName(github.runId, github.runAttempt),
+      kindVersion: inputs.kindVersion || undefined,
+      nodeImage: inputs.kindNodeImage || undefined,
+      kappControllerVersion: inputs.kappControllerVersion || undefined,
+      log: (m) => host.info(m),
+      onPhase: mark,
+    }),
+  );
+  const kc = await loadKubeConfig(cluster.kubeconfig);
+  const client = await ClusterClient.create(kc);
+  const registry = `${cluster.registry.pushHost}/devpkg`;
+  const refNames = parseRefNameMap(inputs.refName);
+  const baseRef = inputs.baseRef || github.baseSha || undefined;
+
+  const installs = new Map<string, { namespace: string; name: string }>();
+  const failed: PackageResult[] = [];
+  for (const ref of refs) {
+    await host.group(`Baseline ${ref.name}/${ref.version}`, async () => {
+      try {
+        const loaded = await loadVersion(root, inputs.packagesDir, ref.name, ref.version);
+        const refName = targetRefName(refNames, loaded.pkg.pkg.spec.refName, refs.length);
+        const b = await installBaseline({
+          client,
+          kc,
+          exec: ctx.exec,
+          root,
+          loaded,
+          baseRef,
+          refName,
+          registry,
+          clusterRegistryHost: cluster.registry.clusterHost,
+          timeoutMs: inputs.timeoutMs,
+          log: (m) => host.info(m),
+        });
+        installs.set(ref.name, { namespace: b.namespace, name: b.name });
+        mark(`baseline ${ref.name} ${b.releasedVersion}`, b.installedAt);
+      } catch (err) {
+        host.error(`${ref.name}/${ref.version}: baseline: ${errorMessage(err)}`);
+        failed.push({
+          name: ref.name,
+          version: ref.version,
+          refName: '',
+          targetRefName: '',
+          devVersion: '',
+          mode: 'kind',
+          verdict: 'error',
+          reason: `baseline: ${errorMessage(err)}`,
+          timeline: [],
+          phases: [...phases],
+        });
+      }
+    });
+  }
+  const ok = refs.filter((r) => installs.has(r.name));
+  const results = ok.length
+    ? await pushApplyVerify(ctx, { kc, root, refs: ok, mode: 'kind', registry, kindRegistry: cluster.registry, packageInstalls: installs, phases: [...phases] })
+    : [];
+  await finishRun(ctx, [...results, ...failed]);
 }

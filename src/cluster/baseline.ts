@@ -1,0 +1,154 @@
+/**
+ * The kind mode's baseline, installed the way phase 2 of a bootstrap would: the released version
+ * of the package (built from the base ref), a Package for it, and a PackageInstall shaped like the
+ * addons manager's (refName only, `prereleases: {}`, no constraints) in tkg-system, with a service
+ * account bound to cluster-admin. Waits until kapp-controller installed it.
+ */
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { pushBundle, rewriteImageHost } from '../bundle/index.js';
+import { DevpkgError } from '../errors.js';
+import { deriveDevPackage } from '../packages/derive.js';
+import type { LoadedVersion } from '../packages/layout.js';
+import { parsePackageFile, type PackageResource } from '../packages/model.js';
+import type { ExecFn } from '../tools/exec.js';
+import { toOciTag } from '../versions/index.js';
+import { verifyPackageInstall } from '../verify/verifier.js';
+import type { ClusterClient } from './dev.js';
+
+export const ADDONS_NAMESPACE = 'tkg-system';
+
+/** The objects that give kapp-controller an identity to install with (pure). */
+export function installIdentity(namespace: string, serviceAccount: string): KubernetesObject[] {
+  return [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: serviceAccount, namespace } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${serviceAccount}-${namespace}-cluster-admin` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace }],
+    } as KubernetesObject,
+  ];
+}
+
+/** A PackageInstall like tanzu-addons-manager's for a core package (pure). */
+export function addonsManagerPackageInstall(o: { namespace: string; name: string; refName: string; serviceAccount: string }): KubernetesObject {
+  return {
+    apiVersion: 'packaging.carvel.dev/v1alpha1',
+    kind: 'PackageInstall',
+    metadata: { name: o.name, namespace: o.namespace },
+    spec: {
+      serviceAccountName: o.serviceAccount,
+      packageRef: { refName: o.refName, versionSelection: { prereleases: {} } },
+      // kapp-controller's shortest sync period; the addons manager's own is longer.
+      syncPeriod: '30s',
+    },
+  } as KubernetesObject;
+}
+
+/**
+ * Copies `folder` (relative to the repository root) as it was at `ref` into `dest` with git
+ * archive + tar (no shell). Returns false when the folder does not exist at that ref.
+ */
+export async function exportFolderAtRef(exec: ExecFn, root: string, ref: string, folder: string, dest: string): Promise<boolean> {
+  const ls = await exec('git', ['-C', root, 'ls-tree', '-d', '--name-only', ref, '--', folder], { allowFail: true });
+  if (ls.code !== 0 || ls.stdout.trim() === '') return false;
+  await mkdir(dest, { recursive: true });
+  const tar = join(dest, '.devpkg-export.tar');
+  await exec('git', ['-C', root, 'archive', '--format=tar', '-o', tar, ref, '--', folder]);
+  await exec('tar', ['-xf', tar, '-C', dest]);
+  await rm(tar, { force: true });
+  return true;
+}
+
+export interface BaselineOptions {
+  client: ClusterClient;
+  kc: KubeConfig;
+  exec: ExecFn;
+  root: string;
+  /** The version folder at head. */
+  loaded: LoadedVersion;
+  /** The base ref; the released version is built from the version folder as it was there. */
+  baseRef?: string;
+  /** The refName the cluster uses (after the ref-name map). */
+  refName: string;
+  /** Push here (host[:port]/path); the cluster pulls from clusterRegistryHost. */
+  registry: string;
+  clusterRegistryHost?: string;
+  namespace?: string;
+  serviceAccount?: string;
+  timeoutMs: number;
+  log?: (m: string) => void;
+}
+
+export interface Baseline {
+  namespace: string;
+  name: string;
+  releasedVersion: string;
+  image: string;
+  /** Where the released source came from. */
+  source: 'base-ref' | 'head';
+  installedAt: string;
+}
+
+export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
+  const log = o.log ?? (() => undefined);
+  const namespace = o.namespace ?? ADDONS_NAMESPACE;
+  const serviceAccount = o.serviceAccount ?? `${o.loaded.name}-sa`;
+  const released = o.loaded.version;
+  const tmp = await mkdtemp(join(tmpdir(), 'devpkg-baseline-'));
+  try {
+    let source: 'base-ref' | 'head' = 'head';
+    let pkg: PackageResource = o.loaded.pkg;
+    let bundleDir = join(o.root, o.loaded.path, 'bundle');
+    if (o.baseRef && (await exportFolderAtRef(o.exec, o.root, o.baseRef, o.loaded.path, tmp))) {
+      source = 'base-ref';
+      const file = join(tmp, o.loaded.path, 'package.yaml');
+      pkg = parsePackageFile(await readFile(file, 'utf8'), `${o.loaded.path}/package.yaml@${o.baseRef}`);
+      bundleDir = join(tmp, o.loaded.path, 'bundle');
+      log(`baseline: ${o.loaded.name} ${released} as of ${o.baseRef}`);
+    } else {
+      log(`baseline: ${o.loaded.path} does not exist at ${o.baseRef ?? 'the base ref'}; using the repository's version at head as ${released}`);
+    }
+    const pushed = await pushBundle({
+      bundleDir,
+      repository: `${o.registry.replace(/\/+$/, '')}/${o.loaded.name}`,
+      tag: toOciTag(released),
+      exec: o.exec,
+      log,
+    });
+    const image = o.clusterRegistryHost
+      ? rewriteImageHost(pushed.image, pushed.image.slice(0, pushed.image.indexOf('/')), o.clusterRegistryHost)
+      : pushed.image;
+    const { pkg: releasedPkg } = deriveDevPackage(pkg, { version: pkg.pkg.spec.version, image, namespace, refName: o.refName });
+    delete releasedPkg.metadata.annotations?.['devpkg.dev/derived-from'];
+    for (const obj of installIdentity(namespace, serviceAccount)) await o.client.apply(obj);
+    await o.client.apply(releasedPkg as unknown as KubernetesObject);
+    await o.client.apply({
+      apiVersion: 'data.packaging.carvel.dev/v1alpha1',
+      kind: 'PackageMetadata',
+      metadata: { name: o.refName, namespace },
+      spec: { displayName: o.loaded.name, shortDescription: `${o.loaded.name} (devpkg baseline)` },
+    } as KubernetesObject);
+    await o.client.apply(addonsManagerPackageInstall({ namespace, name: o.loaded.name, refName: o.refName, serviceAccount }));
+    log(`baseline: waiting for PackageInstall ${namespace}/${o.loaded.name} to install ${pkg.pkg.spec.version}`);
+    const outcome = await verifyPackageInstall({
+      kc: o.kc,
+      target: { namespace, name: o.loaded.name },
+      expect: { version: pkg.pkg.spec.version, digest: pushed.digest },
+      settleMs: 0,
+      timeoutMs: o.timeoutMs,
+      log,
+    });
+    if (outcome.verdict !== 'won') {
+      throw new DevpkgError(`the baseline (released ${o.loaded.name} ${pkg.pkg.spec.version}) did not install: ${outcome.verdict}: ${outcome.reason}`);
+    }
+    return { namespace, name: o.loaded.name, releasedVersion: pkg.pkg.spec.version, image, source, installedAt: outcome.decidedAt };
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
