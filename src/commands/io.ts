@@ -32,7 +32,7 @@ export function parseFlags<O extends Options>(argv: string[], options: O, allowP
 
 export function requireFlag<T>(value: T | undefined, flag: string, command: string): T {
   if (value === undefined || value === '') {
-    throw new UsageError(`devpkg ${command}: ${flag} is required (see devpkg ${command} --help)`);
+    throw new UsageError(`${flag} is required (see devpkg ${command} --help)`);
   }
   return value;
 }

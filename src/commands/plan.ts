@@ -43,7 +43,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const chosen = [values.base !== undefined, values.all === true, values.packages !== undefined].filter(Boolean).length;
-  if (chosen !== 1) throw new UsageError('devpkg plan: give exactly one of --base REF, --all or --packages LIST (see devpkg plan --help)');
+  if (chosen !== 1) throw new UsageError('give exactly one of --base REF, --all or --packages LIST (see devpkg plan --help)');
   let selection: Selection;
   if (values.all) selection = { kind: 'all' };
   else if (values.packages !== undefined) selection = { kind: 'explicit', packages: values.packages.split(',').map((s) => s.trim()).filter(Boolean) };

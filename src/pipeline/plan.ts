@@ -4,7 +4,7 @@ import { listPackages, loadVersion, type LoadedVersion } from '../packages/layou
 import { deriveDevPackage, devPackageToYaml } from '../packages/derive.js';
 import { overlayFileName, renderOverlay, USER_CUSTOMIZATIONS_DIR } from '../packages/overlay.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
-import { compareVersions, planDevVersion, toOciTag, type DevSequence } from '../versions/index.js';
+import { compareVersions, parseVersion, planDevVersion, toOciTag, type DevSequence } from '../versions/index.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import type { PlannedPackage } from '../verify/types.js';
 import type { ExecFn } from '../tools/exec.js';
@@ -100,9 +100,11 @@ function planOne(
   const refName = loaded.pkg.pkg.spec.refName;
   const target = targetRefName(map, refName, count);
   const specVersion = loaded.pkg.pkg.spec.version;
-  const inPlay = versions.includes(specVersion) ? versions : [...versions, specVersion];
+  // Folders whose names are not versions cannot be selected by kapp-controller: leave them out.
+  const parsed = versions.filter((v) => parseVersion(v) !== undefined);
+  const inPlay = parsed.includes(specVersion) ? parsed : [...parsed, specVersion];
   const dev = planDevVersion({
-    versions: req.devVersion ? [...inPlay] : inPlay,
+    versions: inPlay,
     // The addons manager's PackageInstalls allow prereleases and set no constraints.
     selection: { prereleases: {} },
     base: specVersion,
