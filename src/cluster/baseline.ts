@@ -36,7 +36,7 @@ export function installIdentity(namespace: string, serviceAccount: string): Kube
 }
 
 /** A PackageInstall like tanzu-addons-manager's for a core package (pure). */
-export function addonsManagerPackageInstall(o: { namespace: string; name: string; refName: string; serviceAccount: string }): KubernetesObject {
+export function addonsManagerPackageInstall(o: { namespace: string; name: string; refName: string; serviceAccount: string; valuesSecret?: string }): KubernetesObject {
   return {
     apiVersion: 'packaging.carvel.dev/v1alpha1',
     kind: 'PackageInstall',
@@ -44,6 +44,7 @@ export function addonsManagerPackageInstall(o: { namespace: string; name: string
     spec: {
       serviceAccountName: o.serviceAccount,
       packageRef: { refName: o.refName, versionSelection: { prereleases: {} } },
+      ...(o.valuesSecret ? { values: [{ secretRef: { name: o.valuesSecret } }] } : {}),
       // kapp-controller's shortest sync period; the addons manager's own is longer.
       syncPeriod: '30s',
     },
@@ -81,6 +82,8 @@ export interface BaselineOptions {
   clusterRegistryHost?: string;
   namespace?: string;
   serviceAccount?: string;
+  /** Data values for the PackageInstall (the addons manager passes the cluster's), as YAML. */
+  values?: string;
   timeoutMs: number;
   log?: (m: string) => void;
 }
@@ -134,7 +137,11 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
       metadata: { name: o.refName, namespace },
       spec: { displayName: o.loaded.name, shortDescription: `${o.loaded.name} (devpkg baseline)` },
     } as KubernetesObject);
-    await o.client.apply(addonsManagerPackageInstall({ namespace, name: o.loaded.name, refName: o.refName, serviceAccount }));
+    const valuesSecret = o.values === undefined ? undefined : `${o.loaded.name}-values`;
+    if (valuesSecret) {
+      await o.client.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: valuesSecret, namespace }, stringData: { 'values.yaml': o.values } } as KubernetesObject);
+    }
+    await o.client.apply(addonsManagerPackageInstall({ namespace, name: o.loaded.name, refName: o.refName, serviceAccount, valuesSecret }));
     log(`baseline: waiting for PackageInstall ${namespace}/${o.loaded.name} to install ${pkg.pkg.spec.version}`);
     const outcome = await verifyPackageInstall({
       kc: o.kc,

@@ -1,0 +1,344 @@
+/**
+ * devpkg's cluster pipeline and verifier against the real kapp-controller on the harness, driven
+ * through `devpkg dev`, `devpkg verify`, the cluster mode and the library, on a copy of
+ * examples/tce-packages in a git repository made here. One PackageInstall moves through the
+ * scenarios in order (each builds on the last, as on a real cluster):
+ *   baseline (released 1.5.3 from the base commit, installed like the addons manager would)
+ *   -> a dev version that wins (CLI; assertions that hold, then one that fails)
+ *   -> a win through the cluster mode
+ *   -> a win while kube-apiserver restarts under the watches
+ *   -> a dev version whose template is broken (reconcile-failed)
+ *   -> a lower dev version after that (downgrade-blocked)
+ *   -> an exact-version constraint (not-selected)
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { RecordingHost } from '../../src/action/host.js';
+import { readGithubContext } from '../../src/action/context.js';
+import { runCli } from '../../src/cli.js';
+import { installBaseline } from '../../src/cluster/baseline.js';
+import { ClusterClient, runDevPipeline } from '../../src/cluster/dev.js';
+import { parseInputs } from '../../src/inputs.js';
+import { run as runClusterMode } from '../../src/modes/cluster.js';
+import { loadVersion } from '../../src/packages/layout.js';
+import { parseRefNameMap } from '../../src/packages/refname.js';
+import { execTool } from '../../src/tools/exec.js';
+import { runAssertions } from '../../src/verify/assertions.js';
+import type { PackageResult } from '../../src/verify/types.js';
+import { verifyPackageInstall } from '../../src/verify/verifier.js';
+import { harnessEnv } from './helpers/env.js';
+import { createTestNamespace, deleteNamespace, harnessKubeConfig } from './helpers/kube.js';
+import { repoRoot, restartApiserver, runTool } from './helpers/run.js';
+
+const REPO_REF = 'antrea.community.tanzu.vmware.com';
+const CLUSTER_REF = 'antrea.tanzu.vmware.com';
+const VERSION_DIR = 'addons/packages/antrea/1.5.3';
+const WAIT = '150s';
+
+let kc: KubeConfig;
+let ns = '';
+let repo = '';
+let work = '';
+let baseCommit = '';
+let registry = '';
+const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+
+async function git(...args: string[]): Promise<string> {
+  return (await runTool('git', ['-C', repo, ...args])).stdout.trim();
+}
+
+async function setInfraProvider(value: string): Promise<void> {
+  const f = path.join(repo, VERSION_DIR, 'bundle/config/values.yaml');
+  const text = await readFile(f, 'utf8');
+  await writeFile(f, text.replace(/^infraProvider: .*$/m, `infraProvider: ${value}`));
+}
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: process.env, cwd: work });
+  return { code, stdout, stderr };
+}
+
+function devArgs(extra: string[] = []): string[] {
+  return [
+    'dev',
+    '--package', path.join(repo, VERSION_DIR),
+    '--registry', registry,
+    '--ref-name', `${REPO_REF}=${CLUSTER_REF}`,
+    '--package-install', `${ns}/antrea`,
+    '--settle', '3s',
+    '--timeout', WAIT,
+    '--diagnostics', path.join(work, 'diagnostics'),
+    '--json',
+    ...extra,
+  ];
+}
+
+function parseResults(stdout: string): PackageResult[] {
+  return JSON.parse(stdout) as PackageResult[];
+}
+
+async function pkgi(): Promise<KubernetesObject & { status?: Record<string, unknown> }> {
+  const k8s = await import('@kubernetes/client-node');
+  const api = kc.makeApiClient(k8s.CustomObjectsApi);
+  return (await api.getNamespacedCustomObject({ group: 'packaging.carvel.dev', version: 'v1alpha1', namespace: ns, plural: 'packageinstalls', name: 'antrea' })) as KubernetesObject & {
+    status?: Record<string, unknown>;
+  };
+}
+
+async function deletePackage(version: string): Promise<void> {
+  const client = await ClusterClient.create(kc);
+  await client.delete('data.packaging.carvel.dev/v1alpha1', 'Package', ns, `${CLUSTER_REF}.${version}`);
+}
+
+const agentAnnotation = (value: string, nsName = ns): string =>
+  `- {kind: DaemonSet, namespace: ${nsName}, name: antrea-agent, path: 'spec.template.metadata.annotations["tanzu.vmware.com/infra-provider"]', equals: ${value}}\n`;
+
+describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
+  const results: Record<string, PackageResult> = {};
+
+  beforeAll(async () => {
+    const env = harnessEnv();
+    if (!process.env.KAPPCTRL_NAMESPACE) throw new Error('the harness runs without kapp-controller; these tests need controlplane.sh up --kapp-controller');
+    kc = await harnessKubeConfig();
+    registry = `${env.registry}/devpkg-it/${runId}`;
+    ns = await createTestNamespace(kc, 'devpkg-vf');
+    work = await mkdtemp(path.join(os.tmpdir(), 'devpkg-vf-'));
+    repo = path.join(work, 'repo');
+    await cp(path.join(repoRoot, 'examples/tce-packages'), repo, { recursive: true });
+    await runTool('git', ['init', '-q', '-b', 'main', repo]);
+    await git('-c', 'user.email=t@devpkg.test', '-c', 'user.name=t', 'add', '-A');
+    await git('-c', 'user.email=t@devpkg.test', '-c', 'user.name=t', 'commit', '-q', '-m', 'released');
+    baseCommit = await git('rev-parse', 'HEAD');
+    // The change under test: the agent's pod template annotation says devpkg-it.
+    await setInfraProvider('devpkg-it');
+    await git('-c', 'user.email=t@devpkg.test', '-c', 'user.name=t', 'commit', '-q', '-am', 'change antrea');
+  });
+
+  afterAll(async () => {
+    if (kc && ns) {
+      const client = await ClusterClient.create(kc);
+      await client.delete('packaging.carvel.dev/v1alpha1', 'PackageInstall', ns, 'antrea').catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 5000)); // kapp-controller's turn to delete the App
+      await client.delete('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', undefined, `antrea-sa-${ns}-cluster-admin`).catch(() => undefined);
+      await deleteNamespace(kc, ns).catch(() => undefined);
+    }
+    if (work && !process.env.DEVPKG_KEEP_TEST_DIRS) await rm(work, { recursive: true, force: true });
+  });
+
+  test('baseline: the released version from the base commit, installed like the addons manager', async () => {
+    const client = await ClusterClient.create(kc);
+    const loaded = await loadVersion(repo, 'addons/packages', 'antrea', '1.5.3');
+    const b = await installBaseline({
+      client,
+      kc,
+      exec: execTool,
+      root: repo,
+      loaded,
+      baseRef: baseCommit,
+      refName: CLUSTER_REF,
+      registry,
+      namespace: ns,
+      values: `namespace: ${ns}\n`,
+      timeoutMs: 150_000,
+      log: () => undefined,
+    });
+    expect(b.source).toBe('base-ref');
+    expect(b.releasedVersion).toBe('1.5.3');
+    const p = await pkgi();
+    expect((p as { spec?: { packageRef?: unknown } }).spec?.packageRef).toEqual({ refName: CLUSTER_REF, versionSelection: { prereleases: {} } });
+    // Built from the base commit: the annotation is the released one, not the change.
+    const [a] = await runAssertions(kc, [{ kind: 'DaemonSet', namespace: ns, name: 'antrea-agent', path: 'spec.template.metadata.annotations["tanzu.vmware.com/infra-provider"]', equals: 'docker' }]);
+    expect(a).toMatchObject({ ok: true });
+  });
+
+  test('devpkg dev: the dev version wins, with a timeline, and the assertions hold', async () => {
+    const assertFile = path.join(work, 'assert-ok.yaml');
+    await writeFile(assertFile, agentAnnotation('devpkg-it') + `- {kind: ConfigMap, namespace: ${ns}, name: antrea-config, path: data["antrea-agent.conf"], matches: 'trafficEncapMode: encap'}\n`);
+    const r = await cli(devArgs(['--assert', assertFile]));
+    expect(r.stderr).toBe('');
+    const [res] = parseResults(r.stdout);
+    results.win = res!;
+    expect(r.code).toBe(0);
+    expect(res).toMatchObject({ name: 'antrea', version: '1.5.3', refName: REPO_REF, targetRefName: CLUSTER_REF, releasedVersion: '1.5.3', verdict: 'won', mode: 'cluster' });
+    expect(res!.devVersion).toMatch(/^1\.5\.4-dev\.\d{14}$/);
+    expect(res!.bundle).toMatch(new RegExp(`^${registry.replace(/[.]/g, '\\.')}/antrea@sha256:[0-9a-f]{64}$`));
+    expect(res!.reason).toMatch(/held through the 3s settle window/);
+    expect(res!.assertions?.map((a) => a.ok)).toEqual([true, true]);
+    // The timeline shows the PackageInstall moving from the released version to the dev version.
+    const pi = res!.timeline.filter((t) => t.object === 'PackageInstall');
+    expect(pi[0]).toMatchObject({ version: '1.5.3' });
+    expect(pi.at(-1)).toMatchObject({ version: res!.devVersion, lastAttemptedVersion: res!.devVersion, condition: 'ReconcileSucceeded' });
+    expect(pi.at(-1)!.observedGeneration).toBe(pi.at(-1)!.generation);
+    expect(res!.timeline.some((t) => t.object === 'App' && t.condition === 'ReconcileSucceeded')).toBe(true);
+    for (const t of res!.timeline) expect(Number.isNaN(Date.parse(t.at))).toBe(false);
+  });
+
+  test('devpkg verify: a failing assertion makes a won verdict fail the command', async () => {
+    const assertFile = path.join(work, 'assert-bad.yaml');
+    await writeFile(assertFile, agentAnnotation('something-else'));
+    const win = results.win!;
+    const r = await cli([
+      'verify',
+      '--package-install', `${ns}/antrea`,
+      '--expect-version', win.devVersion,
+      '--bundle', win.bundle!,
+      '--settle', '0',
+      '--timeout', '60s',
+      '--assert', assertFile,
+      '--diagnostics', path.join(work, 'diagnostics'),
+      '--json',
+    ]);
+    expect(r.code).toBe(1);
+    const res = JSON.parse(r.stdout) as PackageResult;
+    expect(res.verdict).toBe('won');
+    expect(res.assertions).toEqual([
+      {
+        description: `DaemonSet ${ns}/antrea-agent: spec.template.metadata.annotations["tanzu.vmware.com/infra-provider"] equals "something-else"`,
+        ok: false,
+        detail: 'is devpkg-it, expected something-else',
+      },
+    ]);
+    expect(res.reason).toMatch(/1 of 1 assertion\(s\) failed/);
+    expect(existsSync(path.join(res.diagnostics!.dir, 'packageinstall.yaml'))).toBe(true);
+  });
+
+  test('devpkg verify: a wrong bundle digest is not a win (timed out, with the digest named)', async () => {
+    const win = results.win!;
+    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', win.devVersion, '--bundle', `sha256:${'0'.repeat(64)}`, '--settle', '0', '--timeout', '4s', '--json']);
+    expect(r.code).toBe(1);
+    const res = JSON.parse(r.stdout) as PackageResult;
+    expect(res.verdict).toBe('timed-out');
+    expect(res.reason).toMatch(/did not win within 4s; last state: the App fetched sha256:[0-9a-f]{64}, not the dev bundle sha256:0{64}/);
+  });
+
+  test('cluster mode: the changed package wins', async () => {
+    await setInfraProvider('devpkg-cluster-mode');
+    const values: Record<string, string> = {
+      mode: 'cluster',
+      packages: 'antrea/1.5.3',
+      'packages-dir': 'addons/packages',
+      registry,
+      'ref-name': `${REPO_REF}=${CLUSTER_REF}`,
+      'package-install': `${ns}/antrea`,
+      kubeconfig: process.env.KUBECONFIG!,
+      settle: '3s',
+      timeout: WAIT,
+      assert: agentAnnotation('devpkg-cluster-mode'),
+      comment: 'false',
+    };
+    const host = new RecordingHost();
+    const ctx = {
+      inputs: parseInputs((n) => values[n] ?? ''),
+      github: { ...readGithubContext({}), workspace: repo },
+      host,
+      exec: execTool,
+      env: { ...process.env, RUNNER_TEMP: work },
+    };
+    await runClusterMode(ctx);
+    expect(JSON.parse(host.outputs.verdicts!)).toEqual({ 'antrea/1.5.3': 'won' });
+    expect(host.errors).toEqual([]);
+  });
+
+  test('a win while kube-apiserver restarts under the watches (resumed, not polled)', async () => {
+    await setInfraProvider('devpkg-restart');
+    const client = await ClusterClient.create(kc);
+    const loaded = await loadVersion(repo, 'addons/packages', 'antrea', '1.5.3');
+    const dev = await runDevPipeline({
+      client,
+      root: repo,
+      loaded,
+      packageCount: 1,
+      refNames: parseRefNameMap(`${REPO_REF}=${CLUSTER_REF}`),
+      packageInstall: { namespace: ns, name: 'antrea' },
+      registry,
+      seq: { timestamp: new Date() },
+      mode: 'cluster',
+    });
+    const problems: string[] = [];
+    const waiting = verifyPackageInstall({
+      kc,
+      target: { namespace: ns, name: 'antrea' },
+      expect: dev.requests[0]!.expect,
+      settleMs: 3000,
+      timeoutMs: 150_000,
+      log: (m) => problems.push(m),
+    });
+    await restartApiserver();
+    const outcome = await waiting;
+    expect(outcome.verdict).toBe('won');
+    // The connections broke and were resumed (or relisted), not replaced by polling.
+    expect(outcome.watchStats.packageInstall!.connects).toBeGreaterThan(1);
+    expect(problems.some((m) => /reconnecting|retrying|listing again/.test(m))).toBe(true);
+    expect(outcome.timeline.at(-1)).toMatchObject({ version: dev.plan.version });
+  });
+
+  test('a dev version whose template is broken: reconcile-failed, with ytt\'s error and diagnostics', async () => {
+    const overlay = path.join(repo, VERSION_DIR, 'bundle/config/overlays/update-agent.yaml');
+    await writeFile(overlay, (await readFile(overlay, 'utf8')).replace('#@ data.values.infraProvider', '#@ data.values.no_such_value'));
+    const r = await cli(devArgs());
+    expect(r.code).toBe(1);
+    const [res] = parseResults(r.stdout);
+    results.broken = res!;
+    expect(res!.verdict).toBe('reconcile-failed');
+    expect(res!.reason).toMatch(/usefulErrorMessage: .*ytt: Error/s);
+    expect(res!.reason).toContain('no_such_value');
+    expect(res!.diagnostics?.excerpt).toContain('no_such_value');
+    for (const f of ['packageinstall.yaml', 'app.yaml', 'packages.yaml', 'events.yaml', 'timeline.yaml']) {
+      expect(existsSync(path.join(res!.diagnostics!.dir, f))).toBe(true);
+    }
+    await git('checkout', '--', VERSION_DIR);
+  });
+
+  test('a lower dev version after a higher attempt: downgrade-blocked', async () => {
+    // Leave only the released version and a dev version below the broken one that was attempted last.
+    for (const r of [results.win, results.broken]) await deletePackage(r!.devVersion);
+    const client = await ClusterClient.create(kc);
+    const k8s = await import('@kubernetes/client-node');
+    const api = kc.makeApiClient(k8s.CustomObjectsApi);
+    const list = (await api.listNamespacedCustomObject({ group: 'data.packaging.carvel.dev', version: 'v1alpha1', namespace: ns, plural: 'packages' })) as { items: KubernetesObject[] };
+    for (const p of list.items) {
+      const v = (p as { spec?: { version?: string } }).spec?.version;
+      if (v && v !== '1.5.3') await client.delete('data.packaging.carvel.dev/v1alpha1', 'Package', ns, p.metadata!.name!);
+    }
+    const r = await cli(devArgs(['--dev-version', '1.5.4-dev.1']));
+    expect(r.code).toBe(1);
+    const [res] = parseResults(r.stdout);
+    expect(res!.verdict).toBe('downgrade-blocked');
+    expect(res!.reason).toContain(`refused 1.5.4-dev.1: version ${results.broken!.devVersion} was attempted before and is higher`);
+    expect(res!.reason).toContain('packaging.carvel.dev/downgradable');
+  });
+
+  test('an exact-version constraint: not-selected, with the selection explained', async () => {
+    const k8s = await import('@kubernetes/client-node');
+    const api = k8s.KubernetesObjectApi.makeApiClient(kc);
+    await deletePackage('1.5.4-dev.1');
+    await api.patch(
+      {
+        apiVersion: 'packaging.carvel.dev/v1alpha1',
+        kind: 'PackageInstall',
+        metadata: { name: 'antrea', namespace: ns, annotations: { 'packaging.carvel.dev/downgradable': '' } },
+        spec: { packageRef: { refName: CLUSTER_REF, versionSelection: { constraints: '1.5.3', prereleases: {} } } },
+      } as KubernetesObject,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      k8s.PatchStrategy.MergePatch,
+    );
+    const back = await verifyPackageInstall({ kc, target: { namespace: ns, name: 'antrea' }, expect: { version: '1.5.3' }, settleMs: 0, timeoutMs: 150_000 });
+    expect(back.verdict).toBe('won');
+
+    const r = await cli(devArgs(['--dev-version', '1.5.4-dev.2']));
+    expect(r.code).toBe(1);
+    const [res] = parseResults(r.stdout);
+    expect(res!.verdict).toBe('not-selected');
+    expect(res!.reason).toMatch(/kapp-controller keeps 1\.5\.3: 1\.5\.4-dev\.2 was dropped: .*1\.5\.3/);
+    expect(res!.reason).toMatch(/versions seen: .*1\.5\.3 \(kept.*1\.5\.4-dev\.2 \[dev\] \(dropped/);
+    expect(res!.reason).toContain('"constraints":"1.5.3"');
+  });
+});
