@@ -46,6 +46,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   const credentials = inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined;
   const assertions = parseAssertions(inputs.assert);
   const seq = sequenceFromContext(ctx);
+  if (!inputs.pushCommand) await ensureImgpkg(ctx);
 
   const errors: PackageResult[] = [];
   const requests: VerifyRequest[] = [];
@@ -104,6 +105,12 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   );
   for (const r of verified) host.info(renderResultText(r));
   return [...verified, ...errors];
+}
+
+/** imgpkg on PATH: the runner's, or a pinned, checksum-checked release on GitHub runners. */
+export async function ensureImgpkg(ctx: ModeContext): Promise<void> {
+  const { ensureCarvelTool } = await import('../bundle/install.js');
+  await ensureCarvelTool('imgpkg', { version: ctx.inputs.imgpkgVersion || undefined, log: (m) => ctx.host.info(m) });
 }
 
 /** Outputs, report, and one failure for everything that did not win. */

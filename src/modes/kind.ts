@@ -8,7 +8,7 @@ import { errorMessage } from '../errors.js';
 import { loadVersion } from '../packages/layout.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../verify/types.js';
-import { changedRefs, finishRun, pushApplyVerify } from './cluster.js';
+import { changedRefs, ensureImgpkg, finishRun, pushApplyVerify } from './cluster.js';
 import type { ModeContext } from './types.js';
 
 /** A kind cluster name for this run: short, lowercase, unique per run attempt. */
@@ -31,6 +31,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     await finishRun(ctx, []);
     return;
   }
+  await ensureImgpkg(ctx);
   const cleanup = new CleanupList(host);
   const phases: Phase[] = [];
   const mark = (name: string, at: string) => phases.push({ name, seenAt: at });
