@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { Git } from '../tools/git.js';
-import { detectChanges, fallbackCompare, listAllVersions, type DetectResult } from './detect.js';
+import { detectChanges, kappCompare, listAllVersions, type DetectResult } from './detect.js';
 import { removeTempDirs, TestRepo } from './test-repo.js';
 
 const P = 'addons/packages';
@@ -223,7 +223,8 @@ describe('listAllVersions', () => {
   });
 });
 
-describe('fallbackCompare', () => {
+describe('kappCompare', () => {
+  const compare = kappCompare();
   test.each([
     ['1.0.0+vmware.9-tkg.1', '1.0.0+vmware.10-tkg.1', 1],
     ['1.0.0', '1.0.0+vmware.1', -1],
@@ -231,8 +232,10 @@ describe('fallbackCompare', () => {
     ['0.13.3+vmware.1-tkg.1', '0.13.4-dev.1', -1],
     ['1.10.0', '1.9.0', 1],
     ['not-a-version', '0.0.1', -1],
+    ['a-folder', 'b-folder', -1],
+    ['1.0.0+vmware.1', '1.0.0+vmware.1', 0],
   ])('%s vs %s', (a, b, sign) => {
-    expect(Math.sign(fallbackCompare(a, b))).toBe(sign);
-    expect(Math.sign(fallbackCompare(b, a))).toBe(-sign);
+    expect(Math.sign(compare(a, b))).toBe(sign);
+    expect(Math.sign(compare(b, a)) + sign).toBe(0);
   });
 });

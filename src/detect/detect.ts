@@ -1,6 +1,5 @@
-import semverCompareBuild from 'semver/functions/compare-build.js';
-import semverValid from 'semver/functions/valid.js';
 import { DevpkgError } from '../errors.js';
+import { compareVersions, parseVersion, type ParsedVersion } from '../versions/index.js';
 import type { Git } from '../tools/git.js';
 import {
   classifyChanges,
@@ -14,17 +13,24 @@ import {
 export type VersionCompare = (a: string, b: string) => number;
 
 /**
- * Fallback ordering until src/versions lands: npm semver's compareBuild orders versions
- * the way kapp-controller does (build metadata included). Folder names that are not
- * semver sort below every version, among themselves by name.
+ * kapp-controller's ordering (build metadata counts: `+vmware.9-tkg.1` > `+vmware.10-tkg.1`),
+ * with a parse cache. Folder names that are no version sort below every version, by name.
  */
-export const fallbackCompare: VersionCompare = (a, b) => {
-  const va = semverValid(a) !== null;
-  const vb = semverValid(b) !== null;
-  if (va && vb) return semverCompareBuild(a, b);
-  if (va !== vb) return va ? 1 : -1;
-  return a < b ? -1 : a > b ? 1 : 0;
-};
+export function kappCompare(): VersionCompare {
+  const cache = new Map<string, ParsedVersion | null>();
+  const parse = (v: string) => {
+    let p = cache.get(v);
+    if (p === undefined) cache.set(v, (p = parseVersion(v) ?? null));
+    return p;
+  };
+  return (a, b) => {
+    const pa = parse(a);
+    const pb = parse(b);
+    if (pa && pb) return compareVersions(pa, pb);
+    if (pa || pb) return pa ? 1 : -1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  };
+}
 
 /** `pr`: diff merge-base(base, head)..head (pull requests); `range`: diff base..head (pushes: before..after). */
 export type RangeKind = 'pr' | 'range';
@@ -161,21 +167,23 @@ export async function listAllVersions(opts: { git: Git; packagesDir: string; ref
   for (const [name, versions] of folders) {
     for (const version of versions) out.push({ name, version, path: versionFolderPath(packagesDir, name, version) });
   }
-  return sortRefs(out, opts.versionCompare ?? fallbackCompare);
+  return sortRefs(out, opts.versionCompare ?? kappCompare());
 }
 
 /** The package versions changed between two commits, following the rules of classifyChanges. */
 export async function detectChanges(opts: DetectOptions): Promise<DetectResult> {
   const { git } = opts;
   const packagesDir = normalizePackagesDir(opts.packagesDir);
-  const compare = opts.versionCompare ?? fallbackCompare;
+  const compare = opts.versionCompare ?? kappCompare();
   const remote = opts.remote ?? 'origin';
   const log = opts.log ?? (() => undefined);
   const kind = opts.kind ?? 'pr';
   const headRef = opts.head ?? 'HEAD';
 
-  const head = await resolveCommit(git, headRef, 'head', remote, log);
-  const base = await resolveCommit(git, opts.base, 'base', remote, log);
+  // One rev-parse for both in the common case; one by one (fetching what is missing) otherwise.
+  const both = await git.tryRevParseAll([headRef, opts.base]);
+  const head = both?.[0] ?? (await resolveCommit(git, headRef, 'head', remote, log));
+  const base = both?.[1] ?? (await resolveCommit(git, opts.base, 'base', remote, log));
   const mergeBase =
     kind === 'pr'
       ? await findMergeBase(git, base, head, {

@@ -1,4 +1,4 @@
-export { detectChanges, listAllVersions, fallbackCompare } from './detect.js';
+export { detectChanges, listAllVersions, kappCompare } from './detect.js';
 export type { DetectOptions, DetectResult, ChangedVersion, PackageVersionRef, RangeKind, VersionCompare } from './detect.js';
 export {
   classifyChanges,

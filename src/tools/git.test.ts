@@ -9,6 +9,7 @@ describe('gitArgs', () => {
   test.each<[string, string[], string[]]>([
     ['version', gitArgs.version(), ['version']],
     ['revParse', gitArgs.revParse('main'), ['rev-parse', '--verify', '--quiet', 'main^{commit}']],
+    ['revParseAll', gitArgs.revParseAll(['HEAD', 'main']), ['rev-parse', 'HEAD^{commit}', 'main^{commit}', '--']],
     ['mergeBase', gitArgs.mergeBase('a', 'b'), ['merge-base', 'a', 'b']],
     ['diffNameStatus', gitArgs.diffNameStatus('a', 'b'), ['diff-tree', '-r', '-z', '--name-status', '-M', 'a', 'b']],
     ['isShallow', gitArgs.isShallow(), ['rev-parse', '--is-shallow-repository']],
@@ -132,6 +133,8 @@ describe('Git on a real repository', () => {
     await expect(git.revParse('main')).resolves.toBe(head);
     await expect(git.tryRevParse('no-such-branch')).resolves.toBeUndefined();
     await expect(git.revParse('no-such-branch')).rejects.toThrow(/unknown git ref "no-such-branch"/);
+    await expect(git.tryRevParseAll(['main', 'HEAD~1'])).resolves.toEqual([head, run('rev-parse', 'HEAD~1')]);
+    await expect(git.tryRevParseAll(['main', 'no-such-branch'])).resolves.toBeUndefined();
     await expect(git.mergeBase('HEAD~1', 'HEAD')).resolves.toBe(run('rev-parse', 'HEAD~1'));
     await expect(git.isShallow()).resolves.toBe(false);
     await expect(git.remoteUrl('origin')).resolves.toBeUndefined();

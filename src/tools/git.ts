@@ -27,6 +27,8 @@ const FETCH_BASE = ['fetch', '--no-tags', '--no-recurse-submodules', '--quiet'];
 export const gitArgs = {
   version: (): string[] => ['version'],
   revParse: (ref: string): string[] => ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`],
+  // Without --verify rev-parse takes several revisions; the trailing `--` keeps them from being read as paths.
+  revParseAll: (refs: readonly string[]): string[] => ['rev-parse', ...refs.map((r) => `${r}^{commit}`), '--'],
   mergeBase: (a: string, b: string): string[] => ['merge-base', a, b],
   // diff-tree is plumbing: user config (color, noprefix, external diff) cannot change its output.
   diffNameStatus: (from: string, to: string): string[] => ['diff-tree', '-r', '-z', '--name-status', '-M', from, to],
@@ -178,6 +180,14 @@ export class Git {
     if (r.code === 0) return r.stdout.trim();
     if (r.code === 1 || r.code === 128) return undefined;
     throw new DevpkgError(`git rev-parse ${ref} failed (exit ${r.code}): ${lastLines(r.stderr)}`);
+  }
+
+  /** Several refs in one call; undefined when any of them does not resolve (then ask one by one). */
+  async tryRevParseAll(refs: readonly string[]): Promise<string[] | undefined> {
+    const r = await this.run(gitArgs.revParseAll(refs.map(checkRef)), true);
+    if (r.code !== 0) return undefined;
+    const shas = r.stdout.split('\n').filter((l) => /^[0-9a-f]{40,64}$/.test(l));
+    return shas.length === refs.length ? shas : undefined;
   }
 
   async mergeBase(a: string, b: string): Promise<string> {
