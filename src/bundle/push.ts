@@ -6,6 +6,7 @@ import { execTool, type ExecFn } from '../tools/exec.js';
 import { Imgpkg, imgpkgAuthEnv, scrubSecrets, type RegistryLogin } from '../tools/imgpkg.js';
 import { Kbld } from '../tools/kbld.js';
 import { checkBundleDir, parseBundleLock } from './folder.js';
+import { ensureCarvelTool } from './install.js';
 import { formatRepository, parseRepository, usesPlainHttp, validateTag, type Repository } from './reference.js';
 import { RegistryClient, type RegistryCredentials } from './registry.js';
 
@@ -32,7 +33,10 @@ export interface PushBundleOptions {
   lockOutput?: string;
   /** Force plain HTTP for a host go-containerregistry would reach over HTTPS. */
   plainHttp?: boolean;
+  /** Default: the imgpkg on PATH, or on a GitHub runner a pinned, checksummed release (ensureCarvelTool). */
   imgpkg?: Imgpkg;
+  /** imgpkg release to install when none is on PATH (imgpkg-version input). */
+  imgpkgVersion?: string;
   kbld?: Kbld;
   exec?: ExecFn;
   log?: (m: string) => void;
@@ -121,7 +125,7 @@ export async function pushBundle(o: PushBundleOptions): Promise<PushBundleResult
   const scrub = (t: string) => (login ? scrubSecrets(t, [login.password], login) : t);
 
   if (o.lockImages) {
-    const kbld = o.kbld ?? (await Kbld.create(exec));
+    const kbld = o.kbld ?? (await Kbld.create(exec, await ensureCarvelTool('kbld', { log })));
     log(`locking the images of ${bundleDir}/config with kbld`);
     await kbld.lockImages(bundleDir, login);
   }
@@ -150,7 +154,7 @@ export async function pushBundle(o: PushBundleOptions): Promise<PushBundleResult
     return { image: `${repo}@${digest}`, digest, tag };
   }
 
-  const imgpkg = o.imgpkg ?? (await Imgpkg.create(exec));
+  const imgpkg = o.imgpkg ?? (await Imgpkg.create(exec, await ensureCarvelTool('imgpkg', { version: o.imgpkgVersion, log })));
   const tmp = o.lockOutput ? undefined : await mkdtemp(join(tmpdir(), 'devpkg-lock-'));
   try {
     const lockFile = o.lockOutput ? resolve(o.lockOutput) : join(tmp as string, 'bundle.lock.yml');
