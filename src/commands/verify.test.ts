@@ -1,0 +1,40 @@
+import { describe, expect, test } from '@jest/globals';
+import { runCli } from '../cli.js';
+import { digestOf } from './verify.js';
+
+const D = `sha256:${'ab'.repeat(32)}`;
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, { stdout: (t) => (out += t), stderr: (t) => (err += t), env: {}, cwd: '/' });
+  return { code, out, err };
+}
+
+describe('devpkg verify flags', () => {
+  test.each([
+    [D, D],
+    [`reg.example/x/antrea@${D}`, D],
+    [undefined, undefined],
+  ])('digestOf(%j)', (b, want) => expect(digestOf(b)).toBe(want));
+  test('a tag is not a digest', () => expect(() => digestOf('reg/x:1.0.0')).toThrow(/not sha256/));
+
+  test('--help', async () => {
+    const r = await cli(['verify', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^Usage: devpkg verify --package-install NS\/NAME --expect-version V/);
+  });
+  test.each<[string[], RegExp]>([
+    [['verify', '--expect-version', '1.0.0'], /--package-install is required/],
+    [['verify', '--package-install', 'antrea', '--expect-version', '1'], /"antrea" is not NAMESPACE\/NAME/],
+    [['verify', '--package-install', 'a/b'], /--expect-version is required/],
+    [['verify', '--package-install', 'a/b', '--expect-version', '1', '--settle', 'soon'], /--settle: "soon" is not a duration/],
+    [['dev', '--registry', 'r/x'], /--package is required/],
+    [['dev', '--package', 'p', '--registry', 'http://r'], /without a scheme/],
+    [['dev', '--package', 'p', '--registry', 'r', '--derive-from', 'x'], /--derive-from: "x" is not repo or cluster/],
+  ])('usage error: %j', async (args, msg) => {
+    const r = await cli(args);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(msg);
+  });
+});
