@@ -34,6 +34,9 @@ describe('imgpkgAuthEnv', () => {
       IMGPKG_REGISTRY_PASSWORD_0: 'pw',
     });
   });
+  test('Docker Hub under the name the keychain matches', () => {
+    expect(imgpkgAuthEnv({ ...login, host: 'docker.io' }, {}).IMGPKG_REGISTRY_HOSTNAME_0).toBe('index.docker.io');
+  });
   test('keeps the user\'s own _0 and _1', () => {
     const env = imgpkgAuthEnv(login, { IMGPKG_REGISTRY_HOSTNAME_0: 'a', IMGPKG_REGISTRY_IDENTITY_TOKEN_1: 't' });
     expect(Object.keys(env)).toEqual(['IMGPKG_REGISTRY_HOSTNAME_2', 'IMGPKG_REGISTRY_USERNAME_2', 'IMGPKG_REGISTRY_PASSWORD_2']);

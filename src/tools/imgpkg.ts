@@ -62,8 +62,11 @@ export function imgpkgAuthEnv(login: RegistryLogin, existing: NodeJS.ProcessEnv)
       (k) => existing[`IMGPKG_REGISTRY_${k}_${i}`] !== undefined,
     );
   while (taken(n)) n++;
+  // go-containerregistry names Docker Hub resources index.docker.io/..., and the keychain
+  // matches on that name.
+  const host = ['docker.io', 'registry-1.docker.io'].includes(login.host) ? 'index.docker.io' : login.host;
   return {
-    [`IMGPKG_REGISTRY_HOSTNAME_${n}`]: login.host,
+    [`IMGPKG_REGISTRY_HOSTNAME_${n}`]: host,
     [`IMGPKG_REGISTRY_USERNAME_${n}`]: login.username,
     [`IMGPKG_REGISTRY_PASSWORD_${n}`]: login.password,
   };
