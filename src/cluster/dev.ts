@@ -112,7 +112,30 @@ export class ClusterClient {
       return await api.patch(obj, undefined, undefined, FIELD_MANAGER, true, this.k8s.PatchStrategy.ServerSideApply);
     } catch (err) {
       const md = obj.metadata ?? {};
+      // kapp-controller's aggregated API (Packages) may not implement server-side apply: fall
+      // back to create, or replace what is there.
+      if (obj.apiVersion?.startsWith('data.packaging.carvel.dev/') && [400, 405, 415, 422, 500].includes((err as { code?: number }).code ?? 0)) {
+        return this.createOrReplace(api, obj);
+      }
       throw new DevpkgError(`cannot apply ${obj.kind} ${md.namespace ? `${md.namespace}/` : ''}${md.name}: ${describeApiError(err)}`, { cause: err });
+    }
+  }
+
+  private async createOrReplace<T extends KubernetesObject>(api: import('@kubernetes/client-node').KubernetesObjectApi, obj: T): Promise<T> {
+    const md = obj.metadata ?? {};
+    try {
+      return await api.create(obj, undefined, undefined, FIELD_MANAGER);
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409) {
+        throw new DevpkgError(`cannot create ${obj.kind} ${md.namespace ? `${md.namespace}/` : ''}${md.name}: ${describeApiError(err)}`, { cause: err });
+      }
+    }
+    try {
+      const current = await api.read({ apiVersion: obj.apiVersion!, kind: obj.kind!, metadata: { name: md.name!, namespace: md.namespace } });
+      const next = { ...obj, metadata: { ...md, resourceVersion: current.metadata?.resourceVersion } };
+      return (await api.replace(next, undefined, undefined, FIELD_MANAGER)) as T;
+    } catch (err) {
+      throw new DevpkgError(`cannot replace ${obj.kind} ${md.namespace ? `${md.namespace}/` : ''}${md.name}: ${describeApiError(err)}`, { cause: err });
     }
   }
 
