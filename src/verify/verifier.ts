@@ -145,6 +145,9 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
     };
   };
 
+  // When the packaging API serves no watch, the Packages are listed again on each change of the
+  // PackageInstall (event-driven still: no timer).
+  let listPackagesOnChange = false;
   const refNameOf = (): string | undefined => pkgi?.spec?.packageRef?.refName as string | undefined;
   const filterPackages = (all: Map<string, KObject>): KObject[] => {
     const ref = refNameOf();
@@ -158,6 +161,16 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
       onChange: (objs) => {
         pkgi = objs.get(target.name);
         record('PackageInstall', pkgi);
+        if (listPackagesOnChange && watches.packages) {
+          void watches.packages
+            .relist()
+            .catch((err: unknown) => log(`${target.namespace}/${target.name}: cannot list Packages: ${describeApiError(err)}`))
+            .then(() => {
+              packages = filterPackages(watches.packages!.current());
+              reevaluate();
+            });
+          return;
+        }
         if (watches.packages) packages = filterPackages(watches.packages.current());
         reevaluate();
       },
@@ -183,6 +196,10 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
       onChange: (objs, changed) => {
         packages = filterPackages(objs);
         if (changed === undefined || changed.spec?.refName === refNameOf()) reevaluate();
+      },
+      onUnsupported: (m) => {
+        log(`${target.namespace}/${target.name}: ${m}; listing Packages on each PackageInstall change instead`);
+        listPackagesOnChange = true;
       },
       onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`),
     },

@@ -21,6 +21,8 @@ export interface WatchEvents {
   onChange(objects: Map<string, KObject>, changed: KObject | undefined, type: string): void;
   /** A connection problem worth a log line (the watch keeps trying). */
   onProblem?(message: string): void;
+  /** The server does not serve watches for this collection (405/404 on watch); the watch stopped. */
+  onUnsupported?(message: string): void;
   /** Listed afresh (first time, or after 410 / an ERROR event); for tests and logs. */
   onList?(resourceVersion: string, reason: string): void;
 }
@@ -69,6 +71,11 @@ export class ResumableWatch {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.abort?.abort();
+  }
+
+  /** Lists once more (used when watching is not supported). */
+  async relist(): Promise<void> {
+    await this.list('on demand');
   }
 
   current(): Map<string, KObject> {
@@ -133,6 +140,11 @@ export class ResumableWatch {
       (err: unknown) => {
         if (this.stopped) return;
         const code = statusOf(err);
+        if ((code === 405 || code === 404) && this.events.onUnsupported) {
+          this.stop();
+          this.events.onUnsupported(`the server does not watch ${this.ref.plural} (HTTP ${code})`);
+          return;
+        }
         if (code === 410) relist = true;
         if (err && !(err instanceof Error && err.name === 'AbortError')) {
           this.events.onProblem?.(`watch ${this.ref.plural} ended: ${err instanceof Error ? err.message : String(err)}; reconnecting`);
