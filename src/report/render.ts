@@ -234,7 +234,7 @@ function title(input: ReportInput): string {
   const planned = results.filter((r) => r.verdict === 'planned').length;
   const of = (k: number): string => `${k} of ${n} package version${n === 1 ? '' : 's'}`;
   if (failed > 0) return `## ❌ ${named}${where}: ${of(failed)} failed`;
-  if (planned === n) return `## 📝 ${named}${where}: plan for ${n} package version${n === 1 ? '' : 's'} (nothing pushed or applied)`;
+  if (planned === n) return `## 📝 ${named}${where}: ${n} package version${n === 1 ? '' : 's'} planned (nothing pushed or applied)`;
   return `## ✅ ${named}${where}: ${of(n - planned)} verified`;
 }
 

@@ -195,7 +195,7 @@ describe('publishReport', () => {
     const c = ctx({ mode: 'plan' });
     const out = await publishReport({ results: [planned()], ctx: c, octokit, upload: null });
     expect(out.result).toBe('success');
-    expect(standin.commentsOn(PR)[0]!.body).toContain('plan for 1 package version');
+    expect(standin.commentsOn(PR)[0]!.body).toContain('1 package version planned (nothing pushed or applied)');
   });
 
   test('a 403 (fork pull request) is a warning; the summary has the report and nothing throws', async () => {
