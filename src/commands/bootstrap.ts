@@ -1,6 +1,164 @@
-import { DevpkgError } from '../errors.js';
-import type { CliIO } from './io.js';
+import os from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { cleanupBootstrap, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
+import { runBootstrap } from '../bootstrap/run.js';
+import { UsageError } from '../errors.js';
+import { loadVersion } from '../packages/layout.js';
+import { parseRefNameMap, targetRefName } from '../packages/refname.js';
+import { tanzuPaths } from '../providers/paths.js';
+import { execTool } from '../tools/exec.js';
+import { passed } from '../verify/index.js';
+import { renderResultText } from '../verify/render.js';
+import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
 
-export async function run(_argv: string[], _io: CliIO): Promise<number> {
-  throw new DevpkgError('devpkg bootstrap is not available yet');
+const USAGE = `Usage: devpkg bootstrap --package <version folder> (--image REPO@sha256:... | --registry REPO)
+                        --cluster-config FILE [--ref-name FROM=TO] [--addon-type CATEGORY/NAME]
+                        [--tanzu-dir DIR] [--tanzu PATH] [--prepare-only] [--keep]
+       devpkg bootstrap --cleanup [--tanzu-dir DIR] [--tanzu PATH]
+
+Creates a Tanzu management cluster on docker (the tanzu CLI makes a kind bootstrap cluster and a
+CAPD management cluster) with the dev Package injected so that all three bootstrap phases keep
+it, and proves that kapp-controller runs the dev version once phase 3 is over:
+
+  phase 1  the vendored copy of the package's bundle/config in
+           providers/ytt/vendir/<category>/_ytt_lib/... is replaced with the edited one
+  phase 2+3 providers/ytt/04_user_customizations/<name>_dev_package.yaml: a ClusterResourceSet
+           and Secret that put the dev Package (a version above the released one) into the cluster
+
+Every file devpkg changes in the providers folder is backed up first and restored on cleanup.
+Before creating anything, \`tanzu management-cluster create --dry-run\` (SUPPRESS_PROVIDERS_UPDATE=1)
+must render our ClusterResourceSet and Secret and the edited manifests.
+
+  --package DIR            a version folder, e.g. addons/packages/antrea/1.5.3
+  --image REF              the pushed bundle by digest (imgpkg push --lock-output gives it)
+  --registry REPO          push the bundle here instead (the package name is appended)
+  --ref-name FROM=TO       map the repository refName to the cluster's (or a bare TO),
+                           e.g. antrea.tanzu.vmware.com
+  --addon-type CAT/NAME    the addon's category and name (default from the package, e.g. cni/antrea)
+  --tanzu-dir DIR          the tanzu config folder (default ~/.config/tanzu; must end in .config/tanzu)
+  --cluster-config FILE    management cluster config (CLUSTER_NAME, ...); also used to populate
+                           an empty providers folder
+  --tanzu PATH             the tanzu CLI (default: tanzu on PATH)
+  --dev-version V          use this dev version instead of planning one
+  --prepare-only           write the files, check them with a dry-run, print the create command; nothing else
+  --keep                   keep the cluster and the providers changes (undo later with --cleanup)
+  --cleanup                undo what an earlier run left: delete the cluster, restore the providers folder
+  --settle DURATION        how long the win must hold after phase 3 (default 60s)
+  --timeout DURATION       wait this long for phase 3, and again for the verdict (default 10m)
+  --bootstrap-timeout D    limit for tanzu management-cluster create (default 45m)
+  --work-dir DIR           logs, dry-run render, kubeconfig (default ./devpkg-bootstrap)
+  --json                   print the result as JSON
+
+Exit codes: 0 the dev version won after phase 3 (or prepare-only succeeded), 1 it did not, 2 bad usage.
+`;
+
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseFlags(argv, {
+    package: { type: 'string' },
+    image: { type: 'string' },
+    registry: { type: 'string' },
+    'ref-name': { type: 'string' },
+    'addon-type': { type: 'string' },
+    'tanzu-dir': { type: 'string' },
+    'cluster-config': { type: 'string' },
+    tanzu: { type: 'string' },
+    'dev-version': { type: 'string' },
+    'prepare-only': { type: 'boolean' },
+    keep: { type: 'boolean' },
+    cleanup: { type: 'boolean' },
+    settle: { type: 'string' },
+    timeout: { type: 'string' },
+    'bootstrap-timeout': { type: 'string' },
+    'work-dir': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const log = values.json ? () => undefined : (m: string) => io.stderr(`${m}\n`);
+  const logger = { info: log, warning: (m: string) => io.stderr(`warning: ${m}\n`) };
+  const paths = tanzuPaths(values['tanzu-dir'], { ...io.env, HOME: io.env.HOME || os.homedir() }, io.cwd);
+  const tanzuPath = values.tanzu ? resolve(io.cwd, values.tanzu) : 'tanzu';
+  const state = stateFile(paths.tanzuDir);
+
+  if (values.cleanup) {
+    const items = await readState(state);
+    if (items.length === 0) {
+      io.stdout(`nothing to clean up (no ${state})\n`);
+      return 0;
+    }
+    await cleanupBootstrap(items, execTool, paths.home, logger, state);
+    io.stdout(`cleaned up ${items.length} item(s) recorded in ${state}\n`);
+    return 0;
+  }
+
+  const folder = resolve(io.cwd, requireFlag(values.package, '--package', 'bootstrap'));
+  if (!values.image && !values.registry) throw new UsageError('give --image REPO@sha256:... or --registry REPO (see devpkg bootstrap --help)');
+  if (!values['prepare-only']) requireFlag(values['cluster-config'], '--cluster-config', 'bootstrap');
+  const settleMs = parseDuration(values.settle ?? '60s', '--settle');
+  const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
+  const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
+  const root = dirname(dirname(folder));
+  const loaded = await loadVersion(root, '', basename(dirname(folder)), basename(folder));
+  loaded.path = join(root, loaded.path);
+  const refName = targetRefName(parseRefNameMap(values['ref-name']), loaded.pkg.pkg.spec.refName, 1);
+
+  const previous = await readState(state);
+  if (previous.length) {
+    throw new UsageError(`${state} lists what an earlier run left (${previous.length} item(s)); run devpkg bootstrap --cleanup first`);
+  }
+  const cleanup = fileCleanupList(state);
+  let code = 1;
+  const keep = !!values.keep || !!values['prepare-only'];
+  try {
+    const out = await runBootstrap({
+      loaded,
+      refName,
+      addonType: values['addon-type'],
+      image: values.image,
+      registry: values.registry,
+      credentials: io.env.DEVPKG_REGISTRY_USERNAME && io.env.DEVPKG_REGISTRY_PASSWORD ? { username: io.env.DEVPKG_REGISTRY_USERNAME, password: io.env.DEVPKG_REGISTRY_PASSWORD } : undefined,
+      devVersion: values['dev-version'],
+      seq: { timestamp: new Date() },
+      tanzuPath,
+      paths,
+      clusterConfig: values['cluster-config'] ? resolve(io.cwd, values['cluster-config']) : undefined,
+      prepareOnly: values['prepare-only'],
+      bootstrapTimeoutMs,
+      timeoutMs,
+      settleMs,
+      workDir: resolve(io.cwd, values['work-dir'] ?? 'devpkg-bootstrap'),
+      cleanup,
+      log,
+      warn: logger.warning,
+    });
+    if (values['prepare-only']) {
+      const lines = [
+        `dev Package ${out.devPackage.metadata.name} (bundle ${out.image})`,
+        ...(out.prepared.libraryNote ? [out.prepared.libraryNote] : []),
+        'wrote:',
+        ...out.prepared.written.map((w) => `  ${w}`),
+        `backup of the original files: ${out.prepared.backupDir} (undo with: devpkg bootstrap --cleanup${values['tanzu-dir'] ? ` --tanzu-dir ${values['tanzu-dir']}` : ''})`,
+        ...(out.check ? [`dry-run check: ok (ClusterResourceSet ${out.check.crs}, Secret ${out.check.secret}; carried: ${out.check.carried.join(', ')})`] : []),
+        'create the management cluster with:',
+        `  ${out.createCommand}`,
+      ];
+      io.stdout(values.json ? `${JSON.stringify({ ...out, prepared: { ...out.prepared, vendoredDocs: undefined, editedDocs: undefined } }, null, 2)}\n` : `${lines.join('\n')}\n`);
+      return 0;
+    }
+    const r = out.result!;
+    io.stdout(values.json ? `${JSON.stringify([r], null, 2)}\n` : renderPhases(r) + renderResultText(r));
+    code = passed(r) ? 0 : 1;
+    return code;
+  } finally {
+    await flush(cleanup);
+    if (!keep) await cleanupBootstrap(cleanup.list(), execTool, paths.home, logger, state);
+    else if (!values['prepare-only']) log(`kept the cluster and the providers changes; undo with devpkg bootstrap --cleanup`);
+  }
+}
+
+function renderPhases(r: { phases?: { name: string; seenAt?: string; startedAt?: string }[] }): string {
+  if (!r.phases?.length) return '';
+  return `phases:\n${r.phases.map((p) => `  ${p.seenAt ?? p.startedAt ?? ''}  ${p.name}`).join('\n')}\n`;
 }

@@ -1,6 +1,77 @@
-import { DevpkgError } from '../errors.js';
+import path from 'node:path';
+import { runBootstrap } from '../bootstrap/run.js';
+import { CleanupList } from '../cleanup.js';
+import { DevpkgError, UsageError, errorMessage } from '../errors.js';
+import { loadVersion } from '../packages/layout.js';
+import { parseRefNameMap, targetRefName } from '../packages/refname.js';
+import { tanzuPaths } from '../providers/paths.js';
+import { ensureTanzuCli } from '../providers/tanzu-cli.js';
+import { renderResultText } from '../verify/render.js';
+import type { PackageResult } from '../verify/types.js';
+import { changedRefs, finishRun } from './cluster.js';
+import { sequenceFromContext } from './selection.js';
 import type { ModeContext } from './types.js';
 
-export async function run(_ctx: ModeContext): Promise<void> {
-  throw new DevpkgError('mode "bootstrap" is not available yet in this version of devpkg; use mode plan or detect');
+/**
+ * Bootstrap mode: a tanzu management cluster on docker with the dev Package injected for all
+ * three phases; verdict after phase 3. One package per run (a management cluster per package;
+ * use a matrix for several). The post step deletes the cluster and restores the providers folder.
+ */
+export async function run(ctx: ModeContext): Promise<void> {
+  const { inputs, host, github } = ctx;
+  const root = path.resolve(github.workspace, inputs.workingDirectory);
+  if (!inputs.registry) throw new UsageError('mode bootstrap: input registry is required (HOST[:PORT]/PATH the new cluster can pull from)');
+  if (!inputs.clusterConfig) throw new UsageError('mode bootstrap: input cluster-config is required (the management cluster config file, with CLUSTER_NAME)');
+  const refs = await host.group('Changed packages', () => changedRefs(ctx, root));
+  if (refs.length === 0) {
+    host.info('no package version changed; nothing to verify');
+    await finishRun(ctx, []);
+    return;
+  }
+  if (refs.length > 1) {
+    throw new UsageError(
+      `mode bootstrap verifies one package per management cluster, but ${refs.length} changed (${refs.map((r) => `${r.name}/${r.version}`).join(', ')}); ` +
+        'set input packages to one NAME/VERSION, or use the detect mode matrix',
+    );
+  }
+  const ref = refs[0]!;
+  const tanzuPath = await ensureTanzuCli({ path: inputs.tanzuCli || undefined, url: inputs.tanzuCliUrl || undefined, sha256: inputs.tanzuCliSha256, env: ctx.env, cwd: root, log: (m) => host.info(m) });
+  const paths = tanzuPaths(inputs.tanzuDir || undefined, ctx.env, root);
+  const cleanup = new CleanupList(host);
+  const workDir = path.join(ctx.env.RUNNER_TEMP || path.join(root, '.devpkg'), 'devpkg-bootstrap');
+  let result: PackageResult;
+  try {
+    const loaded = await loadVersion(root, inputs.packagesDir, ref.name, ref.version);
+    loaded.path = path.join(root, loaded.path);
+    const refName = targetRefName(parseRefNameMap(inputs.refName), loaded.pkg.pkg.spec.refName, 1);
+    if (inputs.registryPassword) host.setSecret(inputs.registryPassword);
+    const out = await host.group(`Bootstrap a management cluster with ${ref.name}/${ref.version}`, () =>
+      runBootstrap({
+        loaded,
+        refName,
+        addonType: inputs.addonType || undefined,
+        registry: inputs.registry,
+        credentials: inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined,
+        pushCommand: inputs.pushCommand || undefined,
+        devVersion: inputs.devVersion || undefined,
+        seq: sequenceFromContext(ctx),
+        tanzuPath,
+        paths,
+        clusterConfig: path.resolve(root, inputs.clusterConfig),
+        bootstrapTimeoutMs: inputs.bootstrapTimeoutMs,
+        timeoutMs: inputs.timeoutMs,
+        settleMs: inputs.settleMs,
+        workDir,
+        cleanup,
+        log: (m) => host.info(m),
+        warn: (m) => host.warning(m),
+      }),
+    );
+    result = out.result!;
+  } catch (err) {
+    host.error(`${ref.name}/${ref.version}: ${errorMessage(err)}`, err instanceof DevpkgError && err.file ? { file: err.file, line: err.line } : undefined);
+    result = { name: ref.name, version: ref.version, refName: '', targetRefName: '', devVersion: '', mode: 'bootstrap', verdict: 'error', reason: errorMessage(err), timeline: [] };
+  }
+  host.info(renderResultText(result));
+  await finishRun(ctx, [result]);
 }

@@ -1,7 +1,14 @@
 import type { CleanupItem } from '../cleanup.js';
+import { DevpkgError } from '../errors.js';
 import type { ExecFn } from '../tools/exec.js';
+import { restoreBackup } from './backup.js';
 
-/** Restores a providers folder from its backup (implemented with the bootstrap mode). */
-export async function cleanupProviders(_item: CleanupItem, _exec: ExecFn, _log: (m: string) => void): Promise<void> {
-  throw new Error('providers restore is not implemented yet');
+/**
+ * Restores a providers folder from its backup: files devpkg created are deleted, files it
+ * changed are put back (see backup.ts). Throws on failure; runCleanup turns it into a warning.
+ */
+export async function cleanupProviders(item: CleanupItem, _exec: ExecFn, log: (m: string) => void): Promise<void> {
+  if (item.kind !== 'providers-backup') throw new DevpkgError(`cleanupProviders cannot undo ${item.kind}`);
+  const done = await restoreBackup(item.backupDir, item.providersDir);
+  log(`providers folder ${item.providersDir}: ${done.length ? done.join(', ') : 'nothing to undo'}`);
 }

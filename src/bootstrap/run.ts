@@ -1,0 +1,334 @@
+/**
+ * Bootstrap mode's pipeline, shared by `devpkg bootstrap` and the action: dev Package, providers
+ * customisation (phase 1 library, phases 2/3 user customisation), a dry-run check, then
+ * `tanzu management-cluster create` on docker, phase tracking on the new cluster, and the
+ * verdict after phase 3.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pushBundle } from '../bundle/index.js';
+import type { RegistryCredentials } from '../bundle/registry.js';
+import type { CleanupItem, CleanupList } from '../cleanup.js';
+import { DevpkgError, errorMessage } from '../errors.js';
+import { deriveDevPackage, parseImageRef } from '../packages/derive.js';
+import type { LoadedVersion } from '../packages/layout.js';
+import type { Package } from '../packages/model.js';
+import { defaultAddonType, overlayFileName, renderOverlay } from '../packages/overlay.js';
+import { prepareProviders, validateProviders, type PrepareResult } from '../providers/prepare.js';
+import type { TanzuPaths } from '../providers/paths.js';
+import { clusterNameOf, type DryRunCheck } from '../providers/validate.js';
+import { execTool, type ExecFn } from '../tools/exec.js';
+import { Tanzu, SUPPRESS_PROVIDERS_UPDATE, tanzuArgs } from '../tools/tanzu.js';
+import { Ytt } from '../tools/ytt.js';
+import { planDevVersion, type DevSequence } from '../versions/index.js';
+import { verifyOne } from '../verify/index.js';
+import type { PackageResult, Phase } from '../verify/types.js';
+import { PHASE_NAMES, type PhaseNumber } from './phases.js';
+import { PhaseTracker } from './tracker.js';
+
+export const TKG2_NOTE =
+  'TKG 2.x: ClusterBootstrap (run.tanzu.vmware.com/v1alpha3) pins the exact package versions of the TKR, so a higher dev version cannot win there; ' +
+  'change the ClusterBootstrap (or the TKR) instead';
+
+export interface BootstrapOptions {
+  loaded: LoadedVersion;
+  /** The cluster's refName (after the ref-name map). */
+  refName: string;
+  /** CATEGORY/NAME; default from the package name (cni/antrea). */
+  addonType?: string;
+  /** A pushed bundle, repo@sha256:... ; or `registry` to push one. */
+  image?: string;
+  registry?: string;
+  credentials?: RegistryCredentials;
+  pushCommand?: string;
+  devVersion?: string;
+  /** Other versions known to be in play (e.g. the released one), for the dev version plan. */
+  versionsInPlay?: string[];
+  seq: DevSequence;
+  tanzuPath: string;
+  paths: TanzuPaths;
+  clusterConfig?: string;
+  prepareOnly?: boolean;
+  bootstrapTimeoutMs: number;
+  /** How long to wait for phase 3 and the verdict (each). */
+  timeoutMs: number;
+  settleMs: number;
+  heartbeatMs?: number;
+  /** Logs and the admin kubeconfig go here. */
+  workDir: string;
+  cleanup: CleanupList;
+  exec?: ExecFn;
+  log?: (m: string) => void;
+  warn?: (m: string) => void;
+}
+
+export interface BootstrapOutcome {
+  devPackage: Package;
+  devVersion: string;
+  image: string;
+  prepared: PrepareResult;
+  check?: DryRunCheck;
+  createCommand: string;
+  /** Set unless prepare-only. */
+  result?: PackageResult;
+  tanzuLog?: string;
+  kubeconfig?: string;
+  tkg2?: boolean;
+}
+
+export function createCommandText(tanzuPath: string, clusterConfig: string, home?: string): string {
+  return [...(home ? [`HOME=${home}`] : []), `${SUPPRESS_PROVIDERS_UPDATE}=1`, tanzuPath, ...tanzuArgs.create({ file: clusterConfig, infrastructure: 'docker' })].join(' ');
+}
+
+function categoryOf(addonType: string): [string, string] {
+  const [c, n] = addonType.split('/');
+  if (!c || !n) throw new DevpkgError(`--addon-type (input addon-type) "${addonType}" must be CATEGORY/NAME, e.g. cni/antrea`, { exitCode: 2 });
+  return [c, n];
+}
+
+export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcome> {
+  const log = o.log ?? (() => undefined);
+  const warn = o.warn ?? log;
+  const exec = o.exec ?? execTool;
+  const pkgName = o.loaded.name;
+  const addonType = o.addonType || defaultAddonType(pkgName);
+  const [category] = categoryOf(addonType);
+  const tanzu = new Tanzu(o.tanzuPath, exec, o.paths.home ? { HOME: o.paths.home } : {});
+  const ytt = new Ytt('ytt', exec);
+  await mkdir(o.workDir, { recursive: true });
+
+  // The dev version and its bundle.
+  const plan = o.devVersion
+    ? { version: o.devVersion, tag: o.devVersion.replaceAll('+', '_'), reason: 'given as dev-version' }
+    : planDevVersion({ versions: [o.loaded.version, ...(o.versionsInPlay ?? [])], base: o.loaded.version, seq: o.seq });
+  log(`dev version ${plan.version}: ${plan.reason}`);
+  let image = o.image;
+  let digest: string | undefined;
+  if (image) {
+    const ref = parseImageRef(image);
+    if (!ref?.digest) throw new DevpkgError(`--image "${image}" must name the pushed bundle by digest (repo@sha256:...)`, { exitCode: 2 });
+    digest = ref.digest;
+  } else if (o.registry) {
+    const pushed = await pushBundle({
+      bundleDir: path.join(o.loaded.path, 'bundle'),
+      repository: `${o.registry.replace(/\/+$/, '')}/${pkgName}`,
+      tag: plan.tag,
+      credentials: o.credentials,
+      pushCommand: o.pushCommand,
+      env: { package: pkgName, version: o.loaded.version },
+      exec,
+      log,
+    });
+    image = pushed.image;
+    digest = pushed.digest;
+  } else {
+    throw new DevpkgError('give --image REPO@sha256:... (a pushed bundle) or --registry (input registry) to push one', { exitCode: 2 });
+  }
+  const { pkg: devPackage } = deriveDevPackage(o.loaded.pkg, { version: plan.version, image, namespace: 'tkg-system', refName: o.refName });
+  const overlay = renderOverlay(devPackage, { name: pkgName, addonType });
+
+  // Providers.
+  const prepared = await prepareProviders({
+    tanzu,
+    ytt,
+    paths: o.paths,
+    clusterConfig: o.clusterConfig,
+    cleanup: o.cleanup,
+    pkgName,
+    category,
+    configDir: path.join(o.loaded.path, 'bundle', 'config'),
+    version: o.loaded.version,
+    overlay,
+    overlayFile: overlayFileName(pkgName),
+    log,
+  });
+  const createCommand = o.clusterConfig ? createCommandText(o.tanzuPath, o.clusterConfig, o.paths.home) : '(give --cluster-config to get the create command)';
+
+  let check: DryRunCheck | undefined;
+  if (o.clusterConfig) {
+    const v = await validateProviders(tanzu, o.clusterConfig, {
+      pkgName,
+      devPackageName: devPackage.metadata.name,
+      devVersion: plan.version,
+      edited: prepared.editedDocs,
+      vendored: prepared.vendoredDocs,
+    });
+    await writeFile(path.join(o.workDir, 'dry-run.yaml'), v.rendered);
+    const { rendered: _r, ...rest } = v;
+    check = rest;
+    for (const n of check.notes) log(`dry-run: ${n}`);
+    if (!check.ok) {
+      throw new DevpkgError(`tanzu management-cluster create --dry-run does not render what devpkg prepared (render kept in ${path.join(o.workDir, 'dry-run.yaml')}):\n- ${check.problems.join('\n- ')}`);
+    }
+    log(`dry-run: ClusterResourceSet ${check.crs} and Secret ${check.secret} carry ${devPackage.metadata.name}; the ${category} ClusterResourceSets carry ${check.carried.join(', ') || 'nothing of the edited config'}`);
+  } else {
+    warn('no --cluster-config: the providers folder was prepared but not checked with a dry-run');
+  }
+  const outcome: BootstrapOutcome = { devPackage, devVersion: plan.version, image, prepared, ...(check ? { check } : {}), createCommand };
+  if (o.prepareOnly) return outcome;
+
+  if (!o.clusterConfig) throw new DevpkgError('--cluster-config (input cluster-config) is required to create the management cluster', { exitCode: 2 });
+  const clusterName = clusterNameOf(await readFile(o.clusterConfig, 'utf8'));
+  if (!clusterName) throw new DevpkgError(`${o.clusterConfig} sets no CLUSTER_NAME; devpkg needs the name to track and delete the cluster`, { exitCode: 2 });
+
+  const base: Omit<PackageResult, 'verdict' | 'reason' | 'timeline'> = {
+    name: pkgName,
+    version: o.loaded.version,
+    refName: o.loaded.pkg.pkg.spec.refName,
+    targetRefName: o.refName,
+    devVersion: plan.version,
+    bundle: image,
+    mode: 'bootstrap',
+  };
+  const phases: Phase[] = [];
+  const mgmt: CleanupItem = { kind: 'management-cluster', name: clusterName, tanzu: o.tanzuPath };
+  o.cleanup.record(mgmt);
+
+  const tanzuLog = path.join(o.workDir, 'tanzu-management-cluster-create.log');
+  const started = Date.now();
+  phases.push({ name: 'management-cluster create', startedAt: new Date(started).toISOString() });
+  log(`creating management cluster ${clusterName}: ${createCommand}`);
+  const heartbeat = setInterval(() => log(`... tanzu management-cluster create still running (${Math.round((Date.now() - started) / 1000)}s; log ${tanzuLog})`), o.heartbeatMs ?? 60_000);
+  let created;
+  try {
+    created = await tanzu.create({
+      file: o.clusterConfig,
+      infrastructure: 'docker',
+      logFile: tanzuLog,
+      verbosity: 6,
+      timeoutMs: o.bootstrapTimeoutMs,
+      onOutput: (c) => {
+        for (const line of c.split('\n')) if (line.trim()) log(`tanzu: ${line.trimEnd()}`);
+      },
+    });
+  } catch (err) {
+    created = { code: -1, stdout: '', stderr: errorMessage(err) };
+  } finally {
+    clearInterval(heartbeat);
+  }
+  await writeFile(path.join(o.workDir, 'tanzu-create-output.log'), `${created.stdout}\n${created.stderr}`);
+  await recordLeftovers(exec, o.cleanup, mgmt, clusterName, log);
+  outcome.tanzuLog = tanzuLog;
+  if (created.code !== 0) {
+    const tail = `${created.stdout}\n${created.stderr}`.trim().split('\n').slice(-15).join('\n');
+    outcome.result = {
+      ...base,
+      verdict: 'error',
+      reason: `tanzu management-cluster create failed (exit ${created.code}) after ${Math.round((Date.now() - started) / 1000)}s; a dev Package that does not install stalls phase 1 until the time-out. Last output:\n${tail}`,
+      timeline: [],
+      phases,
+      diagnostics: { dir: o.workDir, excerpt: tail },
+    };
+    return outcome;
+  }
+  phases.push({ name: 'management cluster created', seenAt: new Date().toISOString() });
+
+  const kubeconfig = path.join(o.workDir, `${clusterName}.kubeconfig`);
+  await tanzu.exportAdminKubeconfig(kubeconfig);
+  outcome.kubeconfig = kubeconfig;
+  const { loadKubeConfig } = await import('../cluster/kubeconfig.js');
+  const kc = await loadKubeConfig(kubeconfig);
+
+  const tracker = new PhaseTracker(kc, { pkgName, devPackageName: devPackage.metadata.name, refName: o.refName, devVersion: plan.version }, log);
+  await tracker.start();
+  try {
+    const tkg2 = await isTkg2(kc);
+    outcome.tkg2 = tkg2;
+    if (tkg2) warn(TKG2_NOTE);
+    const deadline = Date.now() + o.timeoutMs;
+    let missingPhase: PhaseNumber | undefined;
+    for (const p of [1, 2, 3] as PhaseNumber[]) {
+      if (!(await tracker.waitFor(p, Math.max(0, deadline - Date.now())))) {
+        missingPhase = p;
+        break;
+      }
+    }
+    phases.push(...tracker.phases());
+    if (missingPhase) {
+      const st = tracker.last[missingPhase];
+      outcome.result = {
+        ...base,
+        verdict: 'timed-out',
+        reason: `${PHASE_NAMES[missingPhase]} was not seen within ${Math.round(o.timeoutMs / 1000)}s: missing ${st.missing.join(', ')} (seen: ${st.seen})${tkg2 ? `. ${TKG2_NOTE}` : ''}`,
+        timeline: [],
+        phases,
+      };
+      return outcome;
+    }
+    const pkgi = tracker.last.packageInstall!;
+    log(`phase 3 seen; verifying PackageInstall ${pkgi.metadata?.namespace}/${pkgi.metadata?.name} (settle ${o.settleMs / 1000}s)`);
+    const result = await verifyOne(
+      {
+        base: { ...base, phases },
+        target: { namespace: String(pkgi.metadata?.namespace), name: String(pkgi.metadata?.name) },
+        expect: { version: plan.version, digest },
+      },
+      { kc, settleMs: o.settleMs, timeoutMs: o.timeoutMs, diagnosticsDir: path.join(o.workDir, 'diagnostics'), extraLogs: [tanzuLog], log },
+    );
+    result.reason = explainWithPhases(result, tracker, plan.version, tkg2);
+    outcome.result = result;
+    return outcome;
+  } finally {
+    tracker.stop();
+  }
+}
+
+/** The verdict's reason, with the phase story: when the dev version was installed, and what undid it. */
+export function explainWithPhases(r: PackageResult, t: Pick<PhaseTracker, 'installs' | 'sighting' | 'devInstalledAt'>, dev: string, tkg2: boolean): string {
+  const parts = [r.reason];
+  const p3 = t.sighting(3);
+  const p2 = t.sighting(2);
+  if (r.verdict === 'won') {
+    parts.push(`the dev version held after phase 3 (seen ${p3?.at ?? '?'})`);
+  } else {
+    const devSeen = t.installs.find((i) => i.version === dev);
+    const after = devSeen ? t.installs.filter((i) => i.at >= devSeen.at && i.version !== dev) : [];
+    if (devSeen && after.length) {
+      const undone = after[0]!;
+      const phase = p3 && undone.at >= (p3.at < devSeen.at ? devSeen.at : p3.at) ? 3 : p2 && undone.at >= p2.at ? 2 : 1;
+      parts.push(`lost in phase ${phase}: the dev version ${dev} was installed at ${devSeen.at}, then ${undone.version} replaced it at ${undone.at}` + (phase === 3 ? ` (phase 3 seen ${p3?.at})` : ''));
+    } else if (devSeen) {
+      parts.push(`the dev version was installed at ${devSeen.at} (phase ${p3 && devSeen.at >= p3.at ? 3 : p2 ? 2 : 1}) but did not hold through the settle window`);
+    } else {
+      parts.push(`the dev version was never installed; phase 2 installed ${p2?.installed ?? 'nothing yet'}, after phase 3 ${t.installs[t.installs.length - 1]?.version ?? 'nothing'} was installed`);
+    }
+  }
+  if (tkg2) parts.push(TKG2_NOTE);
+  return parts.join('; ');
+}
+
+async function isTkg2(kc: import('@kubernetes/client-node').KubeConfig): Promise<boolean> {
+  const k8s = await import('@kubernetes/client-node');
+  try {
+    const r = (await kc.makeApiClient(k8s.CustomObjectsApi).listClusterCustomObject({ group: 'run.tanzu.vmware.com', version: 'v1alpha3', plural: 'clusterbootstraps' })) as { items?: unknown[] };
+    return (r.items ?? []).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * After create: leftover kind bootstrap clusters (tkg-kind-*) and CAPD containers of the cluster
+ * go on the CleanupList, and the management cluster is moved to the end so that it is deleted
+ * first (its delete needs those containers).
+ */
+async function recordLeftovers(exec: ExecFn, cleanup: CleanupList, mgmt: CleanupItem, clusterName: string, log: (m: string) => void): Promise<void> {
+  const found: CleanupItem[] = [];
+  try {
+    const k = await exec('kind', ['get', 'clusters'], { allowFail: true });
+    for (const n of k.stdout.split('\n').map((s) => s.trim())) if (n.startsWith('tkg-kind-')) found.push({ kind: 'kind-cluster', name: n });
+  } catch {
+    /* no kind here */
+  }
+  try {
+    const d = await exec('docker', ['ps', '-a', '--format', '{{.Names}}', '--filter', `name=^${clusterName}-`], { allowFail: true });
+    for (const n of d.stdout.split('\n').map((s) => s.trim())) if (n) found.push({ kind: 'docker-container', name: n });
+  } catch {
+    /* no docker here */
+  }
+  if (found.length === 0) return;
+  log(`recorded for cleanup: ${found.map((f) => ('name' in f ? f.name : '')).join(', ')}`);
+  cleanup.done(mgmt);
+  for (const f of found) cleanup.record(f);
+  cleanup.record(mgmt);
+}
