@@ -1,0 +1,49 @@
+import type { KObject } from '../verify/evaluate.js';
+import { emptySnapshot, evaluatePhases, type Snapshot } from './phases.js';
+
+const expectP = { pkgName: 'antrea', devPackageName: 'antrea.tanzu.vmware.com.1.5.4-dev.1', refName: 'antrea.tanzu.vmware.com' };
+const cond = (type: string, status = 'True') => ({ conditions: [{ type, status }] });
+const obj = (name: string, extra: Partial<KObject> = {}): KObject => ({ metadata: { name, generation: 1 }, ...extra }) as KObject;
+
+function full(): Snapshot {
+  const s = emptySnapshot();
+  s.crs.set('mgmt-antrea-dev-package', obj('mgmt-antrea-dev-package', { status: cond('ResourcesApplied') }));
+  s.packages.set(expectP.devPackageName, obj(expectP.devPackageName));
+  s.packageInstalls.set('antrea', obj('antrea', { spec: { packageRef: { refName: 'antrea.tanzu.vmware.com' } }, status: { observedGeneration: 1, version: '1.5.4-dev.1', ...cond('ReconcileSucceeded') } }));
+  s.deployments.set('tkr-controller-manager', obj('tkr-controller-manager', { status: cond('Available') }));
+  s.configMaps.set('bom-v1', obj('bom-v1', { metadata: { name: 'bom-v1', labels: { tanzuKubernetesRelease: 'v1' } } }));
+  s.tkrs.set('v1', obj('v1'));
+  return s;
+}
+
+describe('evaluatePhases', () => {
+  test('everything in place: all three phases done', () => {
+    const e = evaluatePhases(full(), expectP);
+    expect([e[1].done, e[2].done, e[3].done]).toEqual([true, true, true]);
+    expect(e.packageInstall?.metadata?.name).toBe('antrea');
+  });
+
+  test.each<[string, (s: Snapshot) => void, 1 | 2 | 3, RegExp]>([
+    ['CRS not applied yet', (s) => s.crs.set('mgmt-antrea-dev-package', obj('mgmt-antrea-dev-package', { status: cond('ResourcesApplied', 'False') })), 1, /ResourcesApplied=True/],
+    ['no dev Package', (s) => s.packages.clear(), 1, /Package antrea.tanzu.vmware.com.1.5.4-dev.1/],
+    ['PackageInstall of another refName only', (s) => s.packageInstalls.get('antrea')!.spec!.packageRef.refName = 'antrea.community.tanzu.vmware.com', 2, /a PackageInstall of antrea.tanzu.vmware.com/],
+    ['PackageInstall not observed yet', (s) => (s.packageInstalls.get('antrea')!.metadata!.generation = 2), 2, /reconciled/],
+    ['tkr-controller-manager not available', (s) => s.deployments.clear(), 3, /tkr-controller-manager/],
+    ['BOM without TKR', (s) => s.tkrs.clear(), 3, /a BOM ConfigMap/],
+    ['tanzu-core still reconciling', (s) => s.repositories.set('tanzu-core', obj('tanzu-core', { status: { observedGeneration: 1, ...cond('Reconciling') } })), 3, /tanzu-core/],
+  ])('%s', (_what, change, phase, missing) => {
+    const s = full();
+    change(s);
+    const e = evaluatePhases(s, expectP);
+    expect(e[phase].done).toBe(false);
+    expect(e[phase].missing.join('; ')).toMatch(missing);
+  });
+
+  test('TKG 2.x: tkr-source-controller-manager counts; a named TKR needs its own BOM', () => {
+    const s = full();
+    s.deployments.clear();
+    s.deployments.set('tkr-source-controller-manager', obj('tkr-source-controller-manager', { status: cond('Available') }));
+    expect(evaluatePhases(s, expectP)[3].done).toBe(true);
+    expect(evaluatePhases(s, { ...expectP, tkrName: 'v2' })[3].missing).toEqual(['a BOM ConfigMap in tkr-system labelled tanzuKubernetesRelease=v2', 'TanzuKubernetesRelease v2']);
+  });
+});
