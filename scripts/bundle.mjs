@@ -1,21 +1,41 @@
-// Builds dist/: one minified ESM ncc bundle with lazily loaded chunks, and
-// three entry shims (index.js = action main, post.js = action post, cli.js = devpkg).
+// Builds dist/: one ESM ncc bundle whose chunks load lazily (the Kubernetes client and
+// Octokit only in the modes that need them), every file minified with terser (ncc's -m
+// covers only the entry file), and three entry shims: index.js = action main,
+// post.js = action post, cli.js = devpkg.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { minify } from 'terser';
 
 const out = resolve(process.argv[2] ?? 'dist');
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
-const tmp = join(out, '.build');
-execFileSync(
-  process.execPath,
-  ['node_modules/@vercel/ncc/dist/ncc/cli.js', 'build', 'src/index.ts', '-o', tmp, '-m', '--target', 'es2022', '--license', 'licenses.txt', '-q'],
-  { stdio: 'inherit' },
-);
-// Keep ncc's index.js as the bundle body and add the shims around it.
-execFileSync('sh', ['-c', `mv "${tmp}"/* "${out}"/ && rmdir "${tmp}"`]);
-writeFileSync(join(out, 'post.js'), "import './index.js';\n");
-writeFileSync(join(out, 'cli.js'), "#!/usr/bin/env node\nimport './index.js';\n");
-chmodSync(join(out, 'cli.js'), 0o755);
-writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }) + '\n');
+// Build next to the target and swap at the end, so a failed or concurrent build never
+// leaves dist/ half-written.
+const stage = `${out}.building-${process.pid}`;
+rmSync(stage, { recursive: true, force: true });
+mkdirSync(stage, { recursive: true });
+try {
+  execFileSync(
+    process.execPath,
+    ['node_modules/@vercel/ncc/dist/ncc/cli.js', 'build', 'src/index.ts', '-o', stage, '--target', 'es2022', '--license', 'licenses.txt', '-q'],
+    { stdio: 'inherit' },
+  );
+  for (const file of readdirSync(stage).filter((f) => f.endsWith('.js')).sort()) {
+    const path = join(stage, file);
+    const result = await minify(readFileSync(path, 'utf8'), {
+      module: true,
+      compress: { passes: 1 },
+      mangle: true,
+      format: { comments: false },
+    });
+    writeFileSync(path, result.code + '\n');
+  }
+  writeFileSync(join(stage, 'post.js'), "import './index.js';\n");
+  writeFileSync(join(stage, 'cli.js'), "#!/usr/bin/env node\nimport './index.js';\n");
+  chmodSync(join(stage, 'cli.js'), 0o755);
+  writeFileSync(join(stage, 'package.json'), JSON.stringify({ type: 'module' }) + '\n');
+  rmSync(out, { recursive: true, force: true });
+  renameSync(stage, out);
+} catch (err) {
+  rmSync(stage, { recursive: true, force: true });
+  throw err;
+}
