@@ -1,4 +1,4 @@
-import { classifyChanges, normalizePackagesDir, packagePathParts, versionFoldersFromFiles, type FileChange } from './classify.js';
+import { classifyChanges, locatePackagePath, normalizePackagesDir, packagePathParts, versionFoldersFromFiles, type FileChange } from './classify.js';
 
 const P = 'addons/packages';
 // Version folders at head: antrea 1.2.3 and 1.3.0, calico 3.19.1+vmware.1, pinniped 0.24.4+update.2.
@@ -87,6 +87,16 @@ describe('helpers', () => {
     ['addons/packagesX/a/b', undefined],
     ['other/a/b', undefined],
   ])('packagePathParts(%s)', (path, out) => expect(packagePathParts(path, P)).toEqual(out));
+
+  test.each([
+    [`${P}/a/1.0.0/bundle/config/x y.yaml`, P, { name: 'a', version: '1.0.0', file: 'bundle/config/x y.yaml' }],
+    [`${P}/a/metadata.yaml`, P, { name: 'a', file: 'metadata.yaml' }],
+    [`${P}/a`, P, undefined],
+    [`${P}//a/b`, P, undefined],
+    [`${P}X/a/b`, P, undefined],
+    ['a/0.24.4+update.2/package.yaml', '', { name: 'a', version: '0.24.4+update.2', file: 'package.yaml' }],
+    ['README.md', '', undefined],
+  ])('locatePackagePath(%s, %s)', (path, dir, out) => expect(locatePackagePath(path, dir)).toEqual(out));
 
   test('versionFoldersFromFiles keeps folders holding package.yaml directly', () => {
     const m = versionFoldersFromFiles(

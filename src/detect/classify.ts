@@ -42,13 +42,38 @@ export function normalizePackagesDir(dir: string): string {
   return d === '.' ? '' : d;
 }
 
+/** Where a path sits below the packages folder. */
+export interface PackagePath {
+  name: string;
+  /** The folder below the package (`1.2.3`, `test`); undefined for files directly in `<name>/`. */
+  version?: string;
+  /** The rest of the path below `<name>/<version>/` (or below `<name>/` when version is undefined). */
+  file: string;
+}
+
+/**
+ * Splits `<packagesDir>/<name>/[<version>/]<file>`; undefined for paths outside a package folder.
+ * Hot path (every changed and every listed file): indexOf instead of split.
+ */
+export function locatePackagePath(path: string, packagesDir: string): PackagePath | undefined {
+  let i = 0;
+  if (packagesDir !== '') {
+    if (!path.startsWith(packagesDir) || path.charCodeAt(packagesDir.length) !== 47 /* / */) return undefined;
+    i = packagesDir.length + 1;
+  }
+  const j = path.indexOf('/', i);
+  if (j <= i) return undefined;
+  const name = path.slice(i, j);
+  const k = path.indexOf('/', j + 1);
+  if (k < 0) return { name, file: path.slice(j + 1) };
+  return { name, version: path.slice(j + 1, k), file: path.slice(k + 1) };
+}
+
 /** Splits `<packagesDir>/<name>/<rest...>` into its parts; undefined for paths outside. */
 export function packagePathParts(path: string, packagesDir: string): { name: string; rest: string[] } | undefined {
-  const prefix = packagesDir === '' ? '' : `${packagesDir}/`;
-  if (!path.startsWith(prefix)) return undefined;
-  const parts = path.slice(prefix.length).split('/');
-  if (parts.length < 2 || parts[0] === '') return undefined;
-  return { name: parts[0], rest: parts.slice(1) };
+  const p = locatePackagePath(path, packagesDir);
+  if (!p) return undefined;
+  return { name: p.name, rest: p.version === undefined ? [p.file] : [p.version, ...p.file.split('/')] };
 }
 
 export function versionFolderPath(packagesDir: string, name: string, version: string): string {
@@ -62,30 +87,23 @@ export function versionFolderPath(packagesDir: string, name: string, version: st
 export function versionFoldersFromFiles(files: readonly string[], packagesDir: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const f of files) {
-    const p = packagePathParts(f, packagesDir);
-    if (!p || p.rest.length !== 2 || p.rest[1] !== 'package.yaml') continue;
+    if (!f.endsWith('/package.yaml')) continue;
+    const p = locatePackagePath(f, packagesDir);
+    if (!p || p.version === undefined || p.file !== 'package.yaml') continue;
     const list = out.get(p.name);
-    if (list) list.push(p.rest[0]);
-    else out.set(p.name, [p.rest[0]]);
+    if (list) list.push(p.version);
+    else out.set(p.name, [p.version]);
   }
   return out;
 }
 
 const WORDS: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted', T: 'type changed', U: 'unmerged' };
 
-interface Side {
-  path: string;
-  deleted: boolean;
-  reason: string;
-}
-
-function sides(c: FileChange): Side[] {
-  if ((c.status === 'R' || c.status === 'C') && c.oldPath !== undefined) {
-    const moved: Side = { path: c.path, deleted: false, reason: `${c.status === 'R' ? 'renamed' : 'copied'} ${c.oldPath} -> ${c.path}` };
-    if (c.status === 'C') return [moved];
-    return [{ path: c.oldPath, deleted: true, reason: `renamed ${c.oldPath} -> ${c.path}` }, moved];
+function reasonOf(c: FileChange, deletedSide: boolean): string {
+  if (c.oldPath !== undefined && (c.status === 'R' || c.status === 'C')) {
+    return `${c.status === 'R' ? 'renamed' : 'copied'} ${c.oldPath} -> ${c.path}`;
   }
-  return [{ path: c.path, deleted: c.status === 'D', reason: `${WORDS[c.status] ?? c.status} ${c.path}` }];
+  return `${deletedSide ? 'deleted' : (WORDS[c.status] ?? c.status)} ${c.path}`;
 }
 
 const byNameVersion = (a: { name: string; version: string }, b: { name: string; version: string }) =>
@@ -106,25 +124,28 @@ export function classifyChanges(changes: readonly FileChange[], opts: ClassifyOp
   const removed = new Map<string, { name: string; version: string }>();
   const metadata = new Set<string>();
 
-  for (const change of changes) {
-    for (const side of sides(change)) {
-      if (ignored(side.path)) continue;
-      const p = packagePathParts(side.path, packagesDir);
-      if (!p) continue;
-      if (p.rest.length === 1) {
-        if (p.rest[0] === 'metadata.yaml') metadata.add(p.name);
-        continue;
-      }
-      const version = p.rest[0];
-      const key = `${p.name}/${version}`;
-      if (opts.isVersionFolderAtHead(p.name, version)) {
-        const v = versions.get(key);
-        if (!v) versions.set(key, { name: p.name, version, reasons: [side.reason] });
-        else if (!v.reasons.includes(side.reason)) v.reasons.push(side.reason);
-      } else if (side.deleted && p.rest.length === 2 && p.rest[1] === 'package.yaml') {
-        removed.set(key, { name: p.name, version });
-      }
+  const consider = (change: FileChange, path: string, deleted: boolean) => {
+    const p = locatePackagePath(path, packagesDir);
+    if (!p || ignored(path)) return;
+    if (p.version === undefined) {
+      if (p.file === 'metadata.yaml') metadata.add(p.name);
+      return;
     }
+    const key = `${p.name}/${p.version}`;
+    if (opts.isVersionFolderAtHead(p.name, p.version)) {
+      const reason = reasonOf(change, deleted);
+      const v = versions.get(key);
+      if (!v) versions.set(key, { name: p.name, version: p.version, reasons: [reason] });
+      else if (!v.reasons.includes(reason)) v.reasons.push(reason);
+    } else if (deleted && p.file === 'package.yaml') {
+      removed.set(key, { name: p.name, version: p.version });
+    }
+  };
+
+  for (const change of changes) {
+    // A rename is a deletion of the old path plus a change of the new one; a copy only the latter.
+    if (change.status === 'R' && change.oldPath !== undefined) consider(change, change.oldPath, true);
+    consider(change, change.path, change.status === 'D');
   }
 
   const touched = new Set([...versions.values()].map((v) => v.name));

@@ -5,7 +5,7 @@ import {
   classifyChanges,
   DEFAULT_IGNORE,
   normalizePackagesDir,
-  packagePathParts,
+  locatePackagePath,
   versionFolderPath,
   versionFoldersFromFiles,
 } from './classify.js';
@@ -199,9 +199,11 @@ export async function detectChanges(opts: DetectOptions): Promise<DetectResult> 
   const changes = await git.diffNameStatus(from, head);
   const names = new Set<string>();
   for (const c of changes) {
-    for (const p of [c.path, c.oldPath]) {
-      const parts = p === undefined ? undefined : packagePathParts(p, packagesDir);
-      if (parts) names.add(parts.name);
+    const p = locatePackagePath(c.path, packagesDir);
+    if (p) names.add(p.name);
+    if (c.oldPath !== undefined) {
+      const o = locatePackagePath(c.oldPath, packagesDir);
+      if (o) names.add(o.name);
     }
   }
   const atHead = names.size === 0 ? new Map<string, string[]>() : await versionFoldersAt(git, head, packagesDir, [...names]);

@@ -4,9 +4,10 @@ export {
   classifyChanges,
   DEFAULT_IGNORE,
   normalizePackagesDir,
+  locatePackagePath,
   packagePathParts,
   versionFolderPath,
   versionFoldersFromFiles,
 } from './classify.js';
-export type { Classification, ClassifyOptions, FileChange, VersionChange } from './classify.js';
+export type { Classification, ClassifyOptions, FileChange, PackagePath, VersionChange } from './classify.js';
 export { globMatcher, globToRegExp, matchesGlob } from './glob.js';
