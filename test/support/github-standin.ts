@@ -34,6 +34,8 @@ export class GitHubStandin {
   readonly forbidden = new Set<Operation>();
   /** Milliseconds every response waits; widens race windows in tests. */
   delayMs = 0;
+  /** Statuses the next requests answer with, one each (e.g. 502 for a flaky proxy). */
+  readonly failNext: number[] = [];
   private nextId = 1000;
   private server?: Server;
   url = '';
@@ -92,6 +94,8 @@ export class GitHubStandin {
     this.requests.push({ method, path: requested.pathname + requested.search, authorization: req.headers.authorization });
     const body = await readBody(req);
     if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    const fail = this.failNext.shift();
+    if (fail !== undefined) return send(res, fail, { message: `stand-in: injected ${fail}` });
     const prefix = `/repos/${this.owner}/${this.repo}`;
     const path = url.pathname;
     let m: RegExpMatchArray | null;

@@ -139,6 +139,14 @@ describe('sticky comment', () => {
     expect(standin.comments.get(ours.id)!.body).toBe(`${marker('devpkg')}\nupdated`);
   });
 
+  test('a server error is retried (retry plugin)', async () => {
+    standin.failNext.push(502);
+    const out = await upsertStickyComment(octokit, { owner: 'example', repo: 'tce', issueNumber: PR, header: 'devpkg' }, 'report');
+    expect(out.action).toBe('created');
+    // The failed list, its retry, the create, and the list after creating.
+    expect(standin.requests.map((r) => r.method)).toEqual(['GET', 'GET', 'POST', 'GET']);
+  });
+
   test('a quoted marker further down a comment is not ours', async () => {
     standin.seed(PR, `> see\n${marker('devpkg')}`, 'reviewer');
     const out = await upsertStickyComment(octokit, { owner: 'example', repo: 'tce', issueNumber: PR, header: 'devpkg' }, 'report');

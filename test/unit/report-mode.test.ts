@@ -119,6 +119,17 @@ describe('workflow_run from a fork pull request', () => {
     expect(body).toContain('(https://github.com/example/tce/actions/runs/41)');
   });
 
+  test('a same-repository pull request named by the event needs no check', async () => {
+    await leg('devpkg-results', [wonKind()], { runId: '41', prNumber: 9 });
+    const ctx = modeCtx({ mode: 'report', 'results-path': join(dir, 'downloaded') }, {
+      ...wr(HEAD),
+      event: { workflow_run: { id: 41, head_sha: HEAD, pull_requests: [{ number: 9 }] } },
+    });
+    await run(ctx, { octokit });
+    expect(standin.count('GET', /\/pulls\//)).toBe(0);
+    expect(standin.commentsOn(9)).toHaveLength(1);
+  });
+
   test('an artifact that names another pull request gets no comment', async () => {
     await leg('devpkg-results', [wonKind()], { runId: '41' });
     standin.pulls.set(7, { headSha: 'ffffffffffffffffffffffffffffffffffffffff' });
