@@ -3,7 +3,7 @@ import { createCommandText, explainWithPhases, TKG2_NOTE } from './run.js';
 
 const r = (verdict: PackageResult['verdict']): PackageResult => ({ name: 'antrea', version: '1.5.3', refName: 'a', targetRefName: 'a', devVersion: 'D', mode: 'bootstrap', verdict, reason: 'R', timeline: [] });
 const sightings = { 2: { phase: 2 as const, at: '2026-01-01T00:00:02Z', seen: '', installed: 'D' }, 3: { phase: 3 as const, at: '2026-01-01T00:00:05Z', seen: '' } };
-const tracker = (installs: { version: string; at: string }[]) => ({ installs, devInstalledAt: installs.find((i) => i.version === 'D')?.at, sighting: (p: 1 | 2 | 3) => (sightings as Record<number, (typeof sightings)[2]>)[p] });
+const tracker = (installs: { version: string; at: string }[]) => ({ installs, devInstalledAt: installs.find((i) => i.version === 'D')?.at, sighting: (p: 1 | 2 | 3) => (sightings as unknown as Record<number, (typeof sightings)[2]>)[p] });
 
 describe('explainWithPhases', () => {
   test('a win says it held after phase 3', () => {
