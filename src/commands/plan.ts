@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { plan, renderPlanText, type Selection } from '../pipeline/plan.js';
+import { packageSummary, plan, renderPlanText, type Selection } from '../pipeline/plan.js';
 import { parseFlags, type CliIO } from './io.js';
 
 export const USAGE = `Usage: devpkg plan --repo DIR (--base REF [--head REF] | --all | --packages NAME/VERSION,...) [flags]
@@ -61,22 +61,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     log: (m) => io.stderr(`${m}\n`),
   });
   if (values.json) {
-    const packages = out.packages.map((p) => ({
-      name: p.name,
-      version: p.version,
-      path: p.plan?.path,
-      refName: p.refName,
-      targetRefName: p.targetRefName,
-      devVersion: p.devVersion,
-      devVersionReason: p.plan?.devVersionReason,
-      devPackageName: p.plan?.devPackageName,
-      bundleTag: p.plan?.bundleTag,
-      bundleImage: p.plan?.bundleImage,
-      packageYaml: p.plan?.packageYaml,
-      overlayPath: p.plan?.overlayPath,
-      overlay: p.plan?.overlay,
-      commands: p.plan?.commands,
-    }));
+    const packages = out.packages.map((p) => packageSummary(p, true));
     io.stdout(JSON.stringify({ base: out.base, head: out.head, packages, removed: out.removed }, null, 2) + '\n');
   } else {
     io.stdout(renderPlanText(out));

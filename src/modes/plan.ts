@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { plan, matrixOf, type PlanOutput } from '../pipeline/plan.js';
+import { plan, matrixOf, packageSummary, type PlanOutput } from '../pipeline/plan.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
 import type { ModeContext } from './types.js';
 
@@ -30,18 +30,7 @@ export async function run(ctx: ModeContext): Promise<void> {
 }
 
 export function writePlanOutputs(ctx: Pick<ModeContext, 'host'>, out: PlanOutput): void {
-  const packages = out.packages.map((p) => ({
-    name: p.name,
-    version: p.version,
-    path: p.plan?.path,
-    refName: p.refName,
-    targetRefName: p.targetRefName,
-    devVersion: p.devVersion,
-    devPackageName: p.plan?.devPackageName,
-    bundleTag: p.plan?.bundleTag,
-    bundleImage: p.plan?.bundleImage,
-    overlayPath: p.plan?.overlayPath,
-  }));
+  const packages = out.packages.map((p) => packageSummary(p));
   ctx.host.setOutput('packages', JSON.stringify(packages));
   ctx.host.setOutput('matrix', matrixOf(out.packages));
   ctx.host.setOutput('removed', JSON.stringify(out.removed));

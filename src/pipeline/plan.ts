@@ -156,19 +156,34 @@ function planOne(
   };
 }
 
+/** One planned package as the outputs and `--json` show it; `full` adds the YAML texts. */
+export function packageSummary(p: PlannedPackage, full = false): Record<string, unknown> {
+  const summary: Record<string, unknown> = {
+    name: p.name,
+    version: p.version,
+    path: p.plan?.path,
+    refName: p.refName,
+    targetRefName: p.targetRefName,
+    devVersion: p.devVersion,
+    devPackageName: p.plan?.devPackageName,
+    bundleTag: p.plan?.bundleTag,
+    bundleImage: p.plan?.bundleImage,
+    overlayPath: p.plan?.overlayPath,
+  };
+  if (full) {
+    Object.assign(summary, {
+      devVersionReason: p.plan?.devVersionReason,
+      packageYaml: p.plan?.packageYaml,
+      overlay: p.plan?.overlay,
+      commands: p.plan?.commands,
+    });
+  }
+  return summary;
+}
+
 /** The matrix output: one include entry per package version, for `fromJSON`. */
-export function matrixOf(packages: Array<Pick<PlannedPackage, 'name' | 'version' | 'refName' | 'targetRefName' | 'devVersion'> & { plan?: { path: string } }>): string {
-  return JSON.stringify({
-    include: packages.map((p) => ({
-      package: `${p.name}/${p.version}`,
-      name: p.name,
-      version: p.version,
-      path: p.plan?.path,
-      refName: p.refName,
-      targetRefName: p.targetRefName,
-      devVersion: p.devVersion,
-    })),
-  });
+export function matrixOf(packages: PlannedPackage[]): string {
+  return JSON.stringify({ include: packages.map((p) => ({ package: `${p.name}/${p.version}`, ...packageSummary(p) })) });
 }
 
 /** The readable plan the CLI prints without --json. */
