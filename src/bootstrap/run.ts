@@ -273,24 +273,35 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
   }
 }
 
-/** The verdict's reason, with the phase story: when the dev version was installed, and what undid it. */
-export function explainWithPhases(r: PackageResult, t: Pick<PhaseTracker, 'installs' | 'sighting' | 'devInstalledAt'>, dev: string, tkg2: boolean): string {
+/**
+ * The verdict's reason, with the phase story: when the dev version was installed, and what undid
+ * it in which phase. A change after phase 2 was complete belongs to phase 3 (the TKR controller
+ * and the addons manager's re-patch), even when phase 3's own objects were seen later.
+ */
+export function explainWithPhases(
+  r: PackageResult,
+  t: Pick<PhaseTracker, 'installs' | 'attempts' | 'sighting'>,
+  dev: string,
+  tkg2: boolean,
+): string {
   const parts = [r.reason];
-  const p3 = t.sighting(3);
+  const p1 = t.sighting(1);
   const p2 = t.sighting(2);
+  const p3 = t.sighting(3);
+  const phaseAt = (at: string) => (p2 && at > p2.at ? 3 : p1 && at > p1.at ? 2 : 1);
   if (r.verdict === 'won') {
     parts.push(`the dev version held after phase 3 (seen ${p3?.at ?? '?'})`);
   } else {
     const devSeen = t.installs.find((i) => i.version === dev);
-    const after = devSeen ? t.installs.filter((i) => i.at >= devSeen.at && i.version !== dev) : [];
-    if (devSeen && after.length) {
-      const undone = after[0]!;
-      const phase = p3 && undone.at >= (p3.at < devSeen.at ? devSeen.at : p3.at) ? 3 : p2 && undone.at >= p2.at ? 2 : 1;
-      parts.push(`lost in phase ${phase}: the dev version ${dev} was installed at ${devSeen.at}, then ${undone.version} replaced it at ${undone.at}` + (phase === 3 ? ` (phase 3 seen ${p3?.at})` : ''));
+    const moves = [...t.attempts, ...t.installs].filter((i) => devSeen && i.at >= devSeen.at && i.version !== dev).sort((a, b) => a.at.localeCompare(b.at));
+    if (devSeen && moves.length) {
+      const undone = moves[0]!;
+      const phase = phaseAt(undone.at);
+      parts.push(`lost in phase ${phase}: the dev version ${dev} was installed at ${devSeen.at}, then ${undone.version} replaced it at ${undone.at}` + (phase === 3 && p3 ? ` (phase 3 complete at ${p3.at})` : ''));
     } else if (devSeen) {
-      parts.push(`the dev version was installed at ${devSeen.at} (phase ${p3 && devSeen.at >= p3.at ? 3 : p2 ? 2 : 1}) but did not hold through the settle window`);
+      parts.push(`the dev version was installed at ${devSeen.at} (phase ${phaseAt(devSeen.at)}) but did not hold through the settle window`);
     } else {
-      parts.push(`the dev version was never installed; phase 2 installed ${p2?.installed ?? 'nothing yet'}, after phase 3 ${t.installs[t.installs.length - 1]?.version ?? 'nothing'} was installed`);
+      parts.push(`the dev version was never installed; phase 2 installed ${p2?.installed ?? 'nothing yet'}, and after phase 3 ${t.installs[t.installs.length - 1]?.version ?? 'nothing'} was installed`);
     }
   }
   if (tkg2) parts.push(TKG2_NOTE);

@@ -120,6 +120,8 @@ export class PhaseTracker {
   devInstalledAt?: string;
   /** Every version the PackageInstall was seen to install, in order, with when. */
   readonly installs: { version: string; at: string }[] = [];
+  /** Every version the PackageInstall started to reconcile (status.lastAttemptedVersion), in order. */
+  readonly attempts: { version: string; at: string }[] = [];
   last: PhasesEvaluation;
 
   constructor(
@@ -156,6 +158,8 @@ export class PhaseTracker {
       this.log(`PackageInstall ${e.packageInstall?.metadata?.name} installed ${v}${v === this.expect.devVersion ? ' (the dev version)' : ''}`);
     }
     if (v === this.expect.devVersion && !this.devInstalledAt) this.devInstalledAt = now;
+    const attempted = e.packageInstall?.status?.lastAttemptedVersion as string | undefined;
+    if (attempted && this.attempts[this.attempts.length - 1]?.version !== attempted) this.attempts.push({ version: attempted, at: now });
     for (const p of [1, 2, 3] as PhaseNumber[]) {
       if (e[p].done && !this.seenAt.has(p)) {
         this.seenAt.set(p, { phase: p, at: now, seen: e[p].seen, ...(v ? { installed: v } : {}) });

@@ -1,0 +1,104 @@
+/**
+ * Bootstrap mode end to end against the harness (real kube-apiserver, real kapp-controller, real
+ * registry, real ytt/imgpkg) with the stand-in tanzu CLI (test/standin/tanzu/tanzu) playing
+ * `management-cluster create`: devpkg prepares the providers folder, checks the dry-run, runs the
+ * create, follows the three phases on the cluster's own objects with watches, and gives the
+ * verdict after phase 3.
+ * - normal phase 3: the dev version wins and holds; the phases are reported in order;
+ * - DEVPKG_STANDIN_PHASE3=outrank: phase 3 brings a higher released version; devpkg reports the
+ *   loss and that it happened in phase 3.
+ * Each run cleans up (stand-in `management-cluster delete`, providers restored).
+ */
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { pushBundle } from '../../src/bundle/push.js';
+import type { PackageResult } from '../../src/verify/types.js';
+import { devpkg, PROVIDERS_FIXTURE, STANDIN, workspace, type Workspace } from './helpers/bootstrap.js';
+import { harnessKubeConfig } from './helpers/kube.js';
+import { listFiles } from '../../src/providers/backup.js';
+
+const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+let ws: Workspace;
+let image = '';
+
+async function tree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const f of await listFiles(dir)) out[f] = await readFile(path.join(dir, f), 'utf8');
+  return out;
+}
+
+async function packageInstallGone(): Promise<boolean> {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = await harnessKubeConfig();
+  try {
+    await kc.makeApiClient(k8s.CustomObjectsApi).getNamespacedCustomObject({ group: 'packaging.carvel.dev', version: 'v1alpha1', namespace: 'tkg-system', plural: 'packageinstalls', name: 'antrea' });
+    return false;
+  } catch (e) {
+    return (e as { code?: number }).code === 404;
+  }
+}
+
+beforeAll(async () => {
+  for (const v of ['KUBECONFIG', 'DEVPKG_TEST_REGISTRY', 'KAPPCTRL_NAMESPACE']) {
+    if (!process.env[v]) throw new Error(`${v} is not set: these tests need the harness with kapp-controller (npm run test:integration)`);
+  }
+  ws = await workspace('devpkg-bootstrap-it-');
+  const pushed = await pushBundle({ bundleDir: path.join(ws.folder, 'bundle'), repository: `${process.env.DEVPKG_TEST_REGISTRY}/devpkg-it/${runId}/antrea`, tag: 'bootstrap' });
+  image = pushed.image;
+});
+
+afterAll(async () => {
+  delete process.env.DEVPKG_STANDIN_PHASE3;
+  if (ws) await rm(ws.dir, { recursive: true, force: true });
+});
+
+function args(extra: string[] = []): string[] {
+  return [
+    'bootstrap', '--package', ws.folder, '--image', image, '--ref-name', 'antrea.tanzu.vmware.com', '--addon-type', 'cni/antrea',
+    '--tanzu-dir', ws.tanzuDir, '--cluster-config', ws.clusterConfig, '--tanzu', STANDIN,
+    '--settle', '10s', '--timeout', '150s', '--bootstrap-timeout', '5m', '--work-dir', path.join(ws.dir, `work-${Date.now()}`), '--json', ...extra,
+  ];
+}
+
+test('the dev version wins after phase 3; phases reported in order; cluster and providers cleaned up', async () => {
+  delete process.env.DEVPKG_STANDIN_PHASE3;
+  const r = await devpkg(args(['--dev-version', '1.5.4-dev.1']));
+  if (r.code !== 0) console.log(r.stderr.slice(-4000), r.stdout.slice(-4000));
+  expect(r.code).toBe(0);
+  const [result] = JSON.parse(r.stdout) as PackageResult[];
+  expect(result).toMatchObject({ name: 'antrea', version: '1.5.3', targetRefName: 'antrea.tanzu.vmware.com', devVersion: '1.5.4-dev.1', bundle: image, mode: 'bootstrap', verdict: 'won' });
+  expect(result!.reason).toMatch(/the dev version held after phase 3/);
+  const names = result!.phases!.map((p) => p.name);
+  expect(names).toEqual([
+    'management-cluster create',
+    'management cluster created',
+    'phase 1: ClusterResourceSet applied the dev Package',
+    "phase 2: the addons manager's PackageInstall reconciled",
+    'phase 3: TKR controller and BOM in place',
+    'won',
+  ]);
+  const at = result!.phases!.slice(2).map((p) => p.seenAt!);
+  expect([...at].sort()).toEqual(at);
+  expect(r.stderr).toMatch(/tanzu management-cluster create still running|tanzu: /);
+  // Cleanup ran: the stand-in deleted its objects, the providers folder is as populated.
+  expect(await packageInstallGone()).toBe(true);
+  expect(await tree(ws.providersDir)).toEqual(await tree(PROVIDERS_FIXTURE));
+});
+
+test('phase 3 outranks the dev Package: devpkg reports the loss and the phase', async () => {
+  process.env.DEVPKG_STANDIN_PHASE3 = 'outrank';
+  try {
+    const r = await devpkg(args(['--dev-version', '1.5.4-dev.2']));
+    expect(r.code).toBe(1);
+    const [result] = JSON.parse(r.stdout) as PackageResult[];
+    expect(result!.verdict).not.toBe('won');
+    expect(['not-selected', 'lost']).toContain(result!.verdict);
+    expect(result!.reason).toMatch(/99\.0\.0\+vmware\.1-tkg\.1/);
+    expect(result!.reason).toMatch(/lost in phase 3: the dev version 1\.5\.4-dev\.2 was installed at .*, then 99\.0\.0\+vmware\.1-tkg\.1 replaced it/);
+    expect(result!.phases!.map((p) => p.name)).toContain('phase 3: TKR controller and BOM in place');
+    expect(await packageInstallGone()).toBe(true);
+  } finally {
+    delete process.env.DEVPKG_STANDIN_PHASE3;
+  }
+});
+
