@@ -71,7 +71,9 @@ class CollectionWatch {
         },
         (err: unknown) => {
           if (this.stopped) return;
-          if (err && !(err instanceof Error && err.name === 'AbortError')) this.problem(`watch ${this.path}: ${(err as Error).message ?? String(err)}`);
+          const status = (err as { statusCode?: number } | null)?.statusCode;
+          // 404: a CRD, API or namespace that is not there (yet); keep trying quietly.
+          if (err && status !== 404 && !(err instanceof Error && err.name === 'AbortError')) this.problem(`watch ${this.path}: ${(err as Error).message ?? String(err)}`);
           this.schedule(err ? this.next() : 0, restart);
         },
       );
