@@ -5,7 +5,6 @@
  */
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import type { ArtifactUploader } from '../report/artifact.js';
 import { collectResults, type CollectedResults } from '../report/collect.js';
 import { createOctokit, type GitHubClient } from '../report/comment.js';
 import { publishReport } from '../report/publish.js';
@@ -13,8 +12,6 @@ import type { ModeContext } from './types.js';
 
 export interface ReportDeps {
   octokit?: GitHubClient;
-  /** Default null: the results are already in the artifacts they came from. */
-  upload?: ArtifactUploader | null;
   now?: () => Date;
 }
 
@@ -104,7 +101,6 @@ export async function run(ctx: ModeContext, deps: ReportDeps = {}): Promise<void
     entries: collected.entries,
     ctx,
     octokit: prNumber !== undefined ? await client() : undefined,
-    upload: deps.upload ?? null,
     prNumber: prNumber ?? null,
     now: deps.now,
   });

@@ -1,6 +1,8 @@
 /**
- * The results folder (results.json, report.md, diagnostics/<package>/...) that becomes the
- * run's artifact, and that `mode: report` reads back from other jobs' artifacts.
+ * The results folder (results.json, report.md, diagnostics/<package>/...). devpkg writes it and
+ * names it in the `results-dir` output; the workflow uploads it with actions/upload-artifact
+ * (devpkg does not upload artifacts itself), and `mode: report` reads it back from the
+ * artifacts that actions/download-artifact fetched.
  */
 import { cp, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -29,14 +31,6 @@ export interface ResultsDocument {
   results: PlannedPackage[];
 }
 
-export interface ArtifactUploadResult {
-  id?: number;
-  size?: number;
-}
-
-/** Uploads files under rootDirectory as one artifact (the signature of @actions/artifact's uploadArtifact). */
-export type ArtifactUploader = (name: string, files: string[], rootDirectory: string) => Promise<ArtifactUploadResult>;
-
 export async function listFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const e of await readdir(dir, { withFileTypes: true })) {
@@ -49,7 +43,7 @@ export async function listFiles(dir: string): Promise<string[]> {
 
 /**
  * Writes the results folder afresh and returns its files. Diagnostics folders are copied in
- * under diagnostics/<name>-<version>/ (an artifact's files must share one root), and each
+ * under diagnostics/<name>-<version>/ (so one upload-artifact `path:` holds everything), and each
  * result's diagnostics.dir is rewritten to that relative path.
  */
 export async function writeResultsFolder(
@@ -79,25 +73,4 @@ export async function writeResultsFolder(
   await writeFile(join(dir, RESULTS_FILE), JSON.stringify({ ...doc, results }, null, 2) + '\n');
   await writeFile(join(dir, 'report.md'), reportMarkdown);
   return listFiles(dir);
-}
-
-/**
- * The uploader of @actions/artifact, or undefined when it cannot work here: outside GitHub
- * Actions (no ACTIONS_RUNTIME_TOKEN, e.g. under @github/local-action) or when the package is
- * not part of this build.
- */
-export async function defaultUploader(env: NodeJS.ProcessEnv): Promise<ArtifactUploader | undefined> {
-  if (env.GITHUB_ACTIONS !== 'true' || !env.ACTIONS_RUNTIME_TOKEN) return undefined;
-  try {
-    // TODO(lead): @actions/artifact is not a dependency yet. Once it is, use the literal
-    // specifier so ncc bundles it: `await import('@actions/artifact')`.
-    const specifier = '@actions/artifact';
-    const mod = (await import(specifier)) as {
-      DefaultArtifactClient: new () => { uploadArtifact: (n: string, f: string[], r: string) => Promise<ArtifactUploadResult> };
-    };
-    const client = new mod.DefaultArtifactClient();
-    return (name, files, root) => client.uploadArtifact(name, files, root);
-  } catch {
-    return undefined;
-  }
 }

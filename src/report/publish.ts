@@ -1,6 +1,7 @@
 /**
  * publishReport: what every mode does with its results. Outputs `result` and `results`, the
- * results folder (uploaded as an artifact on GitHub), the job summary, and the sticky pull
+ * results folder (named in the `results-dir` output; the workflow uploads it with
+ * actions/upload-artifact under `artifact-name`), the job summary, and the sticky pull
  * request comment. Publishing never changes a verdict: a comment that cannot be posted (a fork
  * pull request's read-only token answers 403) is a warning, and the summary still has the report.
  */
@@ -11,7 +12,7 @@ import { runUrl as runUrlOf, type GithubContext } from '../action/context.js';
 import { errorMessage } from '../errors.js';
 import type { Inputs } from '../inputs.js';
 import type { PlannedPackage } from '../verify/types.js';
-import { defaultUploader, RESULTS_SCHEMA, writeResultsFolder, type ArtifactUploader, type ResultsDocument } from './artifact.js';
+import { RESULTS_SCHEMA, writeResultsFolder, type ResultsDocument } from './artifact.js';
 import { createOctokit, marker, normalizeHeader, upsertStickyComment, type GitHubClient, type StickyOutcome } from './comment.js';
 import { GITHUB_COMMENT_LIMIT, overallResult, renderReport, type OverallResult, type ReportEntry } from './render.js';
 
@@ -34,8 +35,6 @@ export interface PublishOptions {
   entries?: ReportEntry[];
   /** The client for the comment; default: an Octokit with retry and throttling for github-token and GITHUB_API_URL. */
   octokit?: GitHubClient;
-  /** Artifact upload; default @actions/artifact when running on GitHub; null: no upload. */
-  upload?: ArtifactUploader | null;
   /** The results folder; default $RUNNER_TEMP/devpkg-<artifact-name>. */
   resultsDir?: string;
   /** The pull request to comment on; default: the event's. null: do not comment. */
@@ -49,8 +48,8 @@ export interface PublishOutcome {
   markdown: string;
   trimmed: string[];
   resultsDir: string;
+  /** The files written into resultsDir; empty when the folder could not be written. */
   files: string[];
-  artifact?: { name: string; id?: number; url?: string };
   comment?: StickyOutcome;
   /** Why there is no comment, when one was wanted. */
   commentSkipped?: string;
@@ -58,6 +57,15 @@ export interface PublishOutcome {
 
 function isForbidden(err: unknown): boolean {
   return (err as { status?: number }).status === 403;
+}
+
+/**
+ * `steps.<id>` as the workflow names this step: GitHub sets GITHUB_ACTION to the step's id, or
+ * to a generated `__owner_repo`-like name when the step has none.
+ */
+export function stepRef(env: NodeJS.ProcessEnv): string {
+  const id = env.GITHUB_ACTION ?? '';
+  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(id) && !id.startsWith('__') ? `steps.${id}` : 'steps.<id>';
 }
 
 export async function publishReport(opts: PublishOptions): Promise<PublishOutcome> {
@@ -73,27 +81,25 @@ export async function publishReport(opts: PublishOptions): Promise<PublishOutcom
   const prNumber = opts.prNumber === null ? undefined : (opts.prNumber ?? github.prNumber);
   const resultsDir =
     opts.resultsDir ?? join(ctx.env.RUNNER_TEMP || tmpdir(), `devpkg-${inputs.artifactName.replace(/[^A-Za-z0-9._-]+/g, '_')}`);
-  const upload = opts.upload === null ? undefined : (opts.upload ?? (await defaultUploader(ctx.env)));
 
-  const entriesFor = (artifact?: { name: string; url?: string }): ReportEntry[] =>
-    opts.entries ?? results.map((r) => ({ result: r, runUrl, artifactName: artifact?.name, artifactUrl: artifact?.url }));
+  // The artifact is linked by name on the run's page (<run url>#artifacts): the workflow
+  // uploads it after this step, so there is no artifact id to link to yet.
+  const entries: ReportEntry[] = opts.entries ?? results.map((r) => ({ result: r, runUrl, artifactName: inputs.artifactName }));
   // Room for the marker line the comment carries ahead of the report.
   const limit = GITHUB_COMMENT_LIMIT - marker(header).length - 1;
-  const render = (artifact?: { name: string; url?: string }) =>
-    renderReport(
-      {
-        header,
-        entries: entriesFor(artifact),
-        runUrl,
-        runLabel: `run ${github.runNumber || github.runId}${github.runAttempt > 1 ? ` (attempt ${github.runAttempt})` : ''}`,
-        commit: github.headSha ?? (github.sha || undefined),
-        generatedAt: now.toISOString(),
-      },
-      limit,
-    );
+  const rendered = renderReport(
+    {
+      header,
+      entries,
+      runUrl,
+      runLabel: `run ${github.runNumber || github.runId}${github.runAttempt > 1 ? ` (attempt ${github.runAttempt})` : ''}`,
+      commit: github.headSha ?? (github.sha || undefined),
+      generatedAt: now.toISOString(),
+    },
+    limit,
+  );
 
   // The folder first: it is what the artifact holds, and the local record without one.
-  let rendered = render(upload ? { name: inputs.artifactName } : undefined);
   const doc: ResultsDocument = {
     schema: RESULTS_SCHEMA,
     repository: `${github.owner}/${github.repo}`,
@@ -112,24 +118,11 @@ export async function publishReport(opts: PublishOptions): Promise<PublishOutcom
   let files: string[] = [];
   try {
     files = await writeResultsFolder(resultsDir, doc, rendered.markdown, (m) => host.warning(m));
-    host.info(`devpkg results: ${resultsDir}`);
+    // Only a folder that exists: an upload step guarded by `results-dir != ''` then skips.
+    host.setOutput('results-dir', resultsDir);
+    host.info(`results in ${resultsDir} (upload it with actions/upload-artifact: path: \${{ ${stepRef(ctx.env)}.outputs.results-dir }})`);
   } catch (err) {
     host.warning(`cannot write the results folder ${resultsDir}: ${errorMessage(err)}`);
-  }
-
-  let artifact: PublishOutcome['artifact'];
-  if (upload && files.length > 0) {
-    try {
-      const up = await upload(inputs.artifactName, files, resultsDir);
-      const url = up.id ? `${github.serverUrl}/${github.owner}/${github.repo}/actions/runs/${github.runId}/artifacts/${up.id}` : undefined;
-      artifact = { name: inputs.artifactName, id: up.id, url };
-      if (url) rendered = render(artifact);
-    } catch (err) {
-      host.warning(`cannot upload the results artifact ${inputs.artifactName}: ${errorMessage(err)}`);
-      rendered = render(undefined);
-    }
-  } else if (!opts.entries && opts.upload !== null) {
-    host.info(`artifact upload is not available here; the results stay in ${resultsDir}`);
   }
   for (const t of rendered.trimmed) host.warning(`the report was shortened: ${t}`);
 
@@ -139,7 +132,7 @@ export async function publishReport(opts: PublishOptions): Promise<PublishOutcom
     host.warning(`cannot write the job summary: ${errorMessage(err)}`);
   }
 
-  const outcome: PublishOutcome = { result, markdown: rendered.markdown, trimmed: rendered.trimmed, resultsDir, files, artifact };
+  const outcome: PublishOutcome = { result, markdown: rendered.markdown, trimmed: rendered.trimmed, resultsDir, files };
   if (!inputs.comment) return outcome;
   if (prNumber === undefined) {
     outcome.commentSkipped = 'not a pull request';

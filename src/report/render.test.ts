@@ -23,7 +23,7 @@ describe('renderReport', () => {
       ...base,
       header: 'bootstrap',
       entries: [
-        { result: lostBootstrap(), artifactName: 'devpkg-results', artifactUrl: 'https://github.com/example/tce/actions/runs/42/artifacts/7' },
+        { result: lostBootstrap(), artifactName: 'devpkg-results' },
         { result: { ...wonKind(), name: 'pinniped', version: '0.12.1' }, artifactName: 'devpkg-results' },
       ],
     });

@@ -17,9 +17,8 @@ export interface ReportEntry {
   result: PlannedPackage;
   /** The run that produced this result; report mode merges results of several runs. */
   runUrl?: string;
+  /** The artifact the workflow uploaded the results folder as; linked as <run url>#artifacts. */
   artifactName?: string;
-  /** A direct link to the artifact, when the upload returned its id. */
-  artifactUrl?: string;
 }
 
 export interface ReportInput {
@@ -152,7 +151,7 @@ function links(e: ReportEntry, input: ReportInput): string | undefined {
   const parts: string[] = [];
   if (runUrl) parts.push(link('workflow run', runUrl));
   if (e.artifactName) {
-    const url = e.artifactUrl ?? (runUrl ? `${runUrl}#artifacts` : undefined);
+    const url = runUrl ? `${runUrl}#artifacts` : undefined;
     const name = `artifact ${e.artifactName}`;
     parts.push(url ? link(name, url) : text(name));
   }

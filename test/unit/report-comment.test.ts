@@ -9,7 +9,8 @@ import { jest } from '@jest/globals';
 import { RecordingHost } from '../../src/action/host.js';
 import type { GithubContext } from '../../src/action/context.js';
 import { createOctokit, marker, upsertStickyComment, type GitHubClient } from '../../src/report/comment.js';
-import { publishReport, type PublishContext } from '../../src/report/publish.js';
+import { listFiles } from '../../src/report/artifact.js';
+import { publishReport, stepRef, type PublishContext } from '../../src/report/publish.js';
 import type { PlannedPackage } from '../../src/verify/types.js';
 import { GitHubStandin } from '../support/github-standin.js';
 import { lostBootstrap, planned, reconcileFailed, wonKind } from '../support/report-fixtures.js';
@@ -155,53 +156,82 @@ describe('sticky comment', () => {
 });
 
 describe('publishReport', () => {
-  test('outputs, summary, results folder, artifact and comment', async () => {
+  test('outputs, summary, results folder and comment', async () => {
     const diag = join(dir, 'diag-src');
     await mkdir(diag, { recursive: true });
     await writeFile(join(diag, 'pkgi.yaml'), 'status: {}\n');
     const lost = { ...lostBootstrap(), diagnostics: { dir: diag, excerpt: 'status: {}' } };
     const results: PlannedPackage[] = [wonKind(), lost];
     const c = ctx({ mode: 'bootstrap' });
-    const uploads: Array<{ name: string; files: string[]; root: string }> = [];
-    const out = await publishReport({
-      results,
-      ctx: c,
-      octokit,
-      upload: async (name, files, root) => {
-        uploads.push({ name, files, root });
-        return { id: 99 };
-      },
-      now: () => new Date('2026-11-30T00:00:00Z'),
-    });
+    c.env.GITHUB_ACTION = 'devpkg';
+    const out = await publishReport({ results, ctx: c, octokit, now: () => new Date('2026-11-30T00:00:00Z') });
 
     expect(out.result).toBe('failure');
     expect(c.host.outputs.result).toBe('failure');
     expect(JSON.parse(c.host.outputs.results!)).toHaveLength(2);
     expect(c.host.summaries).toEqual([out.markdown]);
 
-    // The artifact holds results.json, report.md and the copied diagnostics, all under one root.
-    expect(uploads).toHaveLength(1);
-    expect(uploads[0]!.name).toBe('devpkg-results');
-    expect(uploads[0]!.files.map((f) => f.slice(uploads[0]!.root.length + 1))).toEqual([
+    // The results folder is the `results-dir` output the workflow uploads with
+    // actions/upload-artifact: results.json, report.md and the copied diagnostics under one root.
+    expect(out.resultsDir).toBe(join(dir, 'devpkg-devpkg-results'));
+    expect(c.host.outputs['results-dir']).toBe(out.resultsDir);
+    expect((await listFiles(out.resultsDir)).map((f) => f.slice(out.resultsDir.length + 1))).toEqual([
       'diagnostics/antrea-1.5.3/pkgi.yaml',
       'report.md',
       'results.json',
     ]);
+    expect(out.files).toEqual(await listFiles(out.resultsDir));
     const doc = JSON.parse(await readFile(join(out.resultsDir, 'results.json'), 'utf8'));
     expect(doc).toMatchObject({ schema: 'devpkg.results/v1', repository: 'example/tce', prNumber: PR, runId: '42', result: 'failure' });
     expect(doc.results[1].diagnostics.dir).toBe('diagnostics/antrea-1.5.3');
+    expect(await readFile(join(out.resultsDir, 'report.md'), 'utf8')).toBe(out.markdown);
+    // One line that says where the folder is and how to upload it, naming this step's id.
+    expect(c.host.logs.filter((l) => l.startsWith('results in '))).toEqual([
+      `results in ${out.resultsDir} (upload it with actions/upload-artifact: path: \${{ steps.devpkg.outputs.results-dir }})`,
+    ]);
+    expect(c.host.warnings).toEqual([]);
 
-    // The comment links the artifact by its id and is the summary behind the marker.
+    // The comment links the artifact by name on the run's page and is the summary behind the marker.
     const comments = standin.commentsOn(PR);
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body).toBe(`${marker('devpkg')}\n${out.markdown}`);
-    expect(out.markdown).toContain('(https://github.example/example/tce/actions/runs/42/artifacts/99)');
+    expect(out.markdown).toContain('[artifact devpkg-results](https://github.example/example/tce/actions/runs/42#artifacts)');
     expect(out.comment).toMatchObject({ action: 'created' });
+  });
+
+  test('a step without an id: the log line shows where the id goes', async () => {
+    const c = ctx({ comment: false });
+    c.env.GITHUB_ACTION = '__devpkg_devpkg';
+    const out = await publishReport({ results: [wonKind()], ctx: c });
+    expect(c.host.logs).toContain(`results in ${out.resultsDir} (upload it with actions/upload-artifact: path: \${{ steps.<id>.outputs.results-dir }})`);
+  });
+
+  test.each([
+    ['devpkg', 'steps.devpkg'],
+    ['verify_kind-2', 'steps.verify_kind-2'],
+    ['__self', 'steps.<id>'], // `uses: ./` without an id
+    ['__devpkg_devpkg_2', 'steps.<id>'],
+    ['', 'steps.<id>'],
+    [undefined, 'steps.<id>'],
+  ])('stepRef(GITHUB_ACTION=%p) is %p', (id, want) => {
+    expect(stepRef(id === undefined ? {} : { GITHUB_ACTION: id })).toBe(want);
+  });
+
+  test('a results folder that cannot be written: a warning, no results-dir output, the report still goes out', async () => {
+    // A file where the folder's parent should be.
+    await writeFile(join(dir, 'occupied'), 'x');
+    const c = ctx();
+    const out = await publishReport({ results: [wonKind()], ctx: c, octokit, resultsDir: join(dir, 'occupied', 'results') });
+    expect(out.files).toEqual([]);
+    expect(c.host.outputs['results-dir']).toBeUndefined();
+    expect(c.host.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^cannot write the results folder .*occupied\/results: /)]);
+    expect(c.host.summaries).toHaveLength(1);
+    expect(standin.commentsOn(PR)).toHaveLength(1);
   });
 
   test('plan mode posts its plan too', async () => {
     const c = ctx({ mode: 'plan' });
-    const out = await publishReport({ results: [planned()], ctx: c, octokit, upload: null });
+    const out = await publishReport({ results: [planned()], ctx: c, octokit });
     expect(out.result).toBe('success');
     expect(standin.commentsOn(PR)[0]!.body).toContain('1 package version planned (nothing pushed or applied)');
   });
@@ -209,7 +239,7 @@ describe('publishReport', () => {
   test('a 403 (fork pull request) is a warning; the summary has the report and nothing throws', async () => {
     standin.forbidden.add('create');
     const c = ctx();
-    const out = await publishReport({ results: [wonKind()], ctx: c, octokit, upload: null });
+    const out = await publishReport({ results: [wonKind()], ctx: c, octokit });
     expect(out.commentSkipped).toBe('forbidden');
     expect(out.result).toBe('success');
     expect(c.host.outputs.result).toBe('success');
@@ -227,7 +257,7 @@ describe('publishReport', () => {
       return r;
     });
     const c = ctx();
-    const out = await publishReport({ results, ctx: c, octokit, upload: null });
+    const out = await publishReport({ results, ctx: c, octokit });
     expect(out.trimmed.length).toBe(1);
     const body = standin.commentsOn(PR)[0]!.body;
     expect(body.length).toBeLessThanOrEqual(65536);
@@ -237,16 +267,16 @@ describe('publishReport', () => {
 
   test('the default client follows GITHUB_API_URL (GitHub Enterprise Server /api/v3)', async () => {
     const c = ctx({}, { apiUrl: `${standin.url}/api/v3` });
-    const out = await publishReport({ results: [wonKind()], ctx: c, upload: null });
+    const out = await publishReport({ results: [wonKind()], ctx: c });
     expect(out.comment?.action).toBe('created');
     expect(standin.requests.every((r) => r.path.startsWith('/api/v3/repos/example/tce/'))).toBe(true);
   });
 
   test('not a pull request, or comment: false: no comment, still the summary', async () => {
     const push = ctx({}, { eventName: 'push', prNumber: undefined });
-    expect((await publishReport({ results: [wonKind()], ctx: push, octokit, upload: null })).commentSkipped).toBe('not a pull request');
+    expect((await publishReport({ results: [wonKind()], ctx: push, octokit })).commentSkipped).toBe('not a pull request');
     const off = ctx({ comment: false });
-    await publishReport({ results: [wonKind()], ctx: off, octokit, upload: null });
+    await publishReport({ results: [wonKind()], ctx: off, octokit });
     expect(standin.requests).toEqual([]);
     expect(push.host.summaries).toHaveLength(1);
     expect(off.host.summaries).toHaveLength(1);

@@ -71,7 +71,6 @@ async function leg(name: string, results: PlannedPackage[], gh: Partial<GithubCo
       env: {},
     },
     resultsDir: join(dir, 'downloaded', name),
-    upload: null,
   });
 }
 
