@@ -61,7 +61,6 @@ gen_certs() {
   gen_ca ca devpkg-harness-ca
   gen_ca front-proxy-ca devpkg-harness-front-proxy-ca
   gen_cert apiserver /CN=kube-apiserver "$san" serverAuth
-  gen_cert etcd-server /CN=etcd "IP:127.0.0.1,DNS:localhost" serverAuth
   gen_cert admin "/O=system:masters/CN=devpkg-admin" "" clientAuth
   gen_cert kube-controller-manager /CN=system:kube-controller-manager "" clientAuth
   gen_cert front-proxy-client /CN=front-proxy-client "" clientAuth front-proxy-ca
@@ -124,7 +123,8 @@ start_proc() { # name
   local name=$1 args=() line
   while IFS= read -r line; do args+=("$line"); done < "$(proc_args_file "$name")"
   log "starting $name (log: $D/logs/$name.log)"
-  setsid "${args[@]}" >>"$D/logs/$name.log" 2>&1 </dev/null &
+  # 8>&-: the daemon must not inherit the harness lock.
+  setsid "${args[@]}" >>"$D/logs/$name.log" 2>&1 </dev/null 8>&- &
   echo $! > "$(proc_pid_file "$name")"
 }
 
@@ -217,7 +217,7 @@ EOF
 # ---------------------------------------------------------------- commands
 
 cmd_build() {
-  "$HARNESS_SRC/build.sh"
+  "$HARNESS_SRC/build.sh" 8>&-
 }
 
 link_bins() {
@@ -313,6 +313,7 @@ storage:
     enabled: true
 http:
   addr: 127.0.0.1:$REGISTRY_PORT
+  secret: devpkg-harness-$RANDOM$RANDOM
   debug:
     addr: 127.0.0.1:$REGISTRY_DEBUG_PORT
 EOF
@@ -337,7 +338,7 @@ kapp_controller() { # up|down, with the harness exports in the environment
   local exports; exports=$(print_exports)
   (
     eval "$exports"
-    bash "$KAPP_CONTROLLER_SH" "$action"
+    bash "$KAPP_CONTROLLER_SH" "$action" 8>&-
   )
 }
 
@@ -409,9 +410,23 @@ cmd_env() {
   print_exports
 }
 
+# One up/down/restart at a time per state directory: a second `up` waits, then finds the
+# harness healthy. The lock file sits beside the state directory (which `down` removes).
+take_lock() {
+  mkdir -p "$(dirname "$D")"
+  exec 8>"$D.lock"
+  if ! flock -n 8; then
+    log "waiting for another controlplane.sh on $D (lock $D.lock)"
+    flock -w 7200 8 || die "timed out waiting for the lock $D.lock"
+  fi
+}
+
 main() {
   local cmd=${1:-}
   [ $# -gt 0 ] && shift
+  case $cmd in
+    up | down | restart-apiserver) take_lock ;;
+  esac
   case $cmd in
     up) cmd_up "$@" ;;
     down) cmd_down ;;
