@@ -136,7 +136,8 @@ export function classifyChanges(changes: readonly FileChange[], opts: ClassifyOp
       const reason = reasonOf(change, deleted);
       const v = versions.get(key);
       if (!v) versions.set(key, { name: p.name, version: p.version, reasons: [reason] });
-      else if (!v.reasons.includes(reason)) v.reasons.push(reason);
+      // Only a rename inside one version yields the same reason twice.
+      else if (change.status !== 'R' || !v.reasons.includes(reason)) v.reasons.push(reason);
     } else if (deleted && p.file === 'package.yaml') {
       removed.set(key, { name: p.name, version: p.version });
     }

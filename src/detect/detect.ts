@@ -196,7 +196,8 @@ export async function detectChanges(opts: DetectOptions): Promise<DetectResult> 
       : undefined;
   const from = mergeBase ?? base;
 
-  const changes = await git.diffNameStatus(from, head);
+  // Only the packages folder matters; a pathspec keeps git from listing the rest of the repository.
+  const changes = await git.diffNameStatus(from, head, packagesDir === '' ? [] : [packagesDir]);
   const names = new Set<string>();
   for (const c of changes) {
     const p = locatePackagePath(c.path, packagesDir);

@@ -43,3 +43,11 @@ describe('globMatcher', () => {
     expect(globMatcher([])('README.md')).toBe(false);
   });
 });
+
+describe('globMatcher fast path (*.ext) agrees with the regex', () => {
+  const paths = ['README.md', 'a/b/c.md', 'a/.md', 'a.md/b', 'a/b.mdx', 'x.MD', 'dir/file.md.txt', 'md'];
+  test.each(['*.md', '**/*.md'])('%s', (glob) => {
+    const m = globMatcher([glob]);
+    for (const p of paths) expect([p, m(p)]).toEqual([p, matchesGlob(p, glob)]);
+  });
+});

@@ -80,9 +80,16 @@ function translate(g: string): string {
 
 /** A predicate that is true when a repository path matches any of the globs. */
 export function globMatcher(globs: readonly string[]): (path: string) => boolean {
-  const res = globs.filter((g) => g.trim() !== '').map(globToRegExp);
-  if (res.length === 0) return () => false;
-  return (path) => res.some((re) => re.test(path));
+  const suffixes: string[] = [];
+  const res: RegExp[] = [];
+  for (const g of globs.map((x) => x.trim()).filter((x) => x !== '')) {
+    // `*.md` and `**/*.md` (the default) only ask how the name ends: no regex per file.
+    const m = /^(?:\*\*\/)?\*(\.[A-Za-z0-9_-]+)$/.exec(g);
+    if (m) suffixes.push(m[1]);
+    else res.push(globToRegExp(g));
+  }
+  if (suffixes.length === 0 && res.length === 0) return () => false;
+  return (path) => suffixes.some((s) => path.endsWith(s)) || res.some((re) => re.test(path));
 }
 
 export function matchesGlob(path: string, glob: string): boolean {

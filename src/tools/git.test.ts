@@ -12,6 +12,7 @@ describe('gitArgs', () => {
     ['revParseAll', gitArgs.revParseAll(['HEAD', 'main']), ['rev-parse', 'HEAD^{commit}', 'main^{commit}', '--']],
     ['mergeBase', gitArgs.mergeBase('a', 'b'), ['merge-base', 'a', 'b']],
     ['diffNameStatus', gitArgs.diffNameStatus('a', 'b'), ['diff-tree', '-r', '-z', '--name-status', '-M', 'a', 'b']],
+    ['diffNameStatus paths', gitArgs.diffNameStatus('a', 'b', ['addons/packages']), ['diff-tree', '-r', '-z', '--name-status', '-M', 'a', 'b', '--', 'addons/packages']],
     ['isShallow', gitArgs.isShallow(), ['rev-parse', '--is-shallow-repository']],
     ['remoteUrl', gitArgs.remoteUrl('origin'), ['remote', 'get-url', 'origin']],
     ['fetchRef', gitArgs.fetchRef('origin', 'main'), ['fetch', '--no-tags', '--no-recurse-submodules', '--quiet', 'origin', 'main']],
@@ -48,6 +49,8 @@ describe('parsers', () => {
   test('parseNameStatusZ rejects output it does not understand', () => {
     expect(() => parseNameStatusZ('Q\0file\0')).toThrow(/unexpected status "Q"/);
     expect(() => parseNameStatusZ('R100\0only-one\0')).toThrow(/truncated R100/);
+    expect(() => parseNameStatusZ('\0file\0')).toThrow(/unexpected status ""/);
+    expect(() => parseNameStatusZ('MX\0file\0')).toThrow(/unexpected status "MX"/);
   });
 
   test('parseLsTreeZ', () => {

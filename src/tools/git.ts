@@ -31,7 +31,16 @@ export const gitArgs = {
   revParseAll: (refs: readonly string[]): string[] => ['rev-parse', ...refs.map((r) => `${r}^{commit}`), '--'],
   mergeBase: (a: string, b: string): string[] => ['merge-base', a, b],
   // diff-tree is plumbing: user config (color, noprefix, external diff) cannot change its output.
-  diffNameStatus: (from: string, to: string): string[] => ['diff-tree', '-r', '-z', '--name-status', '-M', from, to],
+  diffNameStatus: (from: string, to: string, paths: readonly string[] = []): string[] => [
+    'diff-tree',
+    '-r',
+    '-z',
+    '--name-status',
+    '-M',
+    from,
+    to,
+    ...(paths.length > 0 ? ['--', ...paths] : []),
+  ],
   isShallow: (): string[] => ['rev-parse', '--is-shallow-repository'],
   remoteUrl: (remote: string): string[] => ['remote', 'get-url', remote],
   fetchRef: (remote: string, ref: string, depth?: number): string[] => [
@@ -62,6 +71,8 @@ export const gitArgs = {
 
 // ---- output parsers (pure) ----
 
+const STATUS_LETTERS = 'ACDMRTUXB';
+
 /** "git version 2.39.5", "git version 2.39.3 (Apple Git-146)", "git version 2.45.1.windows.1". */
 export function parseGitVersion(text: string): [number, number, number] | undefined {
   const m = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
@@ -80,7 +91,8 @@ export function parseNameStatusZ(out: string): NameStatus[] {
   for (let i = 0; i < fields.length; ) {
     const token = fields[i++];
     const status = token.charAt(0);
-    if (!/^[ACDMRTUXB]\d*$/.test(token)) {
+    // A status letter, then (for R and C) a similarity score; charCode checks keep this hot loop cheap.
+    if (status === '' || !STATUS_LETTERS.includes(status) || (token.length > 1 && !/^.\d+$/.test(token))) {
       throw new DevpkgError(`git diff: unexpected status "${token}" in --name-status output`);
     }
     const score = token.length > 1 ? Number(token.slice(1)) : undefined;
@@ -204,8 +216,9 @@ export class Git {
     throw new DevpkgError(`git merge-base ${a} ${b} failed (exit ${r.code}): ${lastLines(r.stderr)}`);
   }
 
-  async diffNameStatus(from: string, to: string): Promise<NameStatus[]> {
-    const r = await this.run(gitArgs.diffNameStatus(checkRef(from), checkRef(to)));
+  /** Changed files between two commits (renames detected), optionally limited to some paths. */
+  async diffNameStatus(from: string, to: string, paths: readonly string[] = []): Promise<NameStatus[]> {
+    const r = await this.run(gitArgs.diffNameStatus(checkRef(from), checkRef(to), paths));
     return parseNameStatusZ(r.stdout);
   }
 
