@@ -33,3 +33,6 @@ export async function runMain(): Promise<void> {
     core.setFailed(errorMessage(err));
   }
 }
+
+/** The name @github/local-action calls: `npx @github/local-action run . src/main.ts .env`. */
+export const run = runMain;
