@@ -1,4 +1,4 @@
-import { DevpkgError } from '../errors.js';
+import { DevpkgError, errorMessage } from '../errors.js';
 import { compareVersions, parseVersion, type ParsedVersion } from '../versions/index.js';
 import type { Git } from '../tools/git.js';
 import {
@@ -98,13 +98,13 @@ async function resolveCommit(git: Git, ref: string, what: string, remote: string
   }
   const shallow = await git.isShallow();
   log(`${what} ${ref} is not in the clone; fetching it from ${remote}`);
-  const fetched = await git.tryFetchRef(remote, ref, shallow ? 1 : undefined);
-  if (fetched === undefined) {
-    throw new DevpkgError(
-      `unknown git ref "${ref}" (${what}): not in ${git.repoDir} and remote "${remote}" has no such branch, tag or commit`,
-    );
+  try {
+    return await git.fetchRef(remote, ref, shallow ? 1 : undefined);
+  } catch (err) {
+    throw new DevpkgError(`unknown git ref "${ref}" (${what}): not in ${git.repoDir}, and fetching it from ${remote} failed: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
-  return fetched;
 }
 
 /**

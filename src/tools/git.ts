@@ -237,9 +237,11 @@ export class Git {
    * Pass depth only in a shallow repository: it would make a full clone shallow.
    */
   async fetchRef(remote: string, ref: string, depth?: number): Promise<string> {
-    const sha = await this.tryFetchRef(remote, ref, depth);
-    if (sha === undefined) throw new DevpkgError(`git fetch ${remote} ${ref}: the remote has no such ref or commit`);
-    return sha;
+    const r = await this.run(gitArgs.fetchRef(remote, checkRef(ref), depth), true);
+    if (r.code !== 0) {
+      throw new DevpkgError(`git fetch ${remote} ${ref} failed (exit ${r.code}): ${lastLines(r.stderr || r.stdout, 3)}`);
+    }
+    return this.revParse('FETCH_HEAD');
   }
 
   async tryFetchRef(remote: string, ref: string, depth?: number): Promise<string | undefined> {
