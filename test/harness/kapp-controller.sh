@@ -230,13 +230,16 @@ cmd_up() {
 
   # sidecarexec runs vendir/ytt/kbld for the controller; like upstream's pod it has no
   # service-account token, and its HOME is a harness directory (no docker credentials of root's).
+  # Each process writes its own pid just before exec'ing kapp-controller; setsid detaches it
+  # from the caller's session so it outlives `up`.
   log "starting sidecarexec"
+  rm -f "$KC_DIR/sidecarexec.pid" "$KC_DIR/controller.pid"
   (
     cd "$KC_DIR/mem-tmp"
     exec env -u KUBECONFIG HOME="$KC_DIR/home" KAPPCTRL_SIDECAREXEC_SOCK="$sock" \
-      "$(kc_binary)" --sidecarexec
+      setsid /bin/sh -c 'echo $$ > "$1" && shift && exec "$@"' \
+        sh "$KC_DIR/sidecarexec.pid" "$(kc_binary)" --sidecarexec
   ) >>"$SIDECAR_LOG" 2>&1 </dev/null 9>&- &
-  echo $! > "$KC_DIR/sidecarexec.pid"
   wait_until 30 "sidecarexec socket $sock" test -S "$sock" \
     || die "sidecarexec did not start; see $SIDECAR_LOG"
 
@@ -252,16 +255,17 @@ cmd_up() {
       KAPPCTRL_API_PORT="$port" \
       KAPPCTRL_MEM_TMP_DIR="$KC_DIR/mem-tmp" \
       KAPPCTRL_SIDECAREXEC_SOCK="$sock" \
-      unshare --mount --propagation private -- /bin/sh -c \
-        'mount --bind "$1" "$2" && mount --bind "$3" "$4" && shift 4 && exec "$@"' \
-        sh "$KC_DIR/sa" "$SA_MOUNT" "$KC_DIR/home" "$HOME_MOUNT" \
+      setsid unshare --mount --propagation private -- /bin/sh -c \
+        'mount --bind "$1" "$2" && mount --bind "$3" "$4" && echo $$ > "$5" && shift 5 && exec "$@"' \
+        sh "$KC_DIR/sa" "$SA_MOUNT" "$KC_DIR/home" "$HOME_MOUNT" "$KC_DIR/controller.pid" \
         "$(kc_binary)" \
         -packaging-global-namespace="$KC_GLOBAL_NAMESPACE" \
         -enable-api-priority-and-fairness=false \
         -metrics-bind-address=0 \
         -concurrency=4
   ) >>"$CONTROLLER_LOG" 2>&1 </dev/null 9>&- &
-  echo $! > "$KC_DIR/controller.pid"
+  wait_until 30 "controller process" test -s "$KC_DIR/controller.pid" \
+    || die "kapp-controller did not start; see $CONTROLLER_LOG"
 
   if ! wait_until 120 "APIService v1alpha1.data.packaging.carvel.dev Available" api_available; then
     tail -n 30 "$CONTROLLER_LOG" >&2 || true
