@@ -16,6 +16,7 @@ import { deriveDevPackage, devPackageToYaml } from '../../src/packages/derive.js
 import { loadVersion } from '../../src/packages/layout.js';
 import { parsePackageFile, parsePackageMetadataFile, type Package } from '../../src/packages/model.js';
 import { renderOverlay } from '../../src/packages/overlay.js';
+import { ensureHarnessCrds } from './helpers/crds.js';
 import { repoRoot, runTool } from './helpers/run.js';
 
 const EXAMPLE = path.join(repoRoot, 'examples', 'tce-packages');
@@ -202,6 +203,7 @@ describe('on the test control plane with kapp-controller', () => {
     const kc = new k8s.KubeConfig();
     kc.loadFromDefault();
     api = k8s.KubernetesObjectApi.makeApiClient(kc);
+    await ensureHarnessCrds(kc); // the ClusterResourceSet CRD
     await api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   });
 
