@@ -27,7 +27,8 @@
 #   harness directory is bind-mounted over /var/run/secrets/kubernetes.io/serviceaccount (token
 #   from the TokenRequest API, the apiserver CA) and another over /home/kapp-controller (where it
 #   writes its self-signed serving certificate). Nothing is written to those paths on the host; a
-#   missing mount point directory is created empty and removed again by `down`.
+#   missing mount point directory is created empty, and removed by the `down` that finds no
+#   kapp-controller (of any harness) mounted on it any more.
 set -euo pipefail
 
 KC_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -171,13 +172,49 @@ export KAPPCTRL_API_PORT=$(q "$(cat "$KC_DIR/api-port")")
 EOF
 }
 
-# Create a mount point directory if missing; remember the top-most directory created so that
-# `down` removes exactly what `up` added.
+# Mount point directories on the host. Several harnesses (different DEVPKG_HARNESS_DIRs) may run
+# kapp-controllers at once, each in its own mount namespace over the same mount points, so a
+# directory that `up` had to create is listed host-wide in $MOUNTPOINTS_LIST and removed by the
+# `down` that finds no process mounted on it any more (removing a directory that is a mount point
+# in another namespace would detach that mount there). $MOUNTPOINTS_LOCK orders the checks.
+MOUNTPOINTS_LIST="$DEVPKG_CACHE/kapp-controller-mountpoints"
+MOUNTPOINTS_LOCK="$DEVPKG_CACHE/kapp-controller-mountpoints.lock"
+
 ensure_mountpoint() { # path
   local p=$1 top=""
   while [ ! -e "$p" ]; do top=$p; p=$(dirname "$p"); done
-  [ -d "$1" ] || [ -z "$top" ] || { mkdir -p "$1"; echo "$top" >> "$KC_DIR/created-mountpoints"; }
+  if [ -n "$top" ]; then
+    mkdir -p "$1"
+    echo "$top" >> "$MOUNTPOINTS_LIST"
+  fi
   [ -d "$1" ] || die "$1 exists and is not a directory"
+}
+
+# Is any process (of any harness) in another mount namespace mounted on our mount points?
+mountpoints_in_use() {
+  local self f ns
+  self=$(readlink /proc/self/ns/mnt)
+  for f in /proc/[0-9]*; do
+    ns=$(readlink "$f/ns/mnt" 2>/dev/null) || continue
+    [ "$ns" = "$self" ] && continue
+    awk '$5 == "/run/secrets/kubernetes.io/serviceaccount" || $5 == "/var/run/secrets/kubernetes.io/serviceaccount" ||
+         $5 == "/home/kapp-controller" { found = 1; exit } END { exit !found }' "$f/mountinfo" 2>/dev/null && return 0
+  done
+  return 1
+}
+
+remove_unused_mountpoints() {
+  [ -f "$MOUNTPOINTS_LIST" ] || return 0
+  if mountpoints_in_use; then
+    log "mount points still used by another harness's kapp-controller; leaving them"
+    return 0
+  fi
+  local d
+  while read -r d; do
+    # Only directories this script created, and only while empty.
+    [ -n "$d" ] && [ -d "$d" ] && find "$d" -depth -type d -empty -delete 2>/dev/null || true
+  done < "$MOUNTPOINTS_LIST"
+  rm -f "$MOUNTPOINTS_LIST"
 }
 
 cmd_up() {
@@ -197,8 +234,8 @@ cmd_up() {
   mkdir -p "$KC_DIR/sa" "$KC_DIR/home" "$KC_DIR/mem-tmp"
   chmod 700 "$KC_DIR/sa"
 
-  local port=${KAPPCTRL_API_PORT:-}
-  [ -n "$port" ] || port=$(free_port)
+  local port
+  port=$(free_port)
   echo "$port" > "$KC_DIR/api-port"
 
   log "applying kapp-controller $KAPP_CONTROLLER_VERSION config (CRDs, namespaces, RBAC, APIService on port $port)"
@@ -239,10 +276,13 @@ cmd_up() {
     exec env -u KUBECONFIG HOME="$KC_DIR/home" KAPPCTRL_SIDECAREXEC_SOCK="$sock" \
       setsid /bin/sh -c 'echo $$ > "$1" && shift && exec "$@"' \
         sh "$KC_DIR/sidecarexec.pid" "$(kc_binary)" --sidecarexec
-  ) >>"$SIDECAR_LOG" 2>&1 </dev/null 9>&- &
+  ) >>"$SIDECAR_LOG" 2>&1 </dev/null 8>&- 9>&- &
   wait_until 30 "sidecarexec socket $sock" test -S "$sock" \
     || die "sidecarexec did not start; see $SIDECAR_LOG"
 
+  mkdir -p "$DEVPKG_CACHE"
+  exec 8>"$MOUNTPOINTS_LOCK"
+  flock 8
   ensure_mountpoint "$SA_MOUNT"
   ensure_mountpoint "$HOME_MOUNT"
   log "starting controller (API port $port, in-cluster as $KC_NAMESPACE/$KC_SA via $host:$sport)"
@@ -263,9 +303,10 @@ cmd_up() {
         -enable-api-priority-and-fairness=false \
         -metrics-bind-address=0 \
         -concurrency=4
-  ) >>"$CONTROLLER_LOG" 2>&1 </dev/null 9>&- &
-  wait_until 30 "controller process" test -s "$KC_DIR/controller.pid" \
+  ) >>"$CONTROLLER_LOG" 2>&1 </dev/null 8>&- 9>&- &
+  wait_until 30 "controller process" controller_mounted \
     || die "kapp-controller did not start; see $CONTROLLER_LOG"
+  exec 8>&-
 
   if ! wait_until 120 "APIService v1alpha1.data.packaging.carvel.dev Available" api_available; then
     tail -n 30 "$CONTROLLER_LOG" >&2 || true
@@ -276,6 +317,11 @@ cmd_up() {
   our_pid "$KC_DIR/controller.pid" >/dev/null || die "kapp-controller exited; see $CONTROLLER_LOG"
   log "kapp-controller $KAPP_CONTROLLER_VERSION up in $((SECONDS - started))s"
   print_exports
+}
+
+controller_mounted() { # its pid is written after both bind mounts are in place
+  [ -s "$KC_DIR/controller.pid" ] || return 1
+  kill -0 "$(cat "$KC_DIR/controller.pid")" 2>/dev/null || return 2
 }
 
 api_available() {
@@ -300,13 +346,11 @@ cmd_down() {
   [ -d "$KC_DIR" ] || { log "nothing to stop"; return 0; }
   stop_pidfile "$KC_DIR/controller.pid" controller
   stop_pidfile "$KC_DIR/sidecarexec.pid" sidecarexec
-  if [ -f "$KC_DIR/created-mountpoints" ]; then
-    local d; while read -r d; do
-      # Only directories this script created, and only while empty.
-      [ -n "$d" ] && [ -d "$d" ] && find "$d" -depth -type d -empty -delete 2>/dev/null || true
-    done < "$KC_DIR/created-mountpoints"
-    rm -f "$KC_DIR/created-mountpoints"
-  fi
+  mkdir -p "$DEVPKG_CACHE"
+  exec 8>"$MOUNTPOINTS_LOCK"
+  flock 8
+  remove_unused_mountpoints
+  exec 8>&-
   [ -f "$KC_DIR/sock-dir" ] && { rm -rf "$(cat "$KC_DIR/sock-dir")"; rm -f "$KC_DIR/sock-dir"; }
   rm -rf "$KC_DIR/sa" "$KC_DIR/home" "$KC_DIR/mem-tmp"
   log "down (logs kept in $LOG_DIR)"
