@@ -310,6 +310,13 @@ cmd_up() {
 
   if ! wait_until 120 "APIService v1alpha1.data.packaging.carvel.dev Available" api_available; then
     tail -n 30 "$CONTROLLER_LOG" >&2 || true
+    local why
+    why=$(kubectl get apiservice v1alpha1.data.packaging.carvel.dev \
+      -o jsonpath='{.status.conditions[?(@.type=="Available")].message}' 2>&1 || true)
+    log "APIService Available condition: $why"
+    case $why in *ExternalName*)
+      log "hint: kube-apiserver must run with --enable-aggregator-routing=false to reach an ExternalName Service" ;;
+    esac
     die "kapp-controller's packaging API did not become Available; see $CONTROLLER_LOG"
   fi
   wait_until 30 "controller started" grep -q '"starting manager"\|Starting workers' "$CONTROLLER_LOG" \
