@@ -137,6 +137,9 @@ build_kubernetes() {
   local major minor
   major=$(echo "$v" | sed -E 's/^v([0-9]+)\..*/\1/')
   minor=$(echo "$v" | sed -E 's/^v[0-9]+\.([0-9]+)\..*/\1/')
+  local out b cached=1; out=$(component_dir kubernetes "$v")
+  for b in kube-apiserver kube-controller-manager kubectl; do [ -x "$out/bin/$b" ] || cached=0; done
+  if [ $cached = 1 ]; then log "kubernetes $v: cached ($out)"; return 0; fi
   go_env
   local info; info=$(go mod download -json "k8s.io/kubernetes@$v" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Info"])') \
     || die "go mod download k8s.io/kubernetes@$v failed"

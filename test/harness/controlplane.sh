@@ -144,8 +144,9 @@ stop_proc() { # name
 }
 
 write_args() { # name arg... (binary first)
-  printf '%s\n' "$@" > "$(proc_args_file "$1.tmp")"
-  mv "$(proc_args_file "$1.tmp")" "$(proc_args_file "$1")"
+  local name=$1; shift
+  printf '%s\n' "$@" > "$(proc_args_file "$name.tmp")"
+  mv "$(proc_args_file "$name.tmp")" "$(proc_args_file "$name")"
 }
 
 bin() { printf '%s/bin/%s' "$D" "$1"; }
@@ -277,6 +278,7 @@ EOF
     --requestheader-extra-headers-prefix=X-Remote-Extra- \
     --proxy-client-cert-file="$c/front-proxy-client.crt" --proxy-client-key-file="$c/front-proxy-client.key" \
     --enable-aggregator-routing=true \
+    --watch-cache="$WATCH_CACHE" \
     --profiling=false \
     --v=1
   start_proc kube-apiserver
@@ -328,6 +330,11 @@ EOF
 # cluster roles (admin/edit/view) that kapp-controller's service accounts rely on.
 KCM_CONTROLLERS=daemonset-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller,cronjob-controller,namespace-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller,clusterrole-aggregation-controller,endpoints-controller,endpointslice-controller,resourcequota-controller,ttl-after-finished-controller,disruption-controller
 REGISTRY_BIN=/usr/bin/docker-registry
+# kube-apiserver's watch cache is off by default: with it, a watch resumed from a
+# resourceVersion older than the restarted apiserver's first list gets 410 Expired (as on a
+# real cluster); without it, watches are served from etcd's history and resume across
+# `restart-apiserver`. DEVPKG_HARNESS_WATCH_CACHE=true turns it back on.
+WATCH_CACHE="${DEVPKG_HARNESS_WATCH_CACHE:-false}"
 
 kapp_controller() { # up|down, with the harness exports in the environment
   local action=$1

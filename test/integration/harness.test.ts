@@ -14,6 +14,9 @@ import { repoRoot, restartApiserver, runTool } from './helpers/run.js';
 
 type K8s = typeof import('@kubernetes/client-node');
 
+// Per-test timeouts are explicit: jest reads testTimeout only from the global config.
+const T = 120_000;
+
 let k8s: K8s;
 let kc: KubeConfig;
 const namespaces: string[] = [];
@@ -43,12 +46,12 @@ async function namespace(prefix: string): Promise<string> {
 beforeAll(async () => {
   k8s = await import('@kubernetes/client-node');
   kc = await harnessKubeConfig();
-});
+}, T);
 
 afterAll(async () => {
   for (const ns of namespaces) await deleteNamespace(kc, ns);
   for (const d of tmpDirs) rmSync(d, { recursive: true, force: true });
-});
+}, T);
 
 describe('control plane', () => {
   test(
@@ -58,6 +61,7 @@ describe('control plane', () => {
       expect(version.gitVersion).toBe(pinnedVersions().KUBERNETES_VERSION);
       expect(version.gitVersion).toBe(harnessEnv().kubernetesVersion);
     }),
+    T,
   );
 
   test(
@@ -79,6 +83,7 @@ describe('control plane', () => {
       });
       expect(admin.status?.allowed).toBe(true);
     }),
+    T,
   );
 
   test(
@@ -138,6 +143,7 @@ describe('control plane', () => {
       // No scheduler and no nodes: the pod exists but stays Pending.
       expect(pod.status?.phase).toBe('Pending');
     }),
+    T,
   );
 
   test(
@@ -157,6 +163,7 @@ describe('control plane', () => {
         }
       });
     }),
+    T,
   );
 });
 
@@ -172,7 +179,7 @@ describe('CRDs devpkg relies on', () => {
         'packagerepositories.packaging.carvel.dev',
         'tanzukubernetesreleases.run.tanzu.vmware.com',
       ]);
-      expect(harnessCrds()).toHaveLength(5);
+      expect(await harnessCrds()).toHaveLength(5);
       await ensureHarnessCrds(kc); // second install: no error, nothing replaced
 
       const ns = await namespace('crds');
@@ -300,6 +307,7 @@ describe('CRDs devpkg relies on', () => {
         });
       }
     }),
+    T,
   );
 });
 
@@ -344,10 +352,12 @@ describe('watches', () => {
       expect(seen.some((e) => e.name === 'before-watch')).toBe(false); // started after the list
 
       await restartApiserver();
+      let timer: NodeJS.Timeout | undefined;
       const endErr = await Promise.race([
         first.done,
-        new Promise((r) => setTimeout(() => r('still open'), 30_000)),
+        new Promise((r) => (timer = setTimeout(() => r('still open'), 30_000))),
       ]);
+      clearTimeout(timer);
       expect(endErr).not.toBe('still open'); // the restart did end the watch
       first.abort.abort();
 
@@ -418,6 +428,7 @@ describe('watches', () => {
         abort.abort();
       }
     }),
+    T,
   );
 });
 
@@ -443,6 +454,7 @@ describe('Carvel tools and the registry', () => {
       const which = await runTool('bash', ['-c', 'command -v ytt']);
       expect(which.stdout.trim()).toBe(join(harnessEnv().binDir, 'ytt'));
     }),
+    T,
   );
 
   test(
@@ -478,6 +490,7 @@ describe('Carvel tools and the registry', () => {
       await runTool('imgpkg', ['pull', '-b', lock.bundle.image, '-o', out]);
       expect(readFileSync(join(out, 'config', 'cm.yaml'), 'utf8')).toContain('kind: ConfigMap');
     }),
+    T,
   );
 
   test(
@@ -509,6 +522,7 @@ describe('Carvel tools and the registry', () => {
       expect(doc.spec.version).toBe('0.13.4-dev.1');
       expect(doc.spec.replicas).toBe(2);
     }),
+    T,
   );
 
   test(
