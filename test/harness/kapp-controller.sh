@@ -353,6 +353,12 @@ cmd_down() {
   [ -d "$KC_DIR" ] || { log "nothing to stop"; return 0; }
   stop_pidfile "$KC_DIR/controller.pid" controller
   stop_pidfile "$KC_DIR/sidecarexec.pid" sidecarexec
+  # An APIService whose server is gone makes discovery fail for every client of the control
+  # plane; `up` applies it again.
+  if [ -n "${KUBECONFIG:-}" ] && [ -f "$KC_DIR/manifests.yml" ] && command -v kubectl >/dev/null 2>&1; then
+    kubectl delete apiservice v1alpha1.data.packaging.carvel.dev --ignore-not-found \
+      --request-timeout=10s >&2 2>/dev/null || log "could not delete the packaging APIService (control plane down?)"
+  fi
   mkdir -p "$DEVPKG_CACHE"
   exec 8>"$MOUNTPOINTS_LOCK"
   flock 8
