@@ -16,21 +16,22 @@ const MODE_MODULES: Record<Mode, () => Promise<{ run: ModeRun }>> = {
 
 /** The action's main step: build Inputs, run the mode, fail once (STYLE.md 2). */
 export async function runMain(): Promise<void> {
-  const core = await import('@actions/core');
-  const host = await coreHost();
-  core.saveState('isPost', 'true');
+  const { Runner } = await import('./action/runner.js');
+  const runner = new Runner();
+  const host = await coreHost(runner);
+  runner.saveState('isPost', 'true');
   try {
-    const inputs = parseInputs((name) => core.getInput(name));
-    if (inputs.registryPassword) core.setSecret(inputs.registryPassword);
-    if (inputs.githubToken) core.setSecret(inputs.githubToken);
+    const inputs = parseInputs((name) => runner.getInput(name));
+    runner.setSecret(inputs.registryPassword);
+    runner.setSecret(inputs.githubToken);
     const github = readGithubContext(process.env);
     const mode = await MODE_MODULES[inputs.mode]();
     await mode.run({ inputs, github, host, exec: execTool, env: process.env });
   } catch (err) {
     if (err instanceof DevpkgError && err.file) {
-      core.error(err.message, { file: err.file, startLine: err.line });
+      runner.annotate('error', err.message, { file: err.file, line: err.line });
     }
-    core.setFailed(errorMessage(err));
+    runner.setFailed(errorMessage(err));
   }
 }
 

@@ -21,21 +21,19 @@ export interface ActionHost {
   summary(markdown: string): Promise<void>;
 }
 
-export async function coreHost(): Promise<ActionHost> {
-  const core = await import('@actions/core');
+export async function coreHost(runner?: import('./runner.js').Runner): Promise<ActionHost> {
+  const { Runner } = await import('./runner.js');
+  const r = runner ?? new Runner();
   return {
-    info: (m) => core.info(m),
-    warning: (m, w) => core.warning(m, w ? { file: w.file, startLine: w.line, title: w.title } : undefined),
-    error: (m, w) => core.error(m, w ? { file: w.file, startLine: w.line, title: w.title } : undefined),
-    group: (name, fn) => core.group(name, fn),
-    setOutput: (n, v) => core.setOutput(n, v),
-    setSecret: (v) => core.setSecret(v),
-    saveState: (n, v) => core.saveState(n, v),
-    getState: (n) => core.getState(n),
-    summary: async (md) => {
-      if (!process.env.GITHUB_STEP_SUMMARY) return;
-      await core.summary.addRaw(md, true).write();
-    },
+    info: (m) => r.info(m),
+    warning: (m, w) => r.annotate('warning', m, w),
+    error: (m, w) => r.annotate('error', m, w),
+    group: (name, fn) => r.group(name, fn),
+    setOutput: (n, v) => r.setOutput(n, v),
+    setSecret: (v) => r.setSecret(v),
+    saveState: (n, v) => r.saveState(n, v),
+    getState: (n) => r.getState(n),
+    summary: async (md) => r.appendSummary(md),
   };
 }
 
