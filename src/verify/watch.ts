@@ -61,9 +61,21 @@ export class ResumableWatch {
     private readonly events: WatchEvents,
   ) {}
 
-  /** Lists and starts watching; resolves after the first list (or rejects if it fails). */
+  /**
+   * Lists and starts watching; resolves after the first list. Rejects when the server refuses
+   * (4xx: no such resource, forbidden); an unreachable or failing server (no answer, 5xx, 429,
+   * e.g. an apiserver restart) is retried with back-off instead.
+   */
   async start(): Promise<void> {
-    await this.list('start');
+    try {
+      await this.list('start');
+    } catch (err) {
+      const code = statusOf(err);
+      if (code !== undefined && code >= 400 && code < 500 && code !== 429) throw err;
+      this.events.onProblem?.(`${this.ref.plural}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}; retrying`);
+      this.schedule(true, this.nextBackoff());
+      return;
+    }
     await this.watch();
   }
 

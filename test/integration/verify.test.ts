@@ -158,7 +158,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
 
   test('devpkg dev: the dev version wins, with a timeline, and the assertions hold', async () => {
     const assertFile = path.join(work, 'assert-ok.yaml');
-    await writeFile(assertFile, agentAnnotation('devpkg-it') + `- {kind: ConfigMap, namespace: ${ns}, name: antrea-config, path: data["antrea-agent.conf"], matches: 'trafficEncapMode: encap'}\n`);
+    await writeFile(assertFile, agentAnnotation('devpkg-it') + `- {kind: ConfigMap, namespace: ${ns}, name: antrea-config, path: 'data["antrea-agent.conf"]', matches: 'trafficEncapMode: encap'}\n`);
     const r = await cli(devArgs(['--assert', assertFile]));
     expect(r.stderr).toBe('');
     const [res] = parseResults(r.stdout);
@@ -171,7 +171,8 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     expect(res!.assertions?.map((a) => a.ok)).toEqual([true, true]);
     // The timeline shows the PackageInstall moving from the released version to the dev version.
     const pi = res!.timeline.filter((t) => t.object === 'PackageInstall');
-    expect(pi[0]).toMatchObject({ version: '1.5.3' });
+    // Watching starts after the apply, so the first entry may already show the dev version.
+    expect([res!.releasedVersion, res!.devVersion]).toContain(pi[0]!.lastAttemptedVersion);
     expect(pi.at(-1)).toMatchObject({ version: res!.devVersion, lastAttemptedVersion: res!.devVersion, condition: 'ReconcileSucceeded' });
     expect(pi.at(-1)!.observedGeneration).toBe(pi.at(-1)!.generation);
     expect(res!.timeline.some((t) => t.object === 'App' && t.condition === 'ReconcileSucceeded')).toBe(true);
@@ -246,6 +247,25 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
 
   test('a win while kube-apiserver restarts under the watches (resumed, not polled)', async () => {
     await setInfraProvider('devpkg-restart');
+    // Same form as a planned dev version, from the clock: above every earlier one, below later ones.
+    const version = `1.5.4-dev.${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}`;
+    const problems: string[] = [];
+    let watching!: () => void;
+    const firstEvaluation = new Promise<void>((r) => (watching = r));
+    const waiting = verifyPackageInstall({
+      kc,
+      target: { namespace: ns, name: 'antrea' },
+      expect: { version },
+      settleMs: 3000,
+      timeoutMs: 200_000,
+      log: (m) => problems.push(m),
+      // The PackageInstall is listed last: once it is seen, every watch has been opened.
+      onEvaluation: (e) => (/does not exist/.test(e.reason) ? undefined : watching()),
+    });
+    await firstEvaluation;
+    await new Promise((r) => setTimeout(r, 500)); // let the last watch connect, then pull the apiserver away
+
+    await restartApiserver();
     const client = await ClusterClient.create(kc);
     const loaded = await loadVersion(repo, 'addons/packages', 'antrea', '1.5.3');
     const dev = await runDevPipeline({
@@ -257,24 +277,17 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
       packageInstall: { namespace: ns, name: 'antrea' },
       registry,
       seq: { timestamp: new Date() },
+      devVersion: version,
       mode: 'cluster',
     });
-    const problems: string[] = [];
-    const waiting = verifyPackageInstall({
-      kc,
-      target: { namespace: ns, name: 'antrea' },
-      expect: dev.requests[0]!.expect,
-      settleMs: 3000,
-      timeoutMs: 150_000,
-      log: (m) => problems.push(m),
-    });
-    await restartApiserver();
+    expect(dev.plan.version).toBe(version);
     const outcome = await waiting;
     expect(outcome.verdict).toBe('won');
-    // The connections broke and were resumed (or relisted), not replaced by polling.
+    // The connections broke and were resumed (or listed again), not replaced by polling.
     expect(outcome.watchStats.packageInstall!.connects).toBeGreaterThan(1);
+    expect(outcome.watchStats.app!.connects).toBeGreaterThan(1);
     expect(problems.some((m) => /reconnecting|retrying|listing again/.test(m))).toBe(true);
-    expect(outcome.timeline.at(-1)).toMatchObject({ version: dev.plan.version });
+    expect(outcome.timeline.filter((t) => t.object === 'PackageInstall').at(-1)).toMatchObject({ version, condition: 'ReconcileSucceeded' });
   });
 
   test('a dev version whose template is broken: reconcile-failed, with ytt\'s error and diagnostics', async () => {
