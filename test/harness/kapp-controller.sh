@@ -229,6 +229,8 @@ cmd_up() {
   fi
   local started=$SECONDS
   cmd_build
+  # A failed `up` leaves nothing running behind it.
+  trap 'if [ "${KC_UP_OK:-0}" != 1 ]; then stop_pidfile "$KC_DIR/controller.pid" controller; stop_pidfile "$KC_DIR/sidecarexec.pid" sidecarexec; fi' EXIT
   mkdir -p "$KC_DIR"
   rm -rf "$KC_DIR/sa" "$KC_DIR/home" "$KC_DIR/mem-tmp"
   mkdir -p "$KC_DIR/sa" "$KC_DIR/home" "$KC_DIR/mem-tmp"
@@ -322,6 +324,7 @@ cmd_up() {
   wait_until 30 "controller started" grep -q '"starting manager"\|Starting workers' "$CONTROLLER_LOG" \
     || die "kapp-controller did not start its controllers; see $CONTROLLER_LOG"
   our_pid "$KC_DIR/controller.pid" >/dev/null || die "kapp-controller exited; see $CONTROLLER_LOG"
+  KC_UP_OK=1
   log "kapp-controller $KAPP_CONTROLLER_VERSION up in $((SECONDS - started))s"
   print_exports
 }
