@@ -47,7 +47,7 @@ must render our ClusterResourceSet and Secret and the edited manifests.
   --timeout DURATION       wait this long for phase 3, and again for the verdict (default 10m)
   --bootstrap-timeout D    limit for tanzu management-cluster create (default 45m)
   --work-dir DIR           logs, dry-run render, kubeconfig (default ./devpkg-bootstrap)
-  --json                   print the result as JSON
+  --json                   print the result as JSON on stdout (progress stays on stderr)
 
 Exit codes: 0 the dev version won after phase 3 (or prepare-only succeeded), 1 it did not, 2 bad usage.
 `;
@@ -76,7 +76,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.stdout(USAGE);
     return 0;
   }
-  const log = values.json ? () => undefined : (m: string) => io.stderr(`${m}\n`);
+  // Progress always goes to stderr (a bootstrap takes many minutes); --json only changes stdout.
+  const log = (m: string) => io.stderr(`${m}\n`);
   const logger = { info: log, warning: (m: string) => io.stderr(`warning: ${m}\n`) };
   const paths = tanzuPaths(values['tanzu-dir'], { ...io.env, HOME: io.env.HOME || os.homedir() }, io.cwd);
   const tanzuPath = values.tanzu ? resolve(io.cwd, values.tanzu) : 'tanzu';

@@ -14,11 +14,14 @@ import path from 'node:path';
 import { pushBundle } from '../../src/bundle/push.js';
 import type { PackageResult } from '../../src/verify/types.js';
 import { devpkg, PROVIDERS_FIXTURE, STANDIN, workspace, type Workspace } from './helpers/bootstrap.js';
+import { ensureHarnessCrds } from './helpers/crds.js';
 import { harnessKubeConfig } from './helpers/kube.js';
 import { listFiles } from '../../src/providers/backup.js';
 
 const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
 let ws: Workspace;
+// Per-test timeouts are explicit: jest reads testTimeout only from the global config.
+const T = 420_000;
 let image = '';
 
 async function tree(dir: string): Promise<Record<string, string>> {
@@ -42,21 +45,25 @@ beforeAll(async () => {
   for (const v of ['KUBECONFIG', 'DEVPKG_TEST_REGISTRY', 'KAPPCTRL_NAMESPACE']) {
     if (!process.env[v]) throw new Error(`${v} is not set: these tests need the harness with kapp-controller (npm run test:integration)`);
   }
+  // The ClusterResourceSet and TanzuKubernetesRelease CRDs the stand-in writes and devpkg watches.
+  await ensureHarnessCrds(await harnessKubeConfig());
   ws = await workspace('devpkg-bootstrap-it-');
   const pushed = await pushBundle({ bundleDir: path.join(ws.folder, 'bundle'), repository: `${process.env.DEVPKG_TEST_REGISTRY}/devpkg-it/${runId}/antrea`, tag: 'bootstrap' });
   image = pushed.image;
-});
+}, 120_000);
 
 afterAll(async () => {
   delete process.env.DEVPKG_STANDIN_PHASE3;
   if (ws) await rm(ws.dir, { recursive: true, force: true });
 });
 
+let work = '';
 function args(extra: string[] = []): string[] {
+  work = path.join(ws.dir, `work-${Date.now()}`);
   return [
     'bootstrap', '--package', ws.folder, '--image', image, '--ref-name', 'antrea.tanzu.vmware.com', '--addon-type', 'cni/antrea',
     '--tanzu-dir', ws.tanzuDir, '--cluster-config', ws.clusterConfig, '--tanzu', STANDIN,
-    '--settle', '10s', '--timeout', '150s', '--bootstrap-timeout', '5m', '--work-dir', path.join(ws.dir, `work-${Date.now()}`), '--json', ...extra,
+    '--settle', '10s', '--timeout', '150s', '--bootstrap-timeout', '5m', '--work-dir', work, '--json', ...extra,
   ];
 }
 
@@ -79,16 +86,22 @@ test('the dev version wins after phase 3; phases reported in order; cluster and 
   ]);
   const at = result!.phases!.slice(2).map((p) => p.seenAt!);
   expect([...at].sort()).toEqual(at);
-  expect(r.stderr).toMatch(/tanzu management-cluster create still running|tanzu: /);
+  // The CLI's output is streamed into devpkg's log, and its own log file is kept for the report.
+  expect(r.stderr).toMatch(/tanzu: \[standin .*\] phase 2: PackageInstall tkg-system\/antrea ReconcileSucceeded with 1\.5\.4-dev\.1/);
+  expect(r.stderr).toMatch(/phase 3: TKR controller and BOM in place: seen/);
+  const tanzuLog = await readFile(path.join(work, 'tanzu-management-cluster-create.log'), 'utf8');
+  expect(tanzuLog).toMatch(/phase 1: ClusterResourceSet tkg-system\/devpkg-it-mgmt-antrea-dev-package ResourcesApplied/);
+  expect(tanzuLog).toMatch(/phase 3: tkr-controller-manager, BOM ConfigMap and TKR in place/);
   // Cleanup ran: the stand-in deleted its objects, the providers folder is as populated.
   expect(await packageInstallGone()).toBe(true);
   expect(await tree(ws.providersDir)).toEqual(await tree(PROVIDERS_FIXTURE));
-});
+}, T);
 
 test('phase 3 outranks the dev Package: devpkg reports the loss and the phase', async () => {
   process.env.DEVPKG_STANDIN_PHASE3 = 'outrank';
   try {
     const r = await devpkg(args(['--dev-version', '1.5.4-dev.2']));
+    if (r.code !== 1) console.log(r.stderr.slice(-4000), r.stdout.slice(-4000));
     expect(r.code).toBe(1);
     const [result] = JSON.parse(r.stdout) as PackageResult[];
     expect(result!.verdict).not.toBe('won');
@@ -100,5 +113,4 @@ test('phase 3 outranks the dev Package: devpkg reports the loss and the phase', 
   } finally {
     delete process.env.DEVPKG_STANDIN_PHASE3;
   }
-});
-
+}, T);

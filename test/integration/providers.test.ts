@@ -16,6 +16,8 @@ import { carried, devpkg, EDIT_LABEL, parseYaml, PROVIDERS_FIXTURE, renderProvid
 
 const IMAGE = `127.0.0.1:5000/devpkg-it/antrea@sha256:${'e'.repeat(64)}`;
 let ws: Workspace;
+// Per-test timeouts are explicit: jest reads testTimeout only from the global config.
+const T = 60_000;
 
 async function tree(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -34,7 +36,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await rm(ws.dir, { recursive: true, force: true });
-});
+}, T);
 
 test('prepare-only: populate, sync the vendored library, write the overlay; ytt renders CRS, Secret and the edited CNI manifests; cleanup restores', async () => {
   const r = await devpkg(prepareArgs());
@@ -73,7 +75,7 @@ test('prepare-only: populate, sync the vendored library, write the overlay; ytt 
   expect(c.code).toBe(0);
   // Back to exactly what the tanzu CLI populated.
   expect(await tree(ws.providersDir)).toEqual(await tree(PROVIDERS_FIXTURE));
-});
+}, T);
 
 test("a developer's providers folder is never lost: own customisation and vendored copy come back", async () => {
   await mkdir(path.dirname(ws.providersDir), { recursive: true });
@@ -96,7 +98,7 @@ test("a developer's providers folder is never lost: own customisation and vendor
 
   expect((await devpkg(['bootstrap', '--cleanup', '--tanzu-dir', ws.tanzuDir])).code).toBe(0);
   expect(await tree(ws.providersDir)).toEqual(before);
-});
+}, T);
 
 test('the dry-run check fails when the render does not use the vendored copy devpkg replaced', async () => {
   await mkdir(path.dirname(ws.providersDir), { recursive: true });
@@ -114,4 +116,4 @@ test('the dry-run check fails when the render does not use the vendored copy dev
   expect(r.stderr).toMatch(new RegExp(`do not hold the edit \\(DaemonSet/kube-system/antrea-agent metadata.labels.${EDIT_LABEL.replace(/[./]/g, '\\$&')}\\)`));
   // Nothing was created, so the run restored the folder itself.
   expect(await tree(ws.providersDir)).toEqual(before);
-});
+}, T);
