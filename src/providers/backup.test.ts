@@ -44,7 +44,7 @@ describe('ProvidersBackup', () => {
     await cleanupProviders({ kind: 'providers-backup', backupDir: path.join(tmp, 'backup'), providersDir: providers }, async () => ({ code: 0, stdout: '', stderr: '' }), (m) => logs.push(m));
     expect(await snapshot(providers)).toEqual(before);
     expect(await listFiles(path.join(tmp, 'backup'))).toEqual([]);
-    expect(logs[0]).toMatch(/deleted ytt\/04_user_customizations\/antrea_dev_package.yaml/);
+    expect(logs[0]).toBe(`providers folder ${providers}: deleted ytt/vendir/cni/_ytt_lib/lib/config/only-new.yaml, ytt/04_user_customizations/antrea_dev_package.yaml; restored ytt/vendir/cni/_ytt_lib/lib/config/only-old.yaml, ytt/vendir/cni/_ytt_lib/lib/config/overlays/same.yaml, ytt/vendir/cni/_ytt_lib/lib/config/values.yaml`);
   });
 
   test('a developer file that devpkg overwrites comes back', async () => {

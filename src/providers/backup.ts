@@ -153,3 +153,16 @@ export async function restoreBackup(backupDir: string, providersDir?: string): P
   await rm(backupDir, { recursive: true, force: true });
   return done;
 }
+
+/** "deleted a, b; restored 12 file(s) under x" : one line for the log. */
+export function summarizeRestore(done: string[]): string {
+  const deleted = done.filter((d) => d.startsWith('deleted ')).map((d) => d.slice(8));
+  const restored = done.filter((d) => d.startsWith('restored ')).map((d) => d.slice(9));
+  const parts: string[] = [];
+  if (deleted.length) parts.push(`deleted ${deleted.join(', ')}`);
+  if (restored.length) {
+    const dirs = [...new Set(restored.map((r) => r.split('/_ytt_lib/')[0] + (r.includes('/_ytt_lib/') ? '/_ytt_lib/...' : '')))];
+    parts.push(restored.length > 3 ? `restored ${restored.length} files (${dirs.join(', ')})` : `restored ${restored.join(', ')}`);
+  }
+  return parts.join('; ') || 'nothing to undo';
+}

@@ -1,7 +1,7 @@
 import type { CleanupItem } from '../cleanup.js';
 import { DevpkgError } from '../errors.js';
 import type { ExecFn } from '../tools/exec.js';
-import { restoreBackup } from './backup.js';
+import { restoreBackup, summarizeRestore } from './backup.js';
 
 /**
  * Restores a providers folder from its backup: files devpkg created are deleted, files it
@@ -10,5 +10,5 @@ import { restoreBackup } from './backup.js';
 export async function cleanupProviders(item: CleanupItem, _exec: ExecFn, log: (m: string) => void): Promise<void> {
   if (item.kind !== 'providers-backup') throw new DevpkgError(`cleanupProviders cannot undo ${item.kind}`);
   const done = await restoreBackup(item.backupDir, item.providersDir);
-  log(`providers folder ${item.providersDir}: ${done.length ? done.join(', ') : 'nothing to undo'}`);
+  log(`providers folder ${item.providersDir}: ${summarizeRestore(done)}`);
 }
