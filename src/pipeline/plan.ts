@@ -69,7 +69,6 @@ export async function resolveSelection(req: PlanRequest): Promise<{ refs: Packag
     head: sel.head,
     kind: sel.rangeKind,
     ignore: req.ignore,
-    versionCompare: compareVersions,
     log: req.log,
   });
   return { refs: result.changed, removed: result.removed, base: result.base, head: result.head };
@@ -81,10 +80,11 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
   const map = parseRefNameMap(req.refName);
   const registry = (req.registry || DEFAULT_PLAN_REGISTRY).replace(/\/+$/, '');
   const packages: PlannedPackage[] = [];
+  // One listing of the repository serves every package (the versions in play per name).
+  const byName = new Map((refs.length > 0 ? await listPackages(req.root, req.packagesDir) : []).map((p) => [p.name, p]));
   for (const ref of refs) {
     const loaded = await loadVersion(req.root, req.packagesDir, ref.name, ref.version);
-    const siblings = await listPackages(req.root, req.packagesDir).then((all) => all.find((p) => p.name === ref.name));
-    const versions = (siblings?.versions ?? []).map((v) => v.version);
+    const versions = (byName.get(ref.name)?.versions ?? []).map((v) => v.version);
     packages.push(planOne(loaded, versions, { ...req, registry }, map, refs.length));
   }
   return { packages, removed, base, head };
