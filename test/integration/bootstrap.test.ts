@@ -17,6 +17,11 @@ import { devpkg, PROVIDERS_FIXTURE, STANDIN, workspace, type Workspace } from '.
 import { ensureHarnessCrds } from './helpers/crds.js';
 import { harnessKubeConfig } from './helpers/kube.js';
 import { listFiles } from '../../src/providers/backup.js';
+import { RecordingHost } from '../../src/action/host.js';
+import { CLEANUP_STATE, CleanupList, runCleanup } from '../../src/cleanup.js';
+import { parseInputs } from '../../src/inputs.js';
+import { run as runMode } from '../../src/modes/bootstrap.js';
+import { execTool } from '../../src/tools/exec.js';
 
 const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
 let ws: Workspace;
@@ -112,5 +117,53 @@ test('phase 3 outranks the dev Package: devpkg reports the loss and the phase', 
     expect(await packageInstallGone()).toBe(true);
   } finally {
     delete process.env.DEVPKG_STANDIN_PHASE3;
+  }
+}, T);
+
+test('action mode: the bootstrap mode wins, sets its outputs, and the post step deletes the cluster and restores the providers', async () => {
+  delete process.env.DEVPKG_STANDIN_PHASE3;
+  const host = new RecordingHost();
+  const inputs: Record<string, string> = {
+    mode: 'bootstrap',
+    'working-directory': path.join(ws.dir, 'repo'),
+    'packages-dir': 'addons/packages',
+    packages: 'antrea/1.5.3',
+    registry: `${process.env.DEVPKG_TEST_REGISTRY}/devpkg-it/${runId}-mode`,
+    'ref-name': 'antrea.tanzu.vmware.com',
+    'addon-type': 'cni/antrea',
+    'tanzu-cli': STANDIN,
+    'cluster-config': ws.clusterConfig,
+    'dev-version': '1.5.4-dev.3',
+    settle: '10s',
+    timeout: '150s',
+    'bootstrap-timeout': '5m',
+    comment: 'false',
+    'artifact-name': 'devpkg-bootstrap-it',
+  };
+  // The runner's HOME is the tanzu CLI's (tanzu-dir left at its default), in main and in post.
+  const saved = process.env.HOME;
+  process.env.HOME = ws.home;
+  try {
+    await runMode({
+      inputs: parseInputs((n) => inputs[n] ?? ''),
+      github: { eventName: 'workflow_dispatch', runId: '7', runNumber: 7, runAttempt: 1, serverUrl: 'https://github.com', apiUrl: 'https://api.github.com', owner: 'o', repo: 'r', workspace: ws.dir, baseSha: '', headSha: '' } as never,
+      host,
+      exec: execTool,
+      env: { ...process.env, HOME: ws.home, RUNNER_TEMP: path.join(ws.dir, 'runner-temp') },
+    });
+    expect(host.errors).toEqual([]);
+    expect(JSON.parse(host.outputs.verdicts!)).toEqual({ 'antrea/1.5.3': 'won' });
+    const items = CleanupList.fromState(host.state[CLEANUP_STATE]!);
+    expect(items.map((i) => i.kind)).toEqual(['providers-backup', 'management-cluster']);
+    expect(await packageInstallGone()).toBe(false);
+
+    // The post step.
+    const logs: string[] = [];
+    await runCleanup(items, execTool, { info: (m) => logs.push(m), warning: (m) => logs.push(`warning: ${m}`) });
+    expect(logs.filter((l) => l.startsWith('warning'))).toEqual([]);
+    expect(await packageInstallGone()).toBe(true);
+    expect(await tree(ws.providersDir)).toEqual(await tree(PROVIDERS_FIXTURE));
+  } finally {
+    process.env.HOME = saved;
   }
 }, T);
