@@ -162,11 +162,12 @@ export class PhaseTracker {
     if (v === this.expect.devVersion && !this.devInstalledAt) this.devInstalledAt = now;
     const attempted = e.packageInstall?.status?.lastAttemptedVersion as string | undefined;
     if (attempted && this.attempts[this.attempts.length - 1]?.version !== attempted) this.attempts.push({ version: attempted, at: now });
+    // In order: a phase counts once the one before it was seen (watches deliver independently).
     for (const p of [1, 2, 3] as PhaseNumber[]) {
-      if (e[p].done && !this.seenAt.has(p)) {
-        this.seenAt.set(p, { phase: p, at: now, seen: e[p].seen, ...(v ? { installed: v } : {}) });
-        this.log(`${PHASE_NAMES[p]}: seen (${e[p].seen})`);
-      }
+      if (this.seenAt.has(p)) continue;
+      if (!e[p].done) break;
+      this.seenAt.set(p, { phase: p, at: now, seen: e[p].seen, ...(v ? { installed: v } : {}) });
+      this.log(`${PHASE_NAMES[p]}: seen (${e[p].seen})`);
     }
     const ws = this.waiters;
     this.waiters = [];
