@@ -277,7 +277,7 @@ EOF
     --requestheader-group-headers=X-Remote-Group \
     --requestheader-extra-headers-prefix=X-Remote-Extra- \
     --proxy-client-cert-file="$c/front-proxy-client.crt" --proxy-client-key-file="$c/front-proxy-client.key" \
-    --enable-aggregator-routing=true \
+    --enable-aggregator-routing=false \
     --watch-cache="$WATCH_CACHE" \
     --profiling=false \
     --v=1

@@ -199,17 +199,8 @@ describe('CRDs devpkg relies on', () => {
       });
       expect(created.metadata.generation).toBe(1);
 
-      // status is a subresource: writing it does not bump generation, writing spec does.
-      const withStatus = await custom.replaceNamespacedCustomObjectStatus({
-        ...pkgi,
-        name: 'antrea',
-        body: {
-          ...created,
-          status: { observedGeneration: 1, version: '1.2.3', conditions: [{ type: 'ReconcileSucceeded', status: 'True' }] },
-        },
-      });
-      expect(withStatus.metadata.generation).toBe(1);
-      expect(withStatus.status.version).toBe('1.2.3');
+      // A spec change bumps generation (kapp-controller, when it runs, may write status
+      // meanwhile; that must not, and a JSON patch carries no resourceVersion to conflict on).
       const patched = await custom.patchNamespacedCustomObject(
         {
           ...pkgi,
@@ -264,6 +255,17 @@ describe('CRDs devpkg relies on', () => {
           },
         },
       });
+      // status is a subresource (nothing reconciles CRSs here): writing it leaves generation alone.
+      const withStatus = await custom.patchNamespacedCustomObjectStatus(
+        {
+          ...crs,
+          name: 'antrea-dev',
+          body: { status: { observedGeneration: 1, conditions: [{ type: 'ResourcesApplied', status: 'True' }] } },
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+      expect(withStatus.metadata.generation).toBe(1);
+      expect(withStatus.status.conditions[0].type).toBe('ResourcesApplied');
       // The CRS schema is structural and validating: an unknown resource kind is rejected.
       await expect(
         custom.createNamespacedCustomObject({
@@ -394,33 +396,32 @@ describe('watches', () => {
       await ensureHarnessCrds(kc);
       const ns = await namespace('crwatch');
       const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-      const pkgr = { group: 'packaging.carvel.dev', version: 'v1alpha1', namespace: ns, plural: 'packagerepositories' };
+      const crs = { group: 'addons.cluster.x-k8s.io', version: 'v1beta1', namespace: ns, plural: 'clusterresourcesets' };
       const events: string[] = [];
       const abort = await new k8s.Watch(kc).watch(
-        `/apis/packaging.carvel.dev/v1alpha1/namespaces/${ns}/packagerepositories`,
+        `/apis/addons.cluster.x-k8s.io/v1beta1/namespaces/${ns}/clusterresourcesets`,
         {},
-        (type, obj: { metadata: { name: string }; status?: { friendlyDescription?: string } }) => {
-          events.push(`${type} ${obj.metadata.name} ${obj.status?.friendlyDescription ?? '-'}`);
+        (type, obj: { metadata: { name: string }; status?: { phase?: string } }) => {
+          events.push(`${type} ${obj.metadata.name} ${obj.status?.phase ?? '-'}`);
         },
         () => {},
       );
       try {
-        const created = await custom.createNamespacedCustomObject({
-          ...pkgr,
+        await custom.createNamespacedCustomObject({
+          ...crs,
           body: {
-            apiVersion: 'packaging.carvel.dev/v1alpha1',
-            kind: 'PackageRepository',
+            apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+            kind: 'ClusterResourceSet',
             metadata: { name: 'watched' },
-            spec: { fetch: { imgpkgBundle: { image: 'registry.example/repo:v1' } } },
+            spec: { clusterSelector: {}, resources: [{ name: 'pkg', kind: 'Secret' }] },
           },
         });
-        await custom.replaceNamespacedCustomObjectStatus({
-          ...pkgr,
-          name: 'watched',
-          body: { ...created, status: { friendlyDescription: 'Reconcile succeeded' } },
-        });
+        await custom.patchNamespacedCustomObjectStatus(
+          { ...crs, name: 'watched', body: { status: { phase: 'Applied' } } },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        );
         await waitFor('ADDED and MODIFIED events', async () =>
-          events.includes('ADDED watched -') && events.includes('MODIFIED watched Reconcile succeeded')
+          events.includes('ADDED watched -') && events.includes('MODIFIED watched Applied')
             ? true
             : undefined,
         );
