@@ -42,7 +42,7 @@ ensure_debian_packages() {
 
 go_env() {
   command -v go >/dev/null 2>&1 || die "go is not on PATH; the harness builds etcd, Kubernetes and the Carvel CLIs from Go modules"
-  export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0 GOWORK=off GO111MODULE=on
+  export GOFLAGS='-mod=mod -buildvcs=false' GOTOOLCHAIN=local CGO_ENABLED=0 GOWORK=off GO111MODULE=on
 }
 
 # Print a field of the module's .info (Time, Origin.Hash) or empty.

@@ -365,7 +365,7 @@ cmd_up() {
   else
     if [ -f "$MARKER" ]; then
       log "found a stale or unhealthy harness in $D; tearing it down first"
-      cmd_down_core
+      cmd_down
     elif [ -e "$D" ] && [ -n "$(ls -A "$D" 2>/dev/null)" ]; then
       die "$D exists, is not empty and is not a harness state directory; set DEVPKG_HARNESS_DIR elsewhere"
     fi
