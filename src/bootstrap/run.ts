@@ -232,9 +232,6 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
   const tracker = new PhaseTracker(kc, { pkgName, devPackageName: devPackage.metadata.name, refName: o.refName, devVersion: plan.version }, log);
   await tracker.start();
   try {
-    const tkg2 = await isTkg2(kc);
-    outcome.tkg2 = tkg2;
-    if (tkg2) warn(TKG2_NOTE);
     const deadline = Date.now() + o.timeoutMs;
     let missingPhase: PhaseNumber | undefined;
     for (const p of [1, 2, 3] as PhaseNumber[]) {
@@ -244,6 +241,10 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
       }
     }
     phases.push(...tracker.phases());
+    // TKG 2.x shows itself by its ClusterBootstrap (there by the end of phase 3).
+    const tkg2 = await isTkg2(kc);
+    outcome.tkg2 = tkg2;
+    if (tkg2) warn(TKG2_NOTE);
     if (missingPhase) {
       const st = tracker.last[missingPhase];
       outcome.result = {

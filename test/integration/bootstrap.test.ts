@@ -120,6 +120,25 @@ test('phase 3 outranks the dev Package: devpkg reports the loss and the phase', 
   }
 }, T);
 
+test('TKG 2.x: ClusterBootstrap pins the released version; devpkg says a higher dev version cannot win there', async () => {
+  process.env.DEVPKG_STANDIN_TKG2 = '1';
+  try {
+    const r = await devpkg(args(['--dev-version', '1.5.4-dev.4']));
+    if (r.code !== 1) console.log(r.stderr.slice(-4000), r.stdout.slice(-4000));
+    expect(r.code).toBe(1);
+    const [result] = JSON.parse(r.stdout) as PackageResult[];
+    // The pin drops the dev version; kapp-controller's downgrade guard then refuses the pinned
+    // (lower) version, so the PackageInstall fails rather than going back. Either way: no win.
+    expect(['not-selected', 'reconcile-failed']).toContain(result!.verdict);
+    expect(result!.reason).toMatch(/1\.5\.3\+vmware\.1-tkg\.1/);
+    expect(result!.reason).toContain('TKG 2.x: ClusterBootstrap (run.tanzu.vmware.com/v1alpha3) pins the exact package versions of the TKR, so a higher dev version cannot win there');
+    expect(r.stderr).toMatch(/warning: TKG 2.x: ClusterBootstrap/);
+    expect(await packageInstallGone()).toBe(true);
+  } finally {
+    delete process.env.DEVPKG_STANDIN_TKG2;
+  }
+}, T);
+
 test('action mode: the bootstrap mode wins, sets its outputs, and the post step deletes the cluster and restores the providers', async () => {
   delete process.env.DEVPKG_STANDIN_PHASE3;
   const host = new RecordingHost();
