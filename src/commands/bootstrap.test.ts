@@ -1,0 +1,33 @@
+import { runCli } from '../cli.js';
+import type { CliIO } from './io.js';
+
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIO = { stdout: (t) => (out += t), stderr: (t) => (err += t), env: { HOME: '/nonexistent-home' }, cwd: '/' };
+  return { code: await runCli(argv, io), out, err };
+}
+
+describe('devpkg bootstrap', () => {
+  test('--help prints the usage and exits 0', async () => {
+    const r = await cli(['bootstrap', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^Usage: devpkg bootstrap --package <version folder>/);
+    expect(r.out).toContain('--prepare-only');
+  });
+  test.each([
+    [['bootstrap', '--image', 'r@sha256:' + 'a'.repeat(64)], /--package is required/],
+    [['bootstrap', '--package', 'x'], /give --image REPO@sha256:... or --registry REPO/],
+    [['bootstrap', '--package', 'x', '--image', 'i', '--tanzu-dir', '/tmp/tanzu'], /must end in .config\/tanzu/],
+    [['bootstrap', '--package', 'x', '--image', 'i'], /--cluster-config is required/],
+  ])('%j is a usage error', async (argv, msg) => {
+    const r = await cli(argv);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(msg);
+  });
+  test('--cleanup with nothing recorded', async () => {
+    const r = await cli(['bootstrap', '--cleanup']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/nothing to clean up \(no \/nonexistent-home\/.config\/tanzu\/tkg\/devpkg-cleanup.json\)/);
+  });
+});
