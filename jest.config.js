@@ -2,7 +2,7 @@
 // (the harness: a real control plane, registry, Carvel tools and kapp-controller).
 const tsJest = [
   'ts-jest',
-  { useESM: true, isolatedModules: true, tsconfig: 'tsconfig.json', diagnostics: false },
+  { useESM: true, tsconfig: 'tsconfig.json', diagnostics: false },
 ];
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
