@@ -11,6 +11,7 @@
  *   -> a lower dev version after that (downgrade-blocked)
  *   -> an exact-version constraint (not-selected)
  */
+import { jest } from '@jest/globals';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -97,6 +98,9 @@ async function deletePackage(version: string): Promise<void> {
 
 const agentAnnotation = (value: string, nsName = ns): string =>
   `- {kind: DaemonSet, namespace: ${nsName}, name: antrea-agent, path: 'spec.template.metadata.annotations["tanzu.vmware.com/infra-provider"]', equals: ${value}}\n`;
+
+// A project-level testTimeout in jest.config.js is not applied; each step waits on kapp-controller.
+jest.setTimeout(300_000);
 
 describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
   const results: Record<string, PackageResult> = {};
