@@ -24,6 +24,7 @@ export default {
       globalSetup: '<rootDir>/test/integration/globalSetup.mjs',
       globalTeardown: '<rootDir>/test/integration/globalTeardown.mjs',
       testTimeout: 300000,
+      setupFilesAfterEnv: ['<rootDir>/test/integration/setupTimeout.mjs'],
     },
   ],
 };

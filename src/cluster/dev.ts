@@ -14,7 +14,7 @@ import type { LoadedVersion } from '../packages/layout.js';
 import type { Package } from '../packages/model.js';
 import { targetRefName, type RefNameMap } from '../packages/refname.js';
 import type { ExecFn } from '../tools/exec.js';
-import { planDevVersion, type DevSequence, type DevVersionPlan, type VersionSelection } from '../versions/index.js';
+import { planDevVersion, toOciTag, type DevSequence, type DevVersionPlan, type VersionSelection } from '../versions/index.js';
 import type { KObject } from '../verify/evaluate.js';
 import type { VerifyRequest } from '../verify/index.js';
 import { describeApiError } from '../verify/verifier.js';
@@ -220,7 +220,7 @@ export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipeline
   log(`${o.loaded.name}/${o.loaded.version}: PackageInstall(s) ${pkgis.map((p) => `${p.namespace}/${p.name}`).join(', ')} of ${refName}; versions in play: ${versions.join(', ') || 'none'}`);
 
   const plan: DevVersionPlan = o.devVersion
-    ? { version: o.devVersion, tag: o.devVersion.replaceAll('+', '_'), reason: 'given as dev-version' }
+    ? { version: o.devVersion, tag: toOciTag(o.devVersion), reason: 'given as dev-version' }
     : planDevVersion({ versions, selection, base: o.loaded.version, seq: o.seq });
   log(`dev version ${plan.version}: ${plan.reason}`);
 
@@ -234,7 +234,7 @@ export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipeline
     cwd: o.root,
     lockImages: o.lockImages,
     plainHttp: o.plainHttp,
-    env: { package: o.loaded.name, version: o.loaded.version },
+    env: { package: o.loaded.name, version: plan.version },
     exec: o.exec,
     log,
   });
