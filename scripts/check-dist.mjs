@@ -9,11 +9,11 @@ try {
   execFileSync(process.execPath, ['scripts/bundle.mjs', join(tmp, 'dist')], { stdio: 'inherit' });
   try {
     execFileSync('diff', ['-r', '-q', 'dist', join(tmp, 'dist')], { stdio: 'inherit' });
+    console.log('dist/ is up to date');
   } catch {
     console.error('dist/ is stale: run `npm run bundle` and commit dist/');
-    process.exit(1);
+    process.exitCode = 1;
   }
-  console.log('dist/ is up to date');
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -2,6 +2,8 @@
 // (test/harness/controlplane.sh down), unless DEVPKG_HARNESS_KEEP=1 or the harness was
 // already running before the tests started (then it is not ours to stop).
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,4 +31,8 @@ export default async function globalTeardown() {
   if (result.status !== 0) {
     throw new Error(`test/harness/controlplane.sh down failed (exit ${result.status}):\n${result.stderr}`);
   }
+  // Nothing of the run is left in /tmp: the setup log (kept only to explain a failed start)
+  // and controlplane.sh's lock file beside the state folder.
+  rmSync(join(tmpdir(), 'devpkg-harness-setup.log'), { force: true });
+  if (process.env.DEVPKG_HARNESS_DIR) rmSync(`${process.env.DEVPKG_HARNESS_DIR}.lock`, { force: true });
 }
