@@ -62,6 +62,14 @@ describe('evaluate', () => {
       pkgi: pkgi({ cond: 'ReconcileFailed', useful: 'ytt: Error: no_such_value' }),
       app: app({ cond: 'ReconcileFailed', template: { exitCode: 1, stderr: 'ytt: Error: no_such_value\n  in broken.yaml' } }),
     }, 'reconcile-failed', /usefulErrorMessage: ytt: Error: no_such_value\ntemplate failed \(exit 1\)/, false],
+    ['a failure reported before the App reconciled the new spec is not final', {
+      pkgi: pkgi({ cond: 'ReconcileFailed', useful: 'old failure' }),
+      app: app({ gen: 5, obs: 4, cond: 'ReconcileFailed' }),
+    }, 'pending', /App has not reconciled 1\.5\.3-dev\.2 yet/, false],
+    ['a failure while the App is still reconciling is not final', {
+      pkgi: pkgi({ cond: 'ReconcileFailed', useful: 'old failure' }),
+      app: app({ cond: 'Reconciling' }),
+    }, 'pending', /App has not reconciled/, false],
     ['failure of an older attempt is not ours', { pkgi: pkgi({ cond: 'ReconcileFailed', version: '1.5.3', last: '1.5.3', useful: 'boom' }), packages: pkgs('1.5.3', DEV) }, 'pending', /has not switched/, false],
     ['downgrade guard refusing the dev version', {
       pkgi: pkgi({ cond: 'ReconcileFailed', version: DEV, last: '1.5.3-dev.9', useful: `Stopped installing matched version '${DEV}' since last attempted version '1.5.3-dev.9' is higher.\nhint: Add annotation packaging.carvel.dev/downgradable: "" to PackageInstall to proceed with downgrade` }),

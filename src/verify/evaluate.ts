@@ -146,6 +146,11 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
   }
 
   if (settled && cond === 'ReconcileFailed' && st.lastAttemptedVersion === dev) {
+    // Right after the PackageInstall points its App at a new bundle, kapp-controller can report
+    // the App's previous failure before the App has reconciled the new spec: not final yet.
+    if (app && (!generationSettled(app) || conditionOf(app) === 'Reconciling')) {
+      return { state: 'pending', reason: `the App has not reconciled ${dev} yet (its last result was a failure)`, holdsDev: false };
+    }
     const appErr = appFailure(app);
     const msg = [useful && `usefulErrorMessage: ${useful}`, appErr && appErr !== useful ? appErr : ''].filter(Boolean).join('\n');
     return {
