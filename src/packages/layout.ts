@@ -145,9 +145,14 @@ export async function loadVersion(
     const known = entry.versions.map((e) => e.version).join(', ') || 'none';
     throw new DevpkgError(`unknown version ${version} of package ${name}: no folder ${join(entry.path, version)} holding a ${PACKAGE_FILE}; known versions: ${known}`);
   }
+  return readVersion(root, name, v, reader);
+}
+
+/** Reads and checks a version folder already found by listPackages (no listing again). */
+export async function readVersion(root: string, name: string, v: VersionEntry, reader: TreeReader = fsReader): Promise<LoadedVersion> {
   const text = await reader.readText(path.resolve(root, v.packageFile));
   const pkg = parsePackageFile(text, v.packageFile);
-  return { name, version, path: v.path, packageFile: v.packageFile, pkg: checkFolderVersion(pkg, version) };
+  return { name, version: v.version, path: v.path, packageFile: v.packageFile, pkg: checkFolderVersion(pkg, v.version) };
 }
 
 /** The Package's spec.version must be the version folder's name (pure). */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { DevpkgError } from '../errors.js';
-import { listPackages, loadVersion, type LoadedVersion } from '../packages/layout.js';
+import { listPackages, loadVersion, readVersion, type LoadedVersion } from '../packages/layout.js';
 import { deriveDevPackage, devPackageToYaml } from '../packages/derive.js';
 import { overlayFileName, renderOverlay, USER_CUSTOMIZATIONS_DIR } from '../packages/overlay.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
@@ -83,8 +83,11 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
   // One listing of the repository serves every package (the versions in play per name).
   const byName = new Map((refs.length > 0 ? await listPackages(req.root, req.packagesDir) : []).map((p) => [p.name, p]));
   for (const ref of refs) {
-    const loaded = await loadVersion(req.root, req.packagesDir, ref.name, ref.version);
-    const versions = (byName.get(ref.name)?.versions ?? []).map((v) => v.version);
+    const listed = byName.get(ref.name)?.versions ?? [];
+    const entry = listed.find((v) => v.version === ref.version);
+    // loadVersion only for what the listing lacks: it gives the unknown package/version errors.
+    const loaded = entry ? await readVersion(req.root, ref.name, entry) : await loadVersion(req.root, req.packagesDir, ref.name, ref.version);
+    const versions = listed.map((v) => v.version);
     packages.push(planOne(loaded, versions, { ...req, registry }, map, refs.length));
   }
   return { packages, removed, base, head };
