@@ -32,5 +32,5 @@ env INPUT_MODE=plan INPUT_COMMENT=false INPUT_PACKAGES-DIR=addons/packages INPUT
   "$node24" dist/index.js
 grep -q 'antrea/1.5.3' "$work/output"
 grep -q 'antrea.tanzu.vmware.com' "$work/summary"
-env GITHUB_STATE="$work/state" STATE_isPost=true "$node24" dist/post.js
+env GITHUB_STATE="$work/state" "$node24" dist/post.js
 echo "smoke: ok (cli, action main and post under $("$node24" --version))"

@@ -19,7 +19,6 @@ export async function runMain(): Promise<void> {
   const { Runner } = await import('./action/runner.js');
   const runner = new Runner();
   const host = await coreHost(runner);
-  runner.saveState('isPost', 'true');
   try {
     const inputs = parseInputs((name) => runner.getInput(name));
     runner.setSecret(inputs.registryPassword);
