@@ -74,6 +74,9 @@ describe('evaluate', () => {
     ['downgrade guard refusing the dev version', {
       pkgi: pkgi({ cond: 'ReconcileFailed', version: DEV, last: '1.5.3-dev.9', useful: `Stopped installing matched version '${DEV}' since last attempted version '1.5.3-dev.9' is higher.\nhint: Add annotation packaging.carvel.dev/downgradable: "" to PackageInstall to proceed with downgrade` }),
     }, 'downgrade-blocked', /1\.5\.3-dev\.9 was attempted before and is higher/, false],
+    ['a refusal from before the spec changed is not final', {
+      pkgi: pkgi({ gen: 3, obs: 2, cond: 'ReconcileFailed', version: DEV, last: '1.5.3-dev.9', useful: `Stopped installing matched version '${DEV}' since last attempted version '1.5.3-dev.9' is higher.` }),
+    }, 'pending', /generation 3\/observed 2/, false],
     ['downgrade guard refusing some other version', {
       pkgi: pkgi({ cond: 'ReconcileFailed', version: '1.5.3', last: '1.5.3-dev.1', useful: "Stopped installing matched version '1.5.3' since last attempted version '1.5.3-dev.1' is higher." }),
       packages: pkgs('1.5.3', DEV),

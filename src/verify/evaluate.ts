@@ -135,7 +135,8 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
 
   // The downgrade guard names the version it refused; only a refusal of ours is our verdict.
   const guard = DOWNGRADE.exec(String(st.usefulErrorMessage ?? ''));
-  if (guard && guard[1] === dev && cond === 'ReconcileFailed') {
+  // Only once kapp-controller has seen the current spec: a refusal from before a spec change is stale.
+  if (settled && guard && guard[1] === dev && cond === 'ReconcileFailed') {
     return {
       state: 'downgrade-blocked',
       reason:
