@@ -100,7 +100,7 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
   // The dev version and its bundle.
   const plan = o.devVersion
     ? { version: o.devVersion, tag: o.devVersion.replaceAll('+', '_'), reason: 'given as dev-version' }
-    : planDevVersion({ versions: [o.loaded.version, ...(o.versionsInPlay ?? [])], base: o.loaded.version, seq: o.seq });
+    : planDevVersion({ versions: [o.loaded.pkg.pkg.spec.version, ...(o.versionsInPlay ?? [])], base: o.loaded.pkg.pkg.spec.version, seq: o.seq });
   log(`dev version ${plan.version}: ${plan.reason}`);
   let image = o.image;
   let digest: string | undefined;

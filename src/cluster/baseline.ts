@@ -102,7 +102,8 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
   const log = o.log ?? (() => undefined);
   const namespace = o.namespace ?? ADDONS_NAMESPACE;
   const serviceAccount = o.serviceAccount ?? `${o.loaded.name}-sa`;
-  const released = o.loaded.version;
+  // The Package's own version: a version folder's name can disagree with it (a warning elsewhere).
+  const released = o.loaded.pkg.pkg.spec.version;
   const tmp = await mkdtemp(join(tmpdir(), 'devpkg-baseline-'));
   try {
     let source: 'base-ref' | 'head' = 'head';

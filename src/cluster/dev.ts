@@ -221,7 +221,7 @@ export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipeline
 
   const plan: DevVersionPlan = o.devVersion
     ? { version: o.devVersion, tag: toOciTag(o.devVersion), reason: 'given as dev-version' }
-    : planDevVersion({ versions, selection, base: o.loaded.version, seq: o.seq });
+    : planDevVersion({ versions, selection, base: o.loaded.pkg.pkg.spec.version, seq: o.seq });
   log(`dev version ${plan.version}: ${plan.reason}`);
 
   const repository = `${o.registry.replace(/\/+$/, '')}/${o.loaded.name}`;

@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { DEFAULT_IGNORE, detectChanges, listAllVersions, type PackageVersionRef } from '../detect/index.js';
 import { Git } from '../tools/git.js';
+import { errorSummary, formatProblem } from '../packages/problems.js';
+import { checkVersions, gitReader } from '../pipeline/check.js';
 import { parseFlags, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg detect --repo DIR (--base REF [--head REF] [--range] | --all) [flags]
@@ -20,9 +22,12 @@ Flags:
   --all                 list every version folder at head instead of changes
   --packages-dir D      folder holding <name>/<version>/ (default addons/packages)
   --ignore GLOBS        comma-separated globs of files that do not count (default **/*.md; "" for none)
-  --json                print {"packages":[{name,version,path}],"removed":[...]}
+  --json                print {"packages":[{name,version,path}],"removed":[...],"problems":[...]}
 
 Output: one name/version per line; removed versions as "- name/version (removed)".
+Each listed package.yaml (at head) is checked as plan checks it; problems go to stderr
+as path:line: severity: message. Exit 1 when a package.yaml cannot be used (the others
+are still listed), 2 on bad usage.
 `;
 
 function splitList(text: string): string[] {
@@ -77,11 +82,18 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     extra = { base: r.base, head: r.head, mergeBase: r.mergeBase };
   }
 
+  const problems = await checkVersions(packages, gitReader(git, values.head ?? 'HEAD'));
   if (values.json) {
-    io.stdout(JSON.stringify({ packages: packages.map(strip), removed: removed.map(strip), ...extra }, null, 2) + '\n');
+    io.stdout(JSON.stringify({ packages: packages.map(strip), removed: removed.map(strip), problems, ...extra }, null, 2) + '\n');
   } else {
     const lines = [...packages.map((p) => `${p.name}/${p.version}`), ...removed.map((r) => `- ${r.name}/${r.version} (removed)`)];
     if (lines.length > 0) io.stdout(lines.join('\n') + '\n');
+  }
+  for (const p of problems) io.stderr(`devpkg detect: ${formatProblem(p)}\n`);
+  const summary = errorSummary(problems);
+  if (summary) {
+    io.stderr(`devpkg detect: ${summary}\n`);
+    return 1;
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { packageSummary, plan, renderPlanText, type Selection } from '../pipeline/plan.js';
+import { errorSummary, formatProblem } from '../packages/problems.js';
 import { parseFlags, type CliIO } from './io.js';
 
 export const USAGE = `Usage: devpkg plan --repo DIR (--base REF [--head REF] | --all | --packages NAME/VERSION,...) [flags]
@@ -19,7 +20,11 @@ What devpkg would push and apply for the changed package versions; needs no clus
   --dev-version V       force the dev version
   --addon-type C/N      addon-type annotation of the overlay, e.g. cni/antrea
   --ignore GLOBS        changed files that do not count (default: **/*.md)
-  --json                machine-readable output
+  --json                machine-readable output (packages, removed, problems)
+
+A package.yaml that disagrees with its folder or its own name is a warning (path:line);
+one that cannot be used is an error of that package: the others are still planned, and
+the command exits 1 at the end, naming each. Exit 2 on bad usage.
 `;
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
@@ -62,9 +67,16 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   });
   if (values.json) {
     const packages = out.packages.map((p) => packageSummary(p, true));
-    io.stdout(JSON.stringify({ base: out.base, head: out.head, packages, removed: out.removed }, null, 2) + '\n');
+    io.stdout(JSON.stringify({ base: out.base, head: out.head, packages, removed: out.removed, problems: out.problems }, null, 2) + '\n');
+    // The JSON holds the problems; stderr names them too, for people reading a terminal.
+    for (const p of out.problems) io.stderr(`devpkg plan: ${formatProblem(p)}\n`);
   } else {
     io.stdout(renderPlanText(out));
+  }
+  const summary = errorSummary(out.problems);
+  if (summary) {
+    io.stderr(`devpkg plan: ${summary}\n`);
+    return 1;
   }
   return 0;
 }

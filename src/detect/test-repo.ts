@@ -84,7 +84,7 @@ export class TestRepo {
   addVersion(packagesDir: string, name: string, version: string, extra: Record<string, string> = {}): this {
     const base = `${packagesDir}/${name}/${version}`;
     this.write({
-      [`${base}/package.yaml`]: `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${name}.example.com.${version}\nspec:\n  refName: ${name}.example.com\n  version: ${version}\n`,
+      [`${base}/package.yaml`]: `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${name}.example.com.${version}\nspec:\n  refName: ${name}.example.com\n  version: ${version}\n  template:\n    spec:\n      fetch:\n        - imgpkgBundle:\n            image: registry.example.com/${name}@sha256:${'0'.repeat(64)}\n`,
       [`${base}/bundle/config/values.yaml`]: `version: ${version}\n`,
       ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [`${base}/${k}`, v])),
     });

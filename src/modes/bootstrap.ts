@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { runBootstrap } from '../bootstrap/run.js';
 import { CleanupList } from '../cleanup.js';
-import { DevpkgError, UsageError, errorMessage } from '../errors.js';
-import { loadVersion } from '../packages/layout.js';
+import { UsageError } from '../errors.js';
+import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
 import { ensureTanzuCli } from '../providers/tanzu-cli.js';
@@ -10,6 +10,7 @@ import { renderResultText } from '../verify/render.js';
 import type { PackageResult } from '../verify/types.js';
 import { changedRefs, finishRun } from './cluster.js';
 import { sequenceFromContext } from './selection.js';
+import { failedResult, loadForMode } from './problems.js';
 import type { ModeContext } from './types.js';
 
 /**
@@ -40,8 +41,10 @@ export async function run(ctx: ModeContext): Promise<void> {
   const cleanup = new CleanupList(host);
   const workDir = path.join(ctx.env.RUNNER_TEMP || path.join(root, '.devpkg'), 'devpkg-bootstrap');
   let result: PackageResult;
+  let problems: Problem[] = [];
   try {
-    const loaded = await loadVersion(root, inputs.packagesDir, ref.name, ref.version);
+    const loaded = await loadForMode(ctx, root, ref);
+    problems = loaded.problems;
     loaded.path = path.join(root, loaded.path);
     const refName = targetRefName(parseRefNameMap(inputs.refName), loaded.pkg.pkg.spec.refName, 1);
     if (inputs.registryPassword) host.setSecret(inputs.registryPassword);
@@ -67,10 +70,9 @@ export async function run(ctx: ModeContext): Promise<void> {
         warn: (m) => host.warning(m),
       }),
     );
-    result = out.result!;
+    result = problems.length ? { ...out.result!, problems } : out.result!;
   } catch (err) {
-    host.error(`${ref.name}/${ref.version}: ${errorMessage(err)}`, err instanceof DevpkgError && err.file ? { file: err.file, line: err.line } : undefined);
-    result = { name: ref.name, version: ref.version, refName: '', targetRefName: '', devVersion: '', mode: 'bootstrap', verdict: 'error', reason: errorMessage(err), timeline: [] };
+    result = failedResult(ctx, ref, err, 'bootstrap', { problems });
   }
   host.info(renderResultText(result));
   await finishRun(ctx, [result]);

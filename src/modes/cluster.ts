@@ -3,8 +3,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KindRegistry } from '../bundle/kind-registry.js';
 import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
-import { DevpkgError, UsageError, errorMessage } from '../errors.js';
-import { loadVersion } from '../packages/layout.js';
+import { DevpkgError, UsageError } from '../errors.js';
+import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap } from '../packages/refname.js';
 import { resolveSelection, type PlanRequest } from '../pipeline/plan.js';
 import type { PackageVersionRef } from '../detect/index.js';
@@ -13,6 +13,7 @@ import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '.
 import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult } from '../verify/types.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
+import { failedResult, loadForMode } from './problems.js';
 import type { ModeContext } from './types.js';
 
 export interface ClusterRunOptions {
@@ -52,8 +53,10 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   const requests: VerifyRequest[] = [];
   for (const ref of o.refs) {
     await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
+      let problems: Problem[] = [];
       try {
-        const loaded = await loadVersion(o.root, inputs.packagesDir, ref.name, ref.version);
+        const loaded = await loadForMode(ctx, o.root, ref);
+        problems = loaded.problems;
         const dev = await runDevPipeline({
           client,
           root: o.root,
@@ -74,22 +77,11 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
         });
         for (const r of dev.requests) {
           r.base.phases = [...(o.phases ?? []), { name: 'dev Package applied', seenAt: new Date().toISOString() }];
+          if (problems.length) r.base.problems = problems;
           requests.push(r);
         }
       } catch (err) {
-        host.error(`${ref.name}/${ref.version}: ${errorMessage(err)}`, err instanceof DevpkgError && err.file ? { file: err.file, line: err.line } : undefined);
-        errors.push({
-          name: ref.name,
-          version: ref.version,
-          refName: '',
-          targetRefName: '',
-          devVersion: '',
-          mode: o.mode,
-          verdict: 'error',
-          reason: errorMessage(err),
-          timeline: [],
-          ...(o.phases ? { phases: o.phases } : {}),
-        });
+        errors.push(failedResult(ctx, ref, err, o.mode, { phases: o.phases, problems }));
       }
     });
   }

@@ -1,13 +1,17 @@
 import path from 'node:path';
 import { resolveSelection } from '../pipeline/plan.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
+import { checkVersions, gitReader, workTreeReader } from '../pipeline/check.js';
+import { Git } from '../tools/git.js';
+import { annotateProblems } from './problems.js';
 import type { ModeContext } from './types.js';
 
 /** Detect mode: the changed package versions as outputs, nothing else. */
 export async function run(ctx: ModeContext): Promise<void> {
   const { inputs, host } = ctx;
+  const root = path.resolve(ctx.github.workspace, inputs.workingDirectory);
   const sel = await resolveSelection({
-    root: path.resolve(ctx.github.workspace, inputs.workingDirectory),
+    root,
     packagesDir: inputs.packagesDir,
     selection: selectionFromContext(ctx),
     registry: inputs.registry,
@@ -23,5 +27,10 @@ export async function run(ctx: ModeContext): Promise<void> {
   host.setOutput('packages', JSON.stringify(packages));
   host.setOutput('matrix', JSON.stringify({ include: packages.map((p) => ({ package: `${p.name}/${p.version}`, ...p })) }));
   host.setOutput('removed', JSON.stringify(sel.removed));
+  // Problems are annotations and an output; detect itself does not fail on them, so the matrix
+  // legs of the good packages still run (the leg of a broken one reports its error).
+  const problems = await checkVersions(sel.refs, sel.head ? gitReader(await Git.create(root, ctx.exec), sel.head) : workTreeReader(root));
+  annotateProblems(ctx, problems);
+  host.setOutput('problems', JSON.stringify(problems));
   host.setOutput('result', packages.length > 0 ? 'success' : 'skipped');
 }

@@ -4,11 +4,10 @@ import { ClusterClient } from '../cluster/dev.js';
 import { createKindCluster } from '../cluster/kind.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { CleanupList } from '../cleanup.js';
-import { errorMessage } from '../errors.js';
-import { loadVersion } from '../packages/layout.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../verify/types.js';
 import { changedRefs, ensureImgpkg, finishRun, pushApplyVerify } from './cluster.js';
+import { failedResult, loadForMode } from './problems.js';
 import type { ModeContext } from './types.js';
 
 /** A kind cluster name for this run: short, lowercase, unique per run attempt. */
@@ -58,7 +57,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   for (const ref of refs) {
     await host.group(`Baseline ${ref.name}/${ref.version}`, async () => {
       try {
-        const loaded = await loadVersion(root, inputs.packagesDir, ref.name, ref.version);
+        const loaded = await loadForMode(ctx, root, ref);
         const refName = targetRefName(refNames, loaded.pkg.pkg.spec.refName, refs.length);
         const b = await installBaseline({
           client,
@@ -76,19 +75,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         installs.set(ref.name, { namespace: b.namespace, name: b.name });
         mark(`baseline ${ref.name} ${b.releasedVersion}`, b.installedAt);
       } catch (err) {
-        host.error(`${ref.name}/${ref.version}: baseline: ${errorMessage(err)}`);
-        failed.push({
-          name: ref.name,
-          version: ref.version,
-          refName: '',
-          targetRefName: '',
-          devVersion: '',
-          mode: 'kind',
-          verdict: 'error',
-          reason: `baseline: ${errorMessage(err)}`,
-          timeline: [],
-          phases: [...phases],
-        });
+        failed.push(failedResult(ctx, ref, err, 'kind', { prefix: 'baseline', phases: [...phases] }));
       }
     });
   }

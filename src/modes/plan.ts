@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { plan, matrixOf, packageSummary, type PlanOutput } from '../pipeline/plan.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
+import { DevpkgError } from '../errors.js';
+import { errorSummary } from '../packages/problems.js';
+import { annotateProblems } from './problems.js';
 import type { ModeContext } from './types.js';
 
 /** Plan mode: no cluster; outputs, a job summary and (on a pull request) the comment. */
@@ -22,11 +25,15 @@ export async function run(ctx: ModeContext): Promise<void> {
     }),
   );
   for (const p of out.packages) {
-    host.info(`${p.name}/${p.version}: ${p.refName} -> ${p.targetRefName} ${p.devVersion} (${p.plan?.bundleImage})`);
+    if (p.verdict === 'error') host.info(`${p.name}/${p.version}: not planned: ${p.reason}`);
+    else host.info(`${p.name}/${p.version}: ${p.refName} -> ${p.targetRefName} ${p.devVersion} (${p.plan?.bundleImage})`);
   }
+  annotateProblems(ctx, out.problems);
   writePlanOutputs(ctx, out);
   const { publishReport } = await import('../report/publish.js');
   await publishReport({ results: out.packages, ctx });
+  const summary = errorSummary(out.problems);
+  if (summary) throw new DevpkgError(summary);
 }
 
 export function writePlanOutputs(ctx: Pick<ModeContext, 'host'>, out: PlanOutput): void {
@@ -34,4 +41,5 @@ export function writePlanOutputs(ctx: Pick<ModeContext, 'host'>, out: PlanOutput
   ctx.host.setOutput('packages', JSON.stringify(packages));
   ctx.host.setOutput('matrix', matrixOf(out.packages));
   ctx.host.setOutput('removed', JSON.stringify(out.removed));
+  ctx.host.setOutput('problems', JSON.stringify(out.problems));
 }

@@ -85,6 +85,21 @@ function isPackageResource(x: Package | PackageResource): x is PackageResource {
   return 'pkg' in x && 'file' in x && 'lines' in x;
 }
 
+/** The one imgpkgBundle fetch of a Package (the entry devpkg points at the dev bundle), or why there is none. */
+export function bundleFetch(pkg: Package, where: (path: string) => { file?: string; line?: number } = () => ({})): { image: string; [key: string]: unknown } {
+  const fetch = pkg.spec.template?.spec?.fetch;
+  const bundles = Array.isArray(fetch) ? fetch.filter((f) => f && typeof f === 'object' && f.imgpkgBundle) : [];
+  if (bundles.length !== 1) {
+    const kinds = Array.isArray(fetch) ? fetch.flatMap((f) => Object.keys(f ?? {})).join(', ') : '';
+    const found = bundles.length > 1 ? `${bundles.length} imgpkgBundle fetches` : kinds ? `only ${kinds}` : 'no fetch at all';
+    throw new DevpkgError(
+      `Package ${pkg.metadata.name} must fetch exactly one imgpkgBundle in spec.template.spec.fetch (found ${found}); devpkg replaces that bundle image with the dev bundle`,
+      where('spec.template.spec.fetch'),
+    );
+  }
+  return bundles[0]!.imgpkgBundle!;
+}
+
 /**
  * The dev Package made from a released one (from a package.yaml or read back from a cluster):
  * runtime and tool metadata removed, name/version/bundle image replaced, a
@@ -113,18 +128,7 @@ export function deriveDevPackage(source: Package | PackageResource, opts: Derive
 
   const pkg = structuredClone(original) as Package;
   delete pkg.status;
-  const fetch = pkg.spec.template?.spec?.fetch;
-  const bundles = Array.isArray(fetch) ? fetch.filter((f) => f && typeof f === 'object' && f.imgpkgBundle) : [];
-  if (bundles.length !== 1) {
-    const kinds = Array.isArray(fetch) ? fetch.flatMap((f) => Object.keys(f ?? {})).join(', ') : '';
-    const found = bundles.length > 1 ? `${bundles.length} imgpkgBundle fetches` : kinds ? `only ${kinds}` : 'no fetch at all';
-    throw new DevpkgError(
-      `Package ${original.metadata.name} must fetch exactly one imgpkgBundle in spec.template.spec.fetch (found ${found}); devpkg replaces that bundle image with the dev bundle`,
-      where('spec.template.spec.fetch'),
-    );
-  }
-  const bundle = bundles[0]!.imgpkgBundle!;
-  bundle.image = opts.image;
+  bundleFetch(pkg, where).image = opts.image;
 
   const md = pkg.metadata;
   for (const key of RUNTIME_METADATA) delete md[key];

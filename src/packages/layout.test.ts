@@ -110,14 +110,19 @@ describe('loadVersion', () => {
     await expect(loadVersion(root, 'addons/packages', name, version)).rejects.toThrow(message);
   });
 
-  test('folder name and spec.version must agree (error at the spec.version line)', async () => {
-    const err = await loadVersion(root, 'addons/packages', 'calico', '3.22.2').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(DevpkgError);
-    expect((err as DevpkgError).message).toBe(
-      'spec.version 3.22.1 does not match its version folder 3.22.2; rename the folder to 3.22.1 or set spec.version (and metadata.name) to 3.22.2',
-    );
-    expect((err as DevpkgError).file).toBe('addons/packages/calico/3.22.2/package.yaml');
-    expect((err as DevpkgError).line).toBe(7);
+  test('a folder name that disagrees with spec.version is a warning at the spec.version line; spec.version counts', async () => {
+    const loaded = await loadVersion(root, 'addons/packages', 'calico', '3.22.2');
+    expect(loaded.version).toBe('3.22.2');
+    expect(loaded.pkg.pkg.spec.version).toBe('3.22.1');
+    expect(loaded.pkg.warnings).toEqual([
+      {
+        path: 'addons/packages/calico/3.22.2/package.yaml',
+        line: 7,
+        severity: 'warning',
+        message:
+          'spec.version 3.22.1 does not match its version folder 3.22.2; devpkg uses 3.22.1 as the released version (rename the folder to 3.22.1, or set spec.version and metadata.name to 3.22.2)',
+      },
+    ]);
   });
 
   test('a broken package.yaml reports its path relative to the repository', async () => {

@@ -124,8 +124,8 @@ async function readPackageEntry(root: string, dir: string, name: string, reader:
 }
 
 /**
- * Reads and checks one version folder: its package.yaml must parse, and its spec.version must
- * equal the folder name. Error `file`s are relative to `root`.
+ * Reads and checks one version folder: its package.yaml must parse (a DevpkgError with file and
+ * line otherwise); what can be planned around is in `pkg.warnings`. `file`s are relative to `root`.
  */
 export async function loadVersion(
   root: string,
@@ -155,13 +155,18 @@ export async function readVersion(root: string, name: string, v: VersionEntry, r
   return { name, version: v.version, path: v.path, packageFile: v.packageFile, pkg: checkFolderVersion(pkg, v.version) };
 }
 
-/** The Package's spec.version must be the version folder's name (pure). */
+/**
+ * The Package's spec.version should be the version folder's name (pure). When it is not, the
+ * folder name means nothing to kapp-controller, so spec.version is the released version and a
+ * warning says where they disagree (TCE's external-dns/0.11.0 holds 0.11.0+3).
+ */
 export function checkFolderVersion(res: PackageResource, folderVersion: string): PackageResource {
-  if (res.pkg.spec.version !== folderVersion) {
-    throw new DevpkgError(
-      `spec.version ${res.pkg.spec.version} does not match its version folder ${folderVersion}; rename the folder to ${res.pkg.spec.version} or set spec.version (and metadata.name) to ${folderVersion}`,
-      { file: res.file, line: lineOf(res, 'spec.version') },
-    );
-  }
-  return res;
+  if (res.pkg.spec.version === folderVersion) return res;
+  const warning = {
+    path: res.file,
+    line: lineOf(res, 'spec.version'),
+    severity: 'warning' as const,
+    message: `spec.version ${res.pkg.spec.version} does not match its version folder ${folderVersion}; devpkg uses ${res.pkg.spec.version} as the released version (rename the folder to ${res.pkg.spec.version}, or set spec.version and metadata.name to ${folderVersion})`,
+  };
+  return { ...res, warnings: [...res.warnings, warning] };
 }

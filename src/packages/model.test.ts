@@ -63,7 +63,6 @@ describe('parsePackageFile', () => {
     ['number', GOOD.replace('version: 1.5.3+vmware.1', 'version: 1.5'), 7, /spec.version must be a string, not the number 1.5; quote it/],
     ['not semver', GOOD.replace('version: 1.5.3+vmware.1', 'version: 1.5.x'), 7, /spec.version "1.5.x" is not a semver version/],
     ['leading zero', GOOD.replace('version: 1.5.3+vmware.1', 'version: 1.05.3'), 7, /spec.version "1.05.3" is not a semver version/],
-    ['name mismatch', GOOD.replace('name: antrea.tanzu.vmware.com.1.5.3+vmware.1', 'name: antrea.tanzu.vmware.com.1.5.3'), 4, /metadata.name "antrea.tanzu.vmware.com.1.5.3" must be spec.refName \+ "." \+ spec.version; write name: antrea.tanzu.vmware.com.1.5.3\+vmware.1/],
     ['missing name', GOOD.replace('  name: antrea.tanzu.vmware.com.1.5.3+vmware.1\n', '  namespace: x\n'), 3, /metadata.name is missing; add metadata.name: antrea.tanzu.vmware.com.1.5.3\+vmware.1/],
     ['labels not a map', GOOD.replace('metadata:\n', 'metadata:\n  labels: [a]\n'), 4, /metadata.labels must be a map/],
   ])('%s: error names the field, file and line', (_what, text, line, message) => {
@@ -71,6 +70,25 @@ describe('parsePackageFile', () => {
     expect(err.message).toMatch(message);
     expect(err.file).toBe('pkg/package.yaml');
     expect(err.line).toBe(line);
+  });
+});
+
+describe('parsePackageFile warnings', () => {
+  test('a metadata.name that is not refName.version is a warning with file and line, not an error', () => {
+    const res = parsePackageFile(GOOD.replace('name: antrea.tanzu.vmware.com.1.5.3+vmware.1', 'name: antrea.tanzu.vmware.com.1.5.3'), 'pkg/package.yaml');
+    expect(res.pkg.spec.version).toBe('1.5.3+vmware.1');
+    expect(res.warnings).toEqual([
+      {
+        path: 'pkg/package.yaml',
+        line: 4,
+        severity: 'warning',
+        message: expect.stringMatching(/^Package metadata.name "antrea.tanzu.vmware.com.1.5.3" is not spec.refName \+ "." \+ spec.version; .*write name: antrea.tanzu.vmware.com.1.5.3\+vmware.1/),
+      },
+    ]);
+  });
+
+  test('a consistent Package has no warnings', () => {
+    expect(parsePackageFile(GOOD, 'pkg/package.yaml').warnings).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from 'yaml';
 import semver from 'semver';
 import { DevpkgError } from '../errors.js';
+import type { Problem } from './problems.js';
 
 export const PACKAGE_API_VERSION = 'data.packaging.carvel.dev/v1alpha1';
 
@@ -67,6 +68,12 @@ export interface PackageResource {
   pkg: Package;
   /** 1-based line of a node by its dotted path (`spec.version`, `spec.template.spec.fetch.0`). */
   lines: Record<string, number>;
+  /**
+   * What is wrong but can be planned around (kapp-controller itself accepts it, and the dev
+   * Package devpkg derives gets a fresh, correct name): e.g. metadata.name is not
+   * refName.version. Real repositories have such files (TCE's prometheus/2.36.2).
+   */
+  warnings: Problem[];
 }
 
 export interface PackageMetadataResource {
@@ -220,14 +227,20 @@ export function parsePackageFile(text: string, file: string): PackageResource {
   if (metadata.name === undefined || metadata.name === null || metadata.name === '') {
     fail('metadata', `Package metadata.name is missing; add metadata.name: ${expected}`);
   }
+  const warnings: Problem[] = [];
   if (metadata.name !== expected) {
-    fail('metadata.name', `Package metadata.name ${JSON.stringify(metadata.name)} must be spec.refName + "." + spec.version; write name: ${expected}`);
+    warnings.push({
+      path: file,
+      line: lineOf(res, 'metadata.name') ?? 1,
+      severity: 'warning',
+      message: `Package metadata.name ${JSON.stringify(metadata.name)} is not spec.refName + "." + spec.version; kapp-controller would refuse to create it as written (write name: ${expected}); the dev Package gets its own name, so devpkg goes on`,
+    });
   }
   for (const field of ['labels', 'annotations'] as const) {
     const m = metadata[field];
     if (m !== undefined && m !== null && !isRecord(m)) fail(`metadata.${field}`, `Package metadata.${field} must be a map of strings`);
   }
-  return { file, lines, pkg: value as Package };
+  return { file, lines, pkg: value as Package, warnings };
 }
 
 /** Parses a PackageMetadata file (metadata.yaml of the TCE layout). */

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { DevpkgError } from '../errors.js';
+import { DevpkgError, UsageError } from '../errors.js';
+import { formatProblem, problemFromError, sortProblems, type Problem } from '../packages/problems.js';
 import { listPackages, loadVersion, readVersion, type LoadedVersion } from '../packages/layout.js';
 import { deriveDevPackage, devPackageToYaml } from '../packages/derive.js';
 import { overlayFileName, renderOverlay, USER_CUSTOMIZATIONS_DIR } from '../packages/overlay.js';
@@ -33,7 +34,10 @@ export interface PlanRequest {
 }
 
 export interface PlanOutput {
+  /** Every package version in play; one that could not be read is verdict `error`. */
   packages: PlannedPackage[];
+  /** Warnings and errors of every package, by file and line. */
+  problems: Problem[];
   removed: PackageVersionRef[];
   base?: string;
   head?: string;
@@ -82,15 +86,43 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
   const packages: PlannedPackage[] = [];
   // One listing of the repository serves every package (the versions in play per name).
   const byName = new Map((refs.length > 0 ? await listPackages(req.root, req.packagesDir) : []).map((p) => [p.name, p]));
+  const problems: Problem[] = [];
   for (const ref of refs) {
     const listed = byName.get(ref.name)?.versions ?? [];
     const entry = listed.find((v) => v.version === ref.version);
-    // loadVersion only for what the listing lacks: it gives the unknown package/version errors.
-    const loaded = entry ? await readVersion(req.root, ref.name, entry) : await loadVersion(req.root, req.packagesDir, ref.name, ref.version);
-    const versions = listed.map((v) => v.version);
-    packages.push(planOne(loaded, versions, { ...req, registry }, map, refs.length));
+    // One bad package never stops the others: its error becomes its result and a problem.
+    try {
+      // loadVersion only for what the listing lacks: it gives the unknown package/version errors.
+      const loaded = entry ? await readVersion(req.root, ref.name, entry) : await loadVersion(req.root, req.packagesDir, ref.name, ref.version);
+      const versions = listed.map((v) => v.version);
+      const warnings = loaded.pkg.warnings.map((w) => ({ ...w, package: `${ref.name}/${ref.version}` }));
+      problems.push(...warnings);
+      const planned = planOne(loaded, versions, { ...req, registry }, map, refs.length);
+      packages.push(warnings.length > 0 ? { ...planned, problems: warnings } : planned);
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      const problem = problemFromError(err, entry?.packageFile ?? ref.path, `${ref.name}/${ref.version}`);
+      problems.push(problem);
+      packages.push(errorResult(ref, problem, req.mode ?? 'plan'));
+    }
   }
-  return { packages, removed, base, head };
+  return { packages, problems: sortProblems(problems), removed, base, head };
+}
+
+/** The result of a package version that could not be read or planned. */
+export function errorResult(ref: PackageVersionRef, problem: Problem, mode: string): PlannedPackage {
+  return {
+    name: ref.name,
+    version: ref.version,
+    refName: '',
+    targetRefName: '',
+    devVersion: '',
+    mode,
+    verdict: 'error',
+    reason: `${problem.path}${problem.line !== undefined ? `:${problem.line}` : ''}: ${problem.message}`,
+    timeline: [],
+    problems: [problem],
+  };
 }
 
 function planOne(
@@ -118,14 +150,15 @@ function planOne(
   if (req.devVersion) {
     const highest = [...inPlay].sort(compareVersions).at(-1) ?? specVersion;
     if (compareVersions(req.devVersion, highest) <= 0) {
-      throw new DevpkgError(`dev-version ${req.devVersion} does not outrank ${highest} (the highest ${loaded.name} version in the repository); kapp-controller would keep ${highest}`);
+      // A bad input for every package, not a problem of this one: it stops the plan.
+      throw new UsageError(`dev-version ${req.devVersion} does not outrank ${highest} (the highest ${loaded.name} version in the repository); kapp-controller would keep ${highest}`);
     }
     devVersion = req.devVersion;
     reason = `forced by dev-version (outranks ${highest})`;
   }
   const tag = toOciTag(devVersion);
   const bundleImage = `${req.registry}/${loaded.name}:${tag}`;
-  const derived = deriveDevPackage(loaded.pkg.pkg, { version: devVersion, image: bundleImage, refName: target, allowTag: true });
+  const derived = deriveDevPackage(loaded.pkg, { version: devVersion, image: bundleImage, refName: target, allowTag: true });
   const packageYaml = devPackageToYaml(derived.pkg);
   const overlay = renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined });
   const overlayPath = `${USER_CUSTOMIZATIONS_DIR}/${overlayFileName(loaded.name)}`;
@@ -161,6 +194,9 @@ function planOne(
 
 /** One planned package as the outputs and `--json` show it; `full` adds the YAML texts. */
 export function packageSummary(p: PlannedPackage, full = false): Record<string, unknown> {
+  if (p.verdict === 'error') {
+    return { name: p.name, version: p.version, path: p.problems?.[0]?.path, verdict: p.verdict, error: p.reason };
+  }
   const summary: Record<string, unknown> = {
     name: p.name,
     version: p.version,
@@ -195,6 +231,10 @@ export function renderPlanText(out: PlanOutput): string {
   if (out.base || out.head) lines.push(`Changes ${out.base ?? ''}..${out.head ?? ''}`);
   if (out.packages.length === 0) lines.push('No package versions changed.');
   for (const p of out.packages) {
+    if (p.verdict === 'error') {
+      lines.push('', `${p.name}/${p.version}: NOT PLANNED`, `  ${p.reason}`);
+      continue;
+    }
     lines.push('', `${p.name}/${p.version} (${p.plan?.path})`);
     lines.push(`  refName      ${p.refName}${p.targetRefName !== p.refName ? ` -> ${p.targetRefName}` : ''}`);
     lines.push(`  dev version  ${p.devVersion}  (${p.plan?.devVersionReason})`);
@@ -205,5 +245,9 @@ export function renderPlanText(out: PlanOutput): string {
     for (const c of p.plan?.commands ?? []) lines.push(`    ${c}`);
   }
   for (const r of out.removed) lines.push('', `${r.name}/${r.version} removed (not tested)`);
+  if (out.problems.length > 0) {
+    lines.push('', `Problems (${out.problems.length}):`);
+    for (const p of out.problems) lines.push(`  ${formatProblem(p)}`);
+  }
   return lines.join('\n') + '\n';
 }

@@ -97,6 +97,17 @@ export function sanitizeResult(v: unknown): PlannedPackage | string {
       .filter(isObj)
       .map((a) => ({ description: str(a.description) ?? '', ok: a.ok === true, detail: str(a.detail) ?? '' }));
   }
+  if (Array.isArray(v.problems)) {
+    r.problems = v.problems
+      .filter(isObj)
+      .filter((x) => str(x.path) && str(x.message))
+      .map((x) => ({
+        path: str(x.path)!,
+        ...(num(x.line) !== undefined ? { line: num(x.line) } : {}),
+        message: str(x.message)!,
+        severity: x.severity === 'error' ? ('error' as const) : ('warning' as const),
+      }));
+  }
   const p = plan(v.plan);
   if (p) r.plan = p;
   return r;

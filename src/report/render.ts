@@ -260,6 +260,25 @@ function overview(entries: ReportEntry[], rows: number): string {
   return lines.join('\n');
 }
 
+/** At most this many problems are listed; the rest are counted (they are all in the artifact). */
+const PROBLEM_ROWS = 50;
+
+/** Warnings and errors in the package files of every entry, by file and line. */
+function problemsSection(entries: ReportEntry[]): string | undefined {
+  const all = entries.flatMap((e) => e.result.problems ?? []);
+  if (all.length === 0) return undefined;
+  const seen = new Set<string>();
+  const unique = all.filter((p) => {
+    const k = `${p.path}:${p.line ?? ''}:${p.message}`;
+    return seen.has(k) ? false : (seen.add(k), true);
+  });
+  const errors = unique.filter((p) => p.severity === 'error').length;
+  const head = `#### ⚠️ Problems in package files (${errors} error${errors === 1 ? '' : 's'}, ${unique.length - errors} warning${unique.length - errors === 1 ? '' : 's'})`;
+  const rows = unique.slice(0, PROBLEM_ROWS).map((p) => `- ${p.severity === 'error' ? '💥' : '⚠️'} ${code(`${p.path}${p.line !== undefined ? `:${p.line}` : ''}`)}: ${text(p.message)}`);
+  if (unique.length > PROBLEM_ROWS) rows.push(`- _…and ${unique.length - PROBLEM_ROWS} more (see the artifact)_`);
+  return [head, '', ...rows].join('\n');
+}
+
 function footer(input: ReportInput): string {
   const parts: string[] = ['devpkg'];
   if (input.runUrl) parts.push(link(input.runLabel ?? 'workflow run', input.runUrl));
@@ -271,6 +290,8 @@ function footer(input: ReportInput): string {
 function compose(input: ReportInput, d: Detail, trimmed: string[]): string {
   const out: string[] = [title(input), ''];
   if (input.entries.length > 0) out.push(overview(input.entries, d.rows), '');
+  const problems = problemsSection(input.entries);
+  if (problems) out.push(problems, '');
   // Failures get their sections first when there is room for only some.
   const order = [...input.entries].sort(
     (a, b) => Number(style(a.result.verdict).ok) - Number(style(b.result.verdict).ok),

@@ -2,6 +2,7 @@
  * The result of verifying one package, shared with the report and bootstrap code.
  * Keep this shape stable: other parts of devpkg code against it.
  */
+import type { Problem } from '../packages/problems.js';
 
 export type Verdict =
   | 'won'
@@ -62,6 +63,8 @@ export interface PackageResult {
   timeline: TimelineEntry[];
   diagnostics?: { dir: string; excerpt: string };
   assertions?: AssertionResult[];
+  /** What is wrong in the package's files (warnings planned around; an error is verdict `error`). */
+  problems?: Problem[];
 }
 
 /** What plan mode works out for a package (also kept by the other modes). */

@@ -75,10 +75,12 @@ describe('plan', () => {
     expect(out.packages.map((p) => `${p.name}/${p.version}`)).toEqual(['antrea/1.5.3']);
   });
 
-  test('an unknown package is a clear error', async () => {
-    await expect(
-      plan({ root: EXAMPLE, packagesDir: 'addons/packages', selection: { kind: 'explicit', packages: ['nope/1.0.0'] }, registry: '', refName: '', seq: { timestamp: new Date() } }),
-    ).rejects.toThrow(/nope/);
+  test('an unknown package is an error of that package; the others are planned', async () => {
+    const out = await plan({ root: EXAMPLE, packagesDir: 'addons/packages', selection: { kind: 'explicit', packages: ['nope/1.0.0', 'antrea/1.5.3'] }, registry: '', refName: '', seq: { timestamp: new Date() } });
+    expect(out.packages.map((p) => `${p.name}/${p.version} ${p.verdict}`)).toEqual(['nope/1.0.0 error', 'antrea/1.5.3 planned']);
+    expect(out.problems).toEqual([
+      { path: 'addons/packages/nope/1.0.0', severity: 'error', package: 'nope/1.0.0', message: expect.stringMatching(/^unknown package nope: .*known: antrea, calico$/) },
+    ]);
   });
 
   test('a forced dev version below the released one is refused', async () => {

@@ -1,0 +1,54 @@
+/**
+ * Problems of package files in the action: annotations on their file and line, attached to the
+ * package's result; one bad package never stops the others.
+ */
+import { loadVersion, type LoadedVersion } from '../packages/layout.js';
+import { problemFromError, type Problem } from '../packages/problems.js';
+import { errorResult } from '../pipeline/plan.js';
+import type { PackageVersionRef } from '../detect/index.js';
+import type { PackageResult } from '../verify/types.js';
+import type { ModeContext } from './types.js';
+
+/**
+ * Every problem as an annotation on its file and line. Paths are relative to the packages
+ * repository; annotations want them relative to the workspace.
+ */
+export function annotateProblems(ctx: Pick<ModeContext, 'host' | 'inputs'>, problems: readonly Problem[]): void {
+  const dir = ctx.inputs.workingDirectory.replace(/^\.\/?/, '').replace(/\/+$/, '');
+  for (const p of problems) {
+    const where = { file: dir ? `${dir}/${p.path}` : p.path, line: p.line, title: `devpkg: ${p.package ?? p.path}` };
+    if (p.severity === 'error') ctx.host.error(p.message, where);
+    else ctx.host.warning(p.message, where);
+  }
+}
+
+/** Loads a package version for a cluster mode; its warnings become annotations and `problems`. */
+export async function loadForMode(ctx: Pick<ModeContext, 'host' | 'inputs'>, root: string, ref: PackageVersionRef): Promise<LoadedVersion & { problems: Problem[] }> {
+  const loaded = await loadVersion(root, ctx.inputs.packagesDir, ref.name, ref.version);
+  const problems = loaded.pkg.warnings.map((w) => ({ ...w, package: `${ref.name}/${ref.version}` }));
+  annotateProblems(ctx, problems);
+  return { ...loaded, problems };
+}
+
+/** A package version that failed before verification: annotated, and an `error` result. */
+export function failedResult(
+  ctx: Pick<ModeContext, 'host' | 'inputs'>,
+  ref: PackageVersionRef,
+  err: unknown,
+  mode: string,
+  extra: { prefix?: string; phases?: PackageResult['phases']; problems?: Problem[] } = {},
+): PackageResult {
+  const problem = problemFromError(err, `${ref.path}/package.yaml`, `${ref.name}/${ref.version}`);
+  if (extra.prefix) problem.message = `${extra.prefix}: ${problem.message}`;
+  const fromFile = (err as { file?: unknown }).file !== undefined;
+  // Only errors that name a file are file problems; others (a registry, the cluster) are the verdict alone.
+  if (fromFile) annotateProblems(ctx, [problem]);
+  else ctx.host.error(`${ref.name}/${ref.version}: ${problem.message}`);
+  const r = errorResult(ref, problem, mode);
+  if (!fromFile) {
+    r.reason = problem.message;
+    delete r.problems;
+  }
+  const problems = [...(extra.problems ?? []), ...(r.problems ?? [])];
+  return { ...r, ...(problems.length ? { problems } : {}), ...(extra.phases ? { phases: extra.phases } : {}) };
+}

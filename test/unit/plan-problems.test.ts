@@ -1,0 +1,197 @@
+// One bad package never stops the others (issue 11): a repository with every kind of
+// inconsistency seen in vmware-tanzu/community-edition, and files that cannot be used.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { jest } from '@jest/globals';
+import { plan } from '../../src/pipeline/plan.js';
+import { runCli } from '../../src/cli.js';
+import { runMain } from '../../src/main.js';
+
+const EXAMPLE = resolve('examples/tce-packages');
+const ANTREA = readFileSync(join(EXAMPLE, 'addons/packages/antrea/1.5.3/package.yaml'), 'utf8');
+const dirs: string[] = [];
+const saved = { ...process.env };
+afterEach(() => {
+  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+  Object.assign(process.env, saved);
+  process.exitCode = 0;
+});
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** antrea as version `v` with some text replaced. */
+function antrea(v: string, ...edits: Array<[string | RegExp, string]>): string {
+  let text = ANTREA.replaceAll('1.5.3', v);
+  for (const [from, to] of edits) text = text.replace(from, to);
+  return text;
+}
+
+const FILES: Record<string, string> = {
+  // spec.version disagrees with the folder (TCE: external-dns/0.11.0 holds 0.11.0+3)
+  'antrea/1.6.0/package.yaml': antrea('1.6.0', [/^ {2}version: 1\.6\.0$/m, '  version: 1.6.0+3'], [/^ {2}name: (.*)\.1\.6\.0$/m, '  name: $1.1.6.0+3']),
+  // metadata.name is not refName.version (TCE: prometheus/2.36.2)
+  'antrea/1.7.0/package.yaml': antrea('1.7.0', [/^ {2}name: (.*)\.1\.7\.0$/m, '  name: $1.1.7.0-3']),
+  // does not parse
+  'antrea/1.8.0/package.yaml': antrea('1.8.0', [/^ {2}refName: .*$/m, '  refName: [antrea']),
+  // no imgpkgBundle to replace
+  'calico/3.23.0/package.yaml': antrea('3.23.0', [/imgpkgBundle:\n\s+image: \S+/, 'http:\n            url: https://example.invalid/x.tgz']),
+  // no spec.version
+  'calico/3.24.0/package.yaml': antrea('3.24.0', [/^ {2}version: 3\.24\.0\n/m, '']),
+};
+
+function makeRepo(git = false): string {
+  const dir = mkdtempSync(join(tmpdir(), 'devpkg-problems-'));
+  dirs.push(dir);
+  cpSync(EXAMPLE, dir, { recursive: true });
+  for (const [file, text] of Object.entries(FILES)) {
+    const p = join(dir, 'addons/packages', file);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, text);
+  }
+  if (git) {
+    const g = (...a: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...a], { cwd: dir, encoding: 'utf8' }).trim();
+    g('init', '-q', '-b', 'main');
+    g('add', '-A');
+    g('commit', '-qm', 'packages');
+  }
+  return dir;
+}
+
+const P = 'addons/packages';
+
+test('plan --all plans every usable version and names each problem with file and line', async () => {
+  const root = makeRepo();
+  const out = await plan({ root, packagesDir: P, selection: { kind: 'all' }, registry: '', refName: '', seq: { timestamp: new Date('2026-01-02T03:04:05Z') } });
+  expect(out.packages.map((p) => `${p.name}/${p.version} ${p.verdict}`)).toEqual([
+    'antrea/1.5.3 planned',
+    'antrea/1.6.0 planned',
+    'antrea/1.7.0 planned',
+    'antrea/1.8.0 error',
+    'calico/3.22.1 planned',
+    'calico/3.23.0 error',
+    'calico/3.24.0 error',
+  ]);
+  expect(out.problems.map((p) => `${p.path}:${p.line} ${p.severity} ${p.package}`)).toEqual([
+    `${P}/antrea/1.6.0/package.yaml:7 warning antrea/1.6.0`,
+    `${P}/antrea/1.7.0/package.yaml:4 warning antrea/1.7.0`,
+    `${P}/antrea/1.8.0/package.yaml:7 error antrea/1.8.0`,
+    `${P}/calico/3.23.0/package.yaml:15 error calico/3.23.0`,
+    `${P}/calico/3.24.0/package.yaml:5 error calico/3.24.0`,
+  ]);
+  const [folder, name, yaml, bundle, version] = out.problems.map((p) => p.message);
+  expect(folder).toMatch(/^spec.version 1.6.0\+3 does not match its version folder 1.6.0; devpkg uses 1.6.0\+3 as the released version/);
+  expect(name).toMatch(/^Package metadata.name "antrea.community.tanzu.vmware.com.1.7.0-3" is not spec.refName \+ "." \+ spec.version/);
+  expect(yaml).toMatch(/^YAML syntax error/);
+  expect(bundle).toMatch(/must fetch exactly one imgpkgBundle in spec.template.spec.fetch \(found only http\)/);
+  expect(version).toMatch(/^Package spec.version is missing/);
+
+  // The inconsistent ones are planned from spec.version, and the dev Package gets a correct name.
+  const byKey = new Map(out.packages.map((p) => [`${p.name}/${p.version}`, p]));
+  const a160 = byKey.get('antrea/1.6.0')!;
+  expect(a160.problems?.map((p) => p.severity)).toEqual(['warning']);
+  expect(a160.reason).toMatch(/^antrea 1.6.0\+3 -> /);
+  const a170 = byKey.get('antrea/1.7.0')!;
+  expect(a170.plan?.devPackageName).toBe(`antrea.community.tanzu.vmware.com.${a170.devVersion}`);
+  // The dev version outranks every version in play, including the folder that was 1.8.0.
+  expect(a170.devVersion).toMatch(/^1\.8\.1-dev\./);
+  expect(byKey.get('calico/3.24.0')!.reason).toMatch(new RegExp(`^${P}/calico/3.24.0/package.yaml:5: Package spec.version is missing`));
+});
+
+function cliIO() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), env: process.env, cwd: process.cwd() } };
+}
+
+test('devpkg plan --all --json: problems in the JSON, each named on stderr, exit 1 at the end', async () => {
+  const root = makeRepo();
+  const c = cliIO();
+  const code = await runCli(['plan', '--repo', root, '--all', '--json'], c.io);
+  expect(code).toBe(1);
+  const json = JSON.parse(c.out.join(''));
+  expect(json.packages).toHaveLength(7);
+  expect(json.packages.filter((p: { verdict?: string }) => p.verdict === 'error').map((p: { name: string; version: string }) => `${p.name}/${p.version}`)).toEqual([
+    'antrea/1.8.0',
+    'calico/3.23.0',
+    'calico/3.24.0',
+  ]);
+  expect(json.problems).toHaveLength(5);
+  expect(Object.keys(json.problems[0]).sort()).toEqual(['line', 'message', 'package', 'path', 'severity']);
+  const stderr = c.err.join('');
+  expect(stderr).toContain(`${P}/antrea/1.6.0/package.yaml:7: warning: spec.version 1.6.0+3`);
+  expect(stderr).toContain(`${P}/calico/3.23.0/package.yaml:15: error: `);
+  expect(stderr).toMatch(/3 package version\(s\) could not be used: antrea\/1.8.0, calico\/3.23.0, calico\/3.24.0/);
+});
+
+test('devpkg plan with warnings only exits 0; the text output lists them', async () => {
+  const root = makeRepo();
+  const c = cliIO();
+  const code = await runCli(['plan', '--repo', root, '--packages', 'antrea/1.6.0,antrea/1.7.0'], c.io);
+  expect(code).toBe(0);
+  const text = c.out.join('');
+  expect(text).toContain('Problems (2):');
+  expect(text).toContain(`${P}/antrea/1.7.0/package.yaml:4: warning: Package metadata.name`);
+});
+
+test('devpkg detect --all checks every listed package.yaml at head', async () => {
+  const root = makeRepo(true);
+  const c = cliIO();
+  const code = await runCli(['detect', '--repo', root, '--all', '--json'], c.io);
+  expect(code).toBe(1);
+  const json = JSON.parse(c.out.join(''));
+  expect(json.packages).toHaveLength(7);
+  expect(json.problems.map((p: { path: string; severity: string }) => `${p.path} ${p.severity}`)).toEqual([
+    `${P}/antrea/1.6.0/package.yaml warning`,
+    `${P}/antrea/1.7.0/package.yaml warning`,
+    `${P}/antrea/1.8.0/package.yaml error`,
+    `${P}/calico/3.23.0/package.yaml error`,
+    `${P}/calico/3.24.0/package.yaml error`,
+  ]);
+});
+
+test('action plan mode: annotations on file and line, a problems output, the summary lists them, one failure at the end', async () => {
+  const repo = makeRepo(true);
+  const work = mkdtempSync(join(tmpdir(), 'devpkg-problems-action-'));
+  dirs.push(work);
+  for (const f of ['output', 'state', 'summary']) writeFileSync(join(work, f), '');
+  writeFileSync(join(work, 'event.json'), '{}');
+  Object.assign(process.env, {
+    GITHUB_EVENT_NAME: 'workflow_dispatch',
+    GITHUB_EVENT_PATH: join(work, 'event.json'),
+    GITHUB_WORKSPACE: repo,
+    GITHUB_REPOSITORY: 'example/packages',
+    GITHUB_RUN_ID: '1',
+    GITHUB_RUN_NUMBER: '5',
+    GITHUB_RUN_ATTEMPT: '1',
+    GITHUB_OUTPUT: join(work, 'output'),
+    GITHUB_STATE: join(work, 'state'),
+    GITHUB_STEP_SUMMARY: join(work, 'summary'),
+    RUNNER_TEMP: work,
+    INPUT_MODE: 'plan',
+    INPUT_PACKAGES: 'antrea/1.6.0,calico/3.23.0,calico/3.22.1',
+    INPUT_COMMENT: 'false',
+    'INPUT_PACKAGES-DIR': P,
+    'INPUT_ARTIFACT-NAME': 'devpkg-results',
+    'INPUT_COMMENT-HEADER': 'devpkg',
+  });
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  let printed: string;
+  try {
+    await runMain();
+  } finally {
+    printed = write.mock.calls.map((c) => String(c[0])).join('');
+    write.mockRestore();
+  }
+  expect(process.exitCode).toBe(1);
+  const commands = printed.split('\n').filter((l) => /^::(warning|error) /.test(l));
+  expect(commands.find((l) => l.startsWith('::warning ') && l.includes(`file=${P}/antrea/1.6.0/package.yaml`))).toMatch(/line=7/);
+  expect(commands.find((l) => l.startsWith('::error ') && l.includes(`file=${P}/calico/3.23.0/package.yaml`))).toMatch(/line=15/);
+  expect(printed).toMatch(/::error::1 package version\(s\) could not be used: calico\/3.23.0/);
+  const outputs = readFileSync(join(work, 'output'), 'utf8');
+  const problems = JSON.parse(/problems<<(\S+)\n([\s\S]*?)\n\1/.exec(outputs)![2]);
+  expect(problems.map((p: { package: string; severity: string }) => `${p.package} ${p.severity}`)).toEqual(['antrea/1.6.0 warning', 'calico/3.23.0 error']);
+  const summary = readFileSync(join(work, 'summary'), 'utf8');
+  expect(summary).toContain('Problems in package files (1 error, 1 warning)');
+  expect(summary).toContain(`${P}/antrea/1.6.0/package.yaml:7`);
+});
