@@ -1,28 +1,102 @@
-// Keeps the README true: every action input and output, and every CLI command, is documented,
-// and the README starts with the two set-up commands.
+// Keeps the README true: it starts with the two set-up commands; its inputs and outputs tables
+// say what action.yml says, row for row; every CLI command is in it and has its section in
+// docs/cli.md; and every flag the README and docs/cli.md show in a command line is a flag that
+// command's --help knows.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { COMMANDS } from '../../src/cli.js';
 
 const readme = readFileSync('README.md', 'utf8');
-const action = parse(readFileSync('action.yml', 'utf8')) as { inputs: Record<string, unknown>; outputs: Record<string, unknown> };
+const cliDoc = readFileSync('docs/cli.md', 'utf8');
+type Entry = { description: string; default?: string };
+const action = parse(readFileSync('action.yml', 'utf8')) as { inputs: Record<string, Entry>; outputs: Record<string, Entry> };
+
+/** The rows of the Markdown table whose header row is `header`, keyed by their first cell's `name`. */
+function tableRows(md: string, header: string): Map<string, string> {
+  const lines = md.split('\n');
+  const start = lines.indexOf(header);
+  if (start < 0) throw new Error(`no table with header ${header}`);
+  const rows = new Map<string, string>();
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    const name = /^\| `([^`]+)` \|/.exec(line)?.[1];
+    if (name) rows.set(name, line);
+  }
+  return rows;
+}
+
+const cell = (text: string) => text.trim().replace(/\|/g, '\\|');
 
 test('the README opens with the two set-up commands', () => {
   const block = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
   const commands = block.split('\n').filter((l) => l.trim()).map((l) => l.replace(/\s+#.*$/, ''));
   expect(commands).toEqual(['npm ci && npm start', 'npm ci && npm test']);
+  expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('\n## '));
 });
 
-test.each(Object.keys(action.inputs))('input %s is in the README table', (name) => {
-  expect(readme).toContain(`| \`${name}\` |`);
+describe('the README inputs table', () => {
+  const rows = tableRows(readme, '| input | default | description |');
+  test.each(Object.entries(action.inputs))('input %s says what action.yml says', (name, input) => {
+    const def = input.default === undefined || input.default === '' ? '' : `\`${input.default}\``;
+    expect(rows.get(name)).toBe(`| \`${name}\` | ${def} | ${cell(input.description)} |`);
+  });
+  test('has no input that action.yml lacks', () => {
+    expect([...rows.keys()]).toEqual(Object.keys(action.inputs));
+  });
 });
 
-test.each(Object.keys(action.outputs))('output %s is in the README table', (name) => {
-  expect(readme).toContain(`| \`${name}\` |`);
+describe('the README outputs table', () => {
+  const rows = tableRows(readme, '| output | description |');
+  test.each(Object.entries(action.outputs))('output %s says what action.yml says', (name, output) => {
+    expect(rows.get(name)).toBe(`| \`${name}\` | ${cell(output.description)} |`);
+  });
+  test('has no output that action.yml lacks', () => {
+    expect([...rows.keys()]).toEqual(Object.keys(action.outputs));
+  });
 });
 
-test.each(Object.keys(COMMANDS))('command %s is in the README', (name) => {
+test.each(Object.keys(COMMANDS))('command %s is in the README and has a section in docs/cli.md', (name) => {
   expect(readme).toContain(`devpkg ${name} `);
+  expect(cliDoc).toContain(`\n## \`devpkg ${name}\`\n`);
+});
+
+/** Command lines shown in the README's CLI table and in docs/cli.md's code blocks: [command, text]. */
+function shownCommandLines(): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const m of readme.matchAll(/^\| `devpkg (\w+) ([^`]*)` \|/gm)) out.push([m[1], m[2]]);
+  let inCode = false;
+  let current: [string, string] | undefined;
+  for (const line of cliDoc.split('\n')) {
+    if (line.startsWith('```')) {
+      inCode = !inCode;
+      current = undefined;
+      continue;
+    }
+    if (!inCode) continue;
+    const m = /^(?:\$ )?devpkg (\w+)(.*)$/.exec(line);
+    if (m) out.push((current = [m[1], m[2]]));
+    else if (current && /^\s/.test(line)) current[1] += ` ${line}`;
+    else current = undefined;
+  }
+  return out;
+}
+
+test('every flag shown in a command line is one the command knows', async () => {
+  const shown = shownCommandLines();
+  expect(new Set(shown.map(([c]) => c))).toEqual(new Set(Object.keys(COMMANDS)));
+  const unknown: string[] = [];
+  for (const name of Object.keys(COMMANDS)) {
+    let help = '';
+    const mod = await COMMANDS[name].load();
+    const code = await mod.run(['--help'], { stdout: (t) => (help += t), stderr: () => undefined, env: {}, cwd: process.cwd() });
+    expect(code).toBe(0);
+    for (const [command, text] of shown.filter(([c]) => c === name)) {
+      for (const flag of text.replace(/#.*$/gm, '').match(/--[a-z][a-z0-9-]*/g) ?? []) {
+        if (!new RegExp(`${flag}(?![a-z0-9-])`).test(help)) unknown.push(`devpkg ${command} ${flag}`);
+      }
+    }
+  }
+  expect(unknown).toEqual([]);
 });
 
 test('.ci/run calls the same test command', () => {
