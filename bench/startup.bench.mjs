@@ -1,5 +1,6 @@
 // Start-up of the bundled action in plan mode, as a ratio to `node -e 0` (baseline),
-// and the size of dist/. Targets (DESIGN.md): <= 2.5x and <= 6 MB.
+// and the size of dist/. Targets: <= 3x and <= 6 MB (DESIGN.md had 2.5x before @actions/core
+// came back as the runner-protocol layer: its import loads undici, tls and http2; issue 12).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,7 +46,7 @@ try {
   const o = median(ours);
   console.log(`baseline: node -e 0        median ${b.toFixed(1)} ms (${runs} runs, ${execFileSync(node, ['--version']).toString().trim()})`);
   console.log(`devpkg: node dist/index.js median ${o.toFixed(1)} ms (plan mode, example repository, --all)`);
-  console.log(`ratio: ${(o / b).toFixed(2)}x (target <= 2.5x)`);
+  console.log(`ratio: ${(o / b).toFixed(2)}x (target <= 3x)`);
   console.log(`dist/: ${(size / 1e6).toFixed(2)} MB (target <= 6 MB)`);
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -45,32 +45,46 @@ export interface Inputs {
   resultsPath: string;
 }
 
-export type InputGetter = (name: string) => string;
-
-function bool(get: InputGetter, name: string, dflt: boolean): boolean {
-  const v = get(name).trim().toLowerCase();
-  if (v === '') return dflt;
-  if (['true', 'yes', '1', 'on'].includes(v)) return true;
-  if (['false', 'no', '0', 'off'].includes(v)) return false;
-  throw new UsageError(`input ${name}: "${get(name)}" is not a boolean; use true or false`);
+/**
+ * Where inputs come from: @actions/core in the action (INPUT_* variables, with the defaults
+ * from action.yml), a stand-in in tests.
+ */
+export interface InputSource {
+  getInput(name: string): string;
+  getBooleanInput(name: string): boolean;
+  getMultilineInput(name: string): string[];
 }
 
-function list(text: string): string[] {
-  return text
-    .split(/[\n,]/)
+/** A boolean input (YAML 1.2 core schema: true/True/TRUE, false/False/FALSE); empty means dflt. */
+function bool(src: InputSource, name: string, dflt: boolean): boolean {
+  const v = src.getInput(name);
+  if (v === '') return dflt;
+  try {
+    return src.getBooleanInput(name);
+  } catch {
+    throw new UsageError(`input ${name}: "${v}" is not a boolean; use true or false`);
+  }
+}
+
+/** A list input: one item a line or comma-separated; `#` starts a comment line. */
+function list(src: InputSource, name: string, dflt = ''): string[] {
+  const lines = src.getInput(name) === '' ? dflt.split('\n') : src.getMultilineInput(name);
+  return lines
+    .flatMap((l) => l.split(','))
     .map((s) => s.trim())
     .filter((s) => s !== '' && !s.startsWith('#'));
 }
 
-/** Pure: builds Inputs from a getter, so tests need no toolkit. */
-export function parseInputs(get: InputGetter): Inputs {
+/** Builds Inputs from a source of inputs, so tests need no runner. */
+export function parseInputs(src: InputSource): Inputs {
+  const get = (name: string): string => src.getInput(name);
   const s = (name: string, dflt = ''): string => get(name).trim() || dflt;
   const mode = s('mode', 'plan') as Mode;
   if (!MODES.includes(mode)) {
     throw new UsageError(`input mode: "${mode}" is not one of ${MODES.join(', ')}`);
   }
   const dur = (name: string, dflt: string): number => parseDuration(s(name, dflt), `input ${name}`);
-  const packages = list(s('packages'));
+  const packages = list(src, 'packages');
   for (const p of packages) {
     if (!/^[^/\s]+\/[^/\s]+$/.test(p)) {
       throw new UsageError(`input packages: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`);
@@ -85,10 +99,10 @@ export function parseInputs(get: InputGetter): Inputs {
     workingDirectory: s('working-directory', '.'),
     packagesDir: s('packages-dir', 'addons/packages').replace(/\/+$/, ''),
     packages,
-    all: bool(get, 'all', false),
+    all: bool(src, 'all', false),
     baseRef: s('base-ref'),
     headRef: s('head-ref'),
-    ignore: list(s('ignore', '**/*.md')),
+    ignore: list(src, 'ignore', '**/*.md'),
     registry,
     registryUsername: s('registry-username'),
     registryPassword: get('registry-password'),
@@ -96,13 +110,13 @@ export function parseInputs(get: InputGetter): Inputs {
     packageInstall: s('package-install'),
     kubeconfig: s('kubeconfig'),
     pushCommand: s('push-command'),
-    lockImages: bool(get, 'lock-images', false),
+    lockImages: bool(src, 'lock-images', false),
     settleMs: dur('settle', '60s'),
     timeoutMs: dur('timeout', '10m'),
     assert: get('assert'),
     devVersion: s('dev-version'),
     githubToken: get('github-token').trim(),
-    comment: bool(get, 'comment', true),
+    comment: bool(src, 'comment', true),
     commentHeader: s('comment-header', 'devpkg'),
     kindVersion: s('kind-version'),
     kindNodeImage: s('kind-node-image'),

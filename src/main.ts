@@ -16,21 +16,21 @@ const MODE_MODULES: Record<Mode, () => Promise<{ run: ModeRun }>> = {
 
 /** The action's main step: build Inputs, run the mode, fail once (STYLE.md 2). */
 export async function runMain(): Promise<void> {
-  const { Runner } = await import('./action/runner.js');
-  const runner = new Runner();
-  const host = await coreHost(runner);
+  // Loaded here, not at the top: the CLI shares the bundle's entry and never needs it.
+  const core = await import('@actions/core');
+  const host = coreHost(core);
   try {
-    const inputs = parseInputs((name) => runner.getInput(name));
-    runner.setSecret(inputs.registryPassword);
-    runner.setSecret(inputs.githubToken);
+    const inputs = parseInputs(core);
+    host.setSecret(inputs.registryPassword);
+    host.setSecret(inputs.githubToken);
     const github = readGithubContext(process.env);
     const mode = await MODE_MODULES[inputs.mode]();
     await mode.run({ inputs, github, host, exec: execTool, env: process.env });
   } catch (err) {
     if (err instanceof DevpkgError && err.file) {
-      runner.annotate('error', err.message, { file: err.file, line: err.line });
+      host.error(err.message, { file: err.file, line: err.line });
     }
-    runner.setFailed(errorMessage(err));
+    core.setFailed(errorMessage(err));
   }
 }
 

@@ -1,7 +1,10 @@
 /**
- * The action's side of the world (logs, outputs, state, summary), as an
- * interface so modes run in tests with a recorder and in the action with @actions/core.
+ * The action's side of the world (logs, outputs, state, summary), as an interface so modes
+ * run in tests with a recorder and in the action with @actions/core, the one layer that speaks
+ * the runner protocol.
  */
+import type * as Core from '@actions/core';
+
 export interface Annotation {
   file?: string;
   line?: number;
@@ -10,6 +13,7 @@ export interface Annotation {
 
 export interface ActionHost {
   info(message: string): void;
+  notice(message: string, where?: Annotation): void;
   warning(message: string, where?: Annotation): void;
   error(message: string, where?: Annotation): void;
   group<T>(name: string, fn: () => Promise<T>): Promise<T>;
@@ -21,25 +25,37 @@ export interface ActionHost {
   summary(markdown: string): Promise<void>;
 }
 
-export async function coreHost(runner?: import('./runner.js').Runner): Promise<ActionHost> {
-  const { Runner } = await import('./runner.js');
-  const r = runner ?? new Runner();
+export type ActionsCore = typeof Core;
+
+function properties(where?: Annotation): Core.AnnotationProperties {
+  return { title: where?.title, file: where?.file, startLine: where?.line };
+}
+
+/** The ActionHost of a real run: every call goes to @actions/core. */
+export function coreHost(core: ActionsCore): ActionHost {
   return {
-    info: (m) => r.info(m),
-    warning: (m, w) => r.annotate('warning', m, w),
-    error: (m, w) => r.annotate('error', m, w),
-    group: (name, fn) => r.group(name, fn),
-    setOutput: (n, v) => r.setOutput(n, v),
-    setSecret: (v) => r.setSecret(v),
-    saveState: (n, v) => r.saveState(n, v),
-    getState: (n) => r.getState(n),
-    summary: async (md) => r.appendSummary(md),
+    info: (m) => core.info(m),
+    notice: (m, w) => core.notice(m, properties(w)),
+    warning: (m, w) => core.warning(m, properties(w)),
+    error: (m, w) => core.error(m, properties(w)),
+    group: (name, fn) => core.group(name, fn),
+    setOutput: (n, v) => core.setOutput(n, v),
+    // The runner warns about an empty mask; unset credentials arrive here as ''.
+    setSecret: (v) => {
+      if (v) core.setSecret(v);
+    },
+    saveState: (n, v) => core.saveState(n, v),
+    getState: (n) => core.getState(n),
+    summary: async (md) => {
+      await core.summary.addRaw(md, !md.endsWith('\n')).write();
+    },
   };
 }
 
-/** A host that records everything; used by tests and by the CLI's --dry runs. */
+/** A host that records everything, for tests. */
 export class RecordingHost implements ActionHost {
   readonly logs: string[] = [];
+  readonly notices: Array<{ message: string; where?: Annotation }> = [];
   readonly warnings: Array<{ message: string; where?: Annotation }> = [];
   readonly errors: Array<{ message: string; where?: Annotation }> = [];
   readonly outputs: Record<string, string> = {};
@@ -48,6 +64,9 @@ export class RecordingHost implements ActionHost {
   readonly summaries: string[] = [];
   info(m: string): void {
     this.logs.push(m);
+  }
+  notice(message: string, where?: Annotation): void {
+    this.notices.push({ message, where });
   }
   warning(message: string, where?: Annotation): void {
     this.warnings.push({ message, where });

@@ -20,6 +20,7 @@ import { listFiles } from '../../src/providers/backup.js';
 import { RecordingHost } from '../../src/action/host.js';
 import { CLEANUP_STATE, CleanupList, runCleanup } from '../../src/cleanup.js';
 import { parseInputs } from '../../src/inputs.js';
+import { inputsFrom } from '../support/inputs.js';
 import { run as runMode } from '../../src/modes/bootstrap.js';
 import { execTool } from '../../src/tools/exec.js';
 
@@ -164,7 +165,7 @@ test('action mode: the bootstrap mode wins, sets its outputs, and the post step 
   process.env.HOME = ws.home;
   try {
     await runMode({
-      inputs: parseInputs((n) => inputs[n] ?? ''),
+      inputs: parseInputs(inputsFrom(inputs)),
       github: { eventName: 'workflow_dispatch', runId: '7', runNumber: 7, runAttempt: 1, serverUrl: 'https://github.com', apiUrl: 'https://api.github.com', owner: 'o', repo: 'r', workspace: ws.dir, baseSha: '', headSha: '' } as never,
       host,
       exec: execTool,

@@ -23,6 +23,7 @@ import { runCli } from '../../src/cli.js';
 import { installBaseline } from '../../src/cluster/baseline.js';
 import { ClusterClient, runDevPipeline } from '../../src/cluster/dev.js';
 import { parseInputs } from '../../src/inputs.js';
+import { inputsFrom } from '../support/inputs.js';
 import { run as runClusterMode } from '../../src/modes/cluster.js';
 import { loadVersion } from '../../src/packages/layout.js';
 import { parseRefNameMap } from '../../src/packages/refname.js';
@@ -238,7 +239,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     };
     const host = new RecordingHost();
     const ctx = {
-      inputs: parseInputs((n) => values[n] ?? ''),
+      inputs: parseInputs(inputsFrom(values)),
       github: { ...readGithubContext({}), workspace: repo },
       host,
       exec: execTool,

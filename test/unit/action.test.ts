@@ -1,11 +1,12 @@
 // The action entry run as GitHub runs it: INPUT_* and GITHUB_* variables, an event file,
 // and the files behind GITHUB_OUTPUT, GITHUB_STATE and GITHUB_STEP_SUMMARY.
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { jest } from '@jest/globals';
 import { runMain } from '../../src/main.js';
+import { runPost } from '../../src/post.js';
 
 const dirs: string[] = [];
 const saved = { ...process.env };
@@ -66,6 +67,17 @@ function setup(event: object | ((base: string, head: string) => object), inputs:
   return { work, base, head };
 }
 
+/** Runs fn with process.stdout captured; returns what was printed (workflow commands land there). */
+async function printed(fn: () => Promise<void>): Promise<string> {
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  try {
+    await fn();
+    return write.mock.calls.map((c) => String(c[0])).join('');
+  } finally {
+    write.mockRestore();
+  }
+}
+
 test('plan mode on a pull_request event writes outputs and a summary', async () => {
   const { work } = setup((base, head) => ({ number: 9, pull_request: { number: 9, base: { sha: base }, head: { sha: head } } }), {
     mode: 'plan',
@@ -100,27 +112,56 @@ test('detect mode on a push event diffs before..after', async () => {
 });
 
 test('workflow_dispatch without packages fails with a message that says what to set', async () => {
-  const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  try {
-    setup({}, { mode: 'plan' });
-    process.env.GITHUB_EVENT_NAME = 'workflow_dispatch';
-    await runMain();
-    expect(process.exitCode).toBe(1);
-    const printed = write.mock.calls.map((c) => String(c[0])).join('');
-    expect(printed).toContain('::error::workflow_dispatch: nothing to diff; set the packages input');
-  } finally {
-    write.mockRestore();
-  }
+  setup({}, { mode: 'plan' });
+  process.env.GITHUB_EVENT_NAME = 'workflow_dispatch';
+  const log = await printed(runMain);
+  expect(process.exitCode).toBe(1);
+  expect(log).toContain('::error::workflow_dispatch: nothing to diff; set the packages input');
 });
 
 test('an unknown mode fails and names the modes', async () => {
-  const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  try {
-    setup({}, { mode: 'deploy' });
-    await runMain();
-    expect(process.exitCode).toBe(1);
-    expect(write.mock.calls.map((c) => String(c[0])).join('')).toMatch(/input mode: "deploy" is not one of plan, detect/);
-  } finally {
-    write.mockRestore();
-  }
+  setup({}, { mode: 'deploy' });
+  const log = await printed(runMain);
+  expect(process.exitCode).toBe(1);
+  expect(log).toMatch(/input mode: "deploy" is not one of plan, detect/);
+});
+
+test('credentials are masked, multi-line package lists are read, the log is grouped', async () => {
+  const { work } = setup({}, { mode: 'plan', packages: 'calico/3.22.1\n# not this one\n', 'registry-password': 's3cret-pw' });
+  process.env.GITHUB_EVENT_NAME = 'workflow_dispatch';
+  const log = await printed(runMain);
+  expect(process.exitCode ?? 0).toBe(0);
+  expect(log).toContain('::add-mask::s3cret-pw');
+  expect(log).toMatch(/::group::Plan\n[\s\S]*::endgroup::/);
+  expect(JSON.parse(readOutputs(join(work, 'output')).packages).map((p: { name: string }) => p.name)).toEqual(['calico']);
+});
+
+test('a boolean input outside YAML 1.2 true/false fails and says what to use', async () => {
+  setup({}, { mode: 'plan', all: 'yes' });
+  const log = await printed(runMain);
+  expect(process.exitCode).toBe(1);
+  expect(log).toContain('::error::input all: "yes" is not a boolean; use true or false');
+});
+
+test('a broken package.yaml becomes an error annotation on its file and line', async () => {
+  const { work } = setup({}, { mode: 'plan', packages: 'calico/3.22.1' });
+  process.env.GITHUB_EVENT_NAME = 'workflow_dispatch';
+  const file = 'addons/packages/calico/3.22.1/package.yaml';
+  const pkg = join(work, 'repo', file);
+  writeFileSync(pkg, readFileSync(pkg, 'utf8').replace('version: 3.22.1', 'version: 3.22.9'));
+  const log = await printed(runMain);
+  expect(process.exitCode).toBe(1);
+  expect(log).toMatch(new RegExp(`::error file=${file.replace(/\./g, '\\.')},line=4::Package metadata.name "calico\\S+3\\.22\\.1" must be`));
+});
+
+test('the post step removes what main recorded in GITHUB_STATE', async () => {
+  const { work } = setup({}, {});
+  const leftover = join(work, 'leftover');
+  mkdirSync(leftover);
+  // The runner hands main's saved state to post as STATE_<name>.
+  process.env['STATE_devpkg-cleanup'] = JSON.stringify([{ kind: 'temp-dir', path: leftover }]);
+  const log = await printed(() => runPost());
+  expect(existsSync(leftover)).toBe(false);
+  expect(log).toContain('::group::devpkg cleanup');
+  expect(log).toContain(`cleaned up temporary folder ${leftover}`);
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { RecordingHost } from '../../src/action/host.js';
 import type { GithubContext } from '../../src/action/context.js';
 import { parseInputs } from '../../src/inputs.js';
+import { inputsFrom } from '../support/inputs.js';
 import { run } from '../../src/modes/report.js';
 import type { ModeContext } from '../../src/modes/types.js';
 import { createOctokit, marker, type GitHubClient } from '../../src/report/comment.js';
@@ -51,7 +52,7 @@ function github(over: Partial<GithubContext> = {}): GithubContext {
 
 function modeCtx(inputs: Record<string, string>, gh: Partial<GithubContext> = {}): ModeContext & { host: RecordingHost } {
   return {
-    inputs: parseInputs((n) => inputs[n] ?? ''),
+    inputs: parseInputs(inputsFrom(inputs)),
     github: github(gh),
     host: new RecordingHost(),
     exec: async () => ({ code: 0, stdout: '', stderr: '' }),
