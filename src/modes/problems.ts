@@ -16,7 +16,7 @@ import type { ModeContext } from './types.js';
 export function annotateProblems(ctx: Pick<ModeContext, 'host' | 'inputs'>, problems: readonly Problem[]): void {
   const dir = ctx.inputs.workingDirectory.replace(/^\.\/?/, '').replace(/\/+$/, '');
   for (const p of problems) {
-    const where = { file: dir ? `${dir}/${p.path}` : p.path, line: p.line, title: `devpkg: ${p.package ?? p.path}` };
+    const where = { file: dir ? `${dir}/${p.path}` : p.path, line: p.line, title: `devpkg ${p.package ?? p.path}` };
     if (p.severity === 'error') ctx.host.error(p.message, where);
     else ctx.host.warning(p.message, where);
   }
