@@ -23,6 +23,7 @@ Flags:
   --packages-dir D      folder holding <name>/<version>/ (default addons/packages)
   --ignore GLOBS        comma-separated globs of files that do not count (default **/*.md; "" for none)
   --json                print {"packages":[{name,version,path}],"removed":[...],"problems":[...]}
+                        (+ "base","head","mergeBase" when comparing commits)
 
 Output: one name/version per line; removed versions as "- name/version (removed)".
 Each listed package.yaml (at head) is checked as plan checks it; problems go to stderr
