@@ -76,6 +76,9 @@ export interface BootstrapOutcome {
   tkg2?: boolean;
 }
 
+/** Stands for the management cluster config file in a create command printed without --cluster-config. */
+export const CLUSTER_CONFIG_PLACEHOLDER = '<cluster-config.yaml>';
+
 export function createCommandText(tanzuPath: string, clusterConfig: string, home?: string): string {
   return [...(home ? [`HOME=${home}`] : []), `${SUPPRESS_PROVIDERS_UPDATE}=1`, tanzuPath, ...tanzuArgs.create({ file: clusterConfig, infrastructure: 'docker' })].join(' ');
 }
@@ -142,7 +145,8 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
     overlayFile: overlayFileName(pkgName),
     log,
   });
-  const createCommand = o.clusterConfig ? createCommandText(o.tanzuPath, o.clusterConfig, o.paths.home) : '(give --cluster-config to get the create command)';
+  // Without a config file the command still is the next step; the placeholder names what to put there.
+  const createCommand = createCommandText(o.tanzuPath, o.clusterConfig ?? CLUSTER_CONFIG_PLACEHOLDER, o.paths.home);
 
   let check: DryRunCheck | undefined;
   if (o.clusterConfig) {

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { cleanupBootstrap, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
-import { runBootstrap } from '../bootstrap/run.js';
+import { CLUSTER_CONFIG_PLACEHOLDER, runBootstrap } from '../bootstrap/run.js';
 import { UsageError } from '../errors.js';
 import { loadVersion } from '../packages/layout.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
@@ -144,6 +144,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         ...(out.check ? [`dry-run check: ok (ClusterResourceSet ${out.check.crs}, Secret ${out.check.secret}; carried: ${out.check.carried.join(', ')})`] : []),
         'create the management cluster with:',
         `  ${out.createCommand}`,
+        ...(values['cluster-config'] ? [] : [`  (${CLUSTER_CONFIG_PLACEHOLDER}: your management cluster config file, with CLUSTER_NAME; SUPPRESS_PROVIDERS_UPDATE keeps the CLI from replacing the prepared providers folder)`]),
       ];
       io.stdout(values.json ? `${JSON.stringify({ ...out, prepared: { ...out.prepared, vendoredDocs: undefined, editedDocs: undefined } }, null, 2)}\n` : `${lines.join('\n')}\n`);
       return 0;
