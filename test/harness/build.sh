@@ -186,6 +186,7 @@ main() {
   [ ${#components[@]} -eq 0 ] && components=(debian etcd kubernetes ytt imgpkg kbld kapp vendir)
   local c
   for c in "${components[@]}"; do build_one "$c"; done
+  [ ${#components[@]} -gt 1 ] && check_commands
   log "build done in $((SECONDS - started))s"
 }
 

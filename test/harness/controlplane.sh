@@ -9,6 +9,8 @@
 #   controlplane.sh restart-apiserver        stop kube-apiserver and start it again with the
 #                                            same flags and port
 #   controlplane.sh build                    only build / install (no processes)
+#   controlplane.sh check                    fail, naming each, when a command the tests need is missing
+#   controlplane.sh commands                 list those commands and what provides each
 #   controlplane.sh env                      print the exports of a running harness
 #   controlplane.sh status                   exit 0 when every process is up and healthy
 #
@@ -441,7 +443,9 @@ main() {
     build) cmd_build ;;
     env) cmd_env ;;
     status) all_healthy ;;
-    *) die "usage: controlplane.sh up [--kapp-controller] | down | restart-apiserver | build | env | status" ;;
+    check) check_commands ;;
+    commands) harness_commands ;;
+    *) die "usage: controlplane.sh up [--kapp-controller] | down | restart-apiserver | build | check | commands | env | status" ;;
   esac
 }
 

@@ -60,3 +60,30 @@ wait_for() { # seconds what cmd...
     sleep 0.5
   done
 }
+
+# Every command the harness and the tests need, as "command what-provides-it" lines: the
+# machine's toolchains, the Debian packages, and the binaries the harness builds.
+harness_commands() {
+  local c pair b comp v
+  for c in $MACHINE_COMMANDS; do printf '%s machine\n' "$c"; done
+  for pair in $DEBIAN_PACKAGES; do printf '%s debian:%s\n' "${pair%%:*}" "${pair#*:}"; done
+  while read -r b comp v; do printf '%s built:%s\n' "$b" "$comp"; done < <(harness_binaries)
+}
+
+# Fails once, naming every missing command and how to get it (built ones are looked up in the
+# cache, the others on PATH).
+check_commands() {
+  local missing=() c how path
+  while read -r c how; do
+    case $how in
+      built:*) path=$(binary_path "$c"); [ -x "$path" ] || missing+=("$c (built by test/harness/build.sh ${how#built:})") ;;
+      debian:*) if [ "$c" = docker-registry ]; then [ -x /usr/bin/docker-registry ] || missing+=("$c (apt-get install ${how#debian:})");
+                elif ! command -v "$c" >/dev/null 2>&1; then missing+=("$c (apt-get install ${how#debian:})"); fi ;;
+      machine) command -v "$c" >/dev/null 2>&1 || missing+=("$c (the machine's toolchain; not installed by the project)") ;;
+    esac
+  done < <(harness_commands)
+  if [ ${#missing[@]} -gt 0 ]; then
+    die "missing commands the tests need: ${missing[*]}; run test/harness/build.sh (as root for apt-get)"
+  fi
+  log "all $(harness_commands | wc -l) commands the tests need are present"
+}
