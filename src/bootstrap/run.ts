@@ -327,11 +327,15 @@ export function explainWithPhases(
   return parts.join('; ');
 }
 
-/** The phase a change at `at` belongs to: after phase 2 was complete, phase 3 (its re-patch). */
+/**
+ * The phase a change at `at` belongs to: after phase 2 was complete, phase 3 (its re-patch); what
+ * was already there when phase 2 was first seen complete, phase 2.
+ */
 export function phaseOf(t: Pick<PhaseTracker, 'sighting'>, at: string): PhaseNumber {
   const p1 = t.sighting(1);
   const p2 = t.sighting(2);
-  return p2 && at > p2.at ? 3 : p1 && at > p1.at ? 2 : 1;
+  if (p2 && at > p2.at) return 3;
+  return (p2 && at === p2.at) || (p1 && at > p1.at) ? 2 : 1;
 }
 
 async function isTkg2(kc: import('@kubernetes/client-node').KubeConfig): Promise<boolean> {
