@@ -8,7 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KObject } from '../verify/evaluate.js';
 import type { Phase } from '../verify/types.js';
 import { emptySnapshot, evaluatePhases, PHASE_NAMES, installedVersion, type PhaseExpect, type PhaseNumber, type PhasesEvaluation, type Snapshot } from './phases.js';
-import { REPOSITORY_REF_ANNOTATION, type DevPackageHistory, type PackageRefSighting } from './undo.js';
+import { noteDevPackage, notePackageRef, type DevPackageHistory, type PackageRefSighting } from './undo.js';
 
 interface Source {
   key: keyof Snapshot;
@@ -167,8 +167,10 @@ export class PhaseTracker {
     if (v === this.expect.devVersion && !this.devInstalledAt) this.devInstalledAt = now;
     const attempted = e.packageInstall?.status?.lastAttemptedVersion as string | undefined;
     if (attempted && this.attempts[this.attempts.length - 1]?.version !== attempted) this.attempts.push({ version: attempted, at: now });
-    this.notePackageRef(e, now);
-    this.noteDevPackage(now);
+    const refChange = notePackageRef(this.packageRefs, e.packageInstall, now);
+    if (refChange) this.log(refChange);
+    const devChange = noteDevPackage(this.devPackage, this.snapshot.packages.get(this.expect.devPackageName), this.expect.devPackageName, now);
+    if (devChange) this.log(devChange);
     // In order: a phase counts once the one before it was seen (watches deliver independently).
     for (const p of [1, 2, 3] as PhaseNumber[]) {
       if (this.seenAt.has(p)) continue;
@@ -179,35 +181,6 @@ export class PhaseTracker {
     const ws = this.waiters;
     this.waiters = [];
     for (const f of ws) f();
-  }
-
-  private notePackageRef(e: PhasesEvaluation, now: string): void {
-    const ref = e.packageInstall?.spec?.packageRef as { refName?: string; versionSelection?: { constraints?: string } } | undefined;
-    if (!ref) return;
-    const cur = { refName: ref.refName, constraints: ref.versionSelection?.constraints || undefined };
-    const prev = this.packageRefs[this.packageRefs.length - 1];
-    if (prev && prev.refName === cur.refName && prev.constraints === cur.constraints) return;
-    this.packageRefs.push({ ...cur, at: now });
-    if (prev) this.log(`PackageInstall ${e.packageInstall?.metadata?.name} spec.packageRef now refName ${cur.refName}${cur.constraints ? `, constraints "${cur.constraints}"` : ', no constraints'}`);
-  }
-
-  private noteDevPackage(now: string): void {
-    const d = this.devPackage;
-    const p = this.snapshot.packages.get(this.expect.devPackageName);
-    if (!p) {
-      if (d.seenAt && !d.goneAt) {
-        d.goneAt = now;
-        this.log(`dev Package ${this.expect.devPackageName} deleted`);
-      }
-      return;
-    }
-    d.seenAt ??= now;
-    const by = p.metadata?.annotations?.[REPOSITORY_REF_ANNOTATION];
-    if (by && !d.takenOver) {
-      const image = p.spec?.template?.spec?.fetch?.[0]?.imgpkgBundle?.image as string | undefined;
-      d.takenOver = { by, at: now, ...(image ? { image } : {}) };
-      this.log(`dev Package ${this.expect.devPackageName} now belongs to PackageRepository ${by}`);
-    }
   }
 
   sighting(p: PhaseNumber): PhaseSighting | undefined {

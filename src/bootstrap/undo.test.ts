@@ -1,5 +1,5 @@
 import type { KObject } from '../verify/evaluate.js';
-import { undoFindings, type UndoInput } from './undo.js';
+import { noteDevPackage, notePackageRef, undoFindings, type DevPackageHistory, type PackageRefSighting, type UndoInput } from './undo.js';
 
 const DEV = { name: 'antrea.tanzu.vmware.com.1.5.4-dev.1', refName: 'antrea.tanzu.vmware.com', version: '1.5.4-dev.1' };
 const T = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}Z`;
@@ -95,5 +95,44 @@ describe('undoFindings', () => {
     expect(f).toHaveLength(texts.length);
     texts.forEach((t, k) => (typeof t === 'string' ? expect(f[k]!.text).toBe(t) : expect(f[k]!.text).toMatch(t)));
     expect(f.map((x) => x.verdict)).toEqual(verdicts);
+  });
+});
+
+describe('notePackageRef', () => {
+  test('records each change of refName or constraints, and logs changes after the first', () => {
+    const refs: PackageRefSighting[] = [];
+    const seen = [
+      notePackageRef(refs, undefined, T(1)),
+      notePackageRef(refs, pkgi('a'), T(2)),
+      notePackageRef(refs, pkgi('a'), T(3)),
+      notePackageRef(refs, pkgi('b', '1.0.0'), T(4)),
+      notePackageRef(refs, pkgi('a'), T(5)),
+    ];
+    expect(refs).toEqual([{ refName: 'a', at: T(2) }, { refName: 'b', constraints: '1.0.0', at: T(4) }, { refName: 'a', at: T(5) }]);
+    expect(seen).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      'PackageInstall tkg-system/antrea spec.packageRef now refName b, constraints "1.0.0"',
+      'PackageInstall tkg-system/antrea spec.packageRef now refName a, no constraints',
+    ]);
+  });
+});
+
+describe('noteDevPackage', () => {
+  const pkg = (annotations: Record<string, string> = {}): KObject => ({ metadata: { name: DEV.name, annotations }, spec: { template: { spec: { fetch: [{ imgpkgBundle: { image: 'r/x@sha256:bb' } }] } } } });
+  test.each<[string, (KObject | undefined)[], DevPackageHistory, (string | undefined)[]]>([
+    ['never there: nothing', [undefined, undefined], {}, [undefined, undefined]],
+    ['there, then gone', [pkg(), undefined, undefined], { seenAt: T(0), goneAt: T(1) }, [undefined, `dev Package ${DEV.name} deleted`, undefined]],
+    [
+      'taken over by a repository, then gone',
+      [pkg(), pkg({ 'packaging.carvel.dev/package-repository-ref': 'tkg-system/tanzu-core' }), pkg({ 'packaging.carvel.dev/package-repository-ref': 'tkg-system/tanzu-core' }), undefined],
+      { seenAt: T(0), takenOver: { by: 'tkg-system/tanzu-core', at: T(1), image: 'r/x@sha256:bb' }, goneAt: T(3) },
+      [undefined, `dev Package ${DEV.name} now belongs to PackageRepository tkg-system/tanzu-core`, undefined, `dev Package ${DEV.name} deleted`],
+    ],
+  ])('%s', (_what, sequence, history, lines) => {
+    const d: DevPackageHistory = {};
+    expect(sequence.map((p, k) => noteDevPackage(d, p, DEV.name, T(k)))).toEqual(lines);
+    expect(d).toEqual(history);
   });
 });

@@ -46,6 +46,36 @@ export interface Finding {
   verdict?: 'not-selected' | 'lost';
 }
 
+/**
+ * Records the PackageInstall's spec.packageRef when it changed; returns a log line for a change
+ * after the first sighting.
+ */
+export function notePackageRef(refs: PackageRefSighting[], pkgi: KObject | undefined, now: string): string | undefined {
+  const ref = pkgi?.spec?.packageRef as { refName?: string; versionSelection?: { constraints?: string } } | undefined;
+  if (!ref) return undefined;
+  const cur = { refName: ref.refName, constraints: ref.versionSelection?.constraints || undefined };
+  const prev = refs[refs.length - 1];
+  if (prev && prev.refName === cur.refName && prev.constraints === cur.constraints) return undefined;
+  refs.push({ ...cur, at: now });
+  if (!prev) return undefined;
+  return `${pkgiName(pkgi)} spec.packageRef now refName ${cur.refName}${cur.constraints ? `, constraints "${cur.constraints}"` : ', no constraints'}`;
+}
+
+/** Records what became of the dev Package (`pkg` as the watch shows it now); returns a log line. */
+export function noteDevPackage(d: DevPackageHistory, pkg: KObject | undefined, name: string, now: string): string | undefined {
+  if (!pkg) {
+    if (!d.seenAt || d.goneAt) return undefined;
+    d.goneAt = now;
+    return `dev Package ${name} deleted`;
+  }
+  d.seenAt ??= now;
+  const by = pkg.metadata?.annotations?.[REPOSITORY_REF_ANNOTATION];
+  if (!by || d.takenOver) return undefined;
+  const image = pkg.spec?.template?.spec?.fetch?.[0]?.imgpkgBundle?.image as string | undefined;
+  d.takenOver = { by, at: now, ...(image ? { image } : {}) };
+  return `dev Package ${name} now belongs to PackageRepository ${by}`;
+}
+
 function pkgiName(p?: KObject): string {
   return `PackageInstall ${p?.metadata?.namespace ?? 'tkg-system'}/${p?.metadata?.name ?? '?'}`;
 }
