@@ -117,6 +117,10 @@ test('the dev version wins after phase 3; phases reported in order; cluster and 
   const tanzuLog = await readFile(path.join(work, 'tanzu-management-cluster-create.log'), 'utf8');
   expect(tanzuLog).toMatch(/phase 1: ClusterResourceSet tkg-system\/devpkg-it-mgmt-antrea-dev-package ResourcesApplied/);
   expect(tanzuLog).toMatch(/phase 3: tkr-controller-manager, BOM ConfigMap and TKR in place/);
+  // Phase 2 as the addons manager does it: the released version comes from a real tanzu-core
+  // PackageRepository that kapp-controller reconciled.
+  expect(tanzuLog).toMatch(/core package repository packages\/core\/repo:\S+ pushed with antrea\.tanzu\.vmware\.com\.1\.5\.3\+vmware\.1-tkg\.1/);
+  expect(tanzuLog).toMatch(/phase 2: PackageRepository tkg-system\/tanzu-core ReconcileSucceeded/);
   // Cleanup ran: the stand-in deleted its objects, the providers folder is as populated.
   expect(await packageInstallGone()).toBe(true);
   expect(await tree(ws.providersDir)).toEqual(await tree(PROVIDERS_FIXTURE));
