@@ -23,10 +23,27 @@ describe('evaluatePhases', () => {
     expect(e.packageInstall?.metadata?.name).toBe('antrea');
   });
 
+  test("the addons manager's PackageInstall (by name) counts even when its refName is the BOM's, not ours", () => {
+    const s = full();
+    s.packageInstalls.get('antrea')!.spec!.packageRef.refName = 'antrea.community.tanzu.vmware.com';
+    const e = evaluatePhases(s, expectP);
+    expect(e[2].done).toBe(true);
+    expect(e[2].seen).toMatch(/PackageInstall antrea \(antrea.community.tanzu.vmware.com\)/);
+  });
+
   test.each<[string, (s: Snapshot) => void, 1 | 2 | 3, RegExp]>([
     ['CRS not applied yet', (s) => s.crs.set('mgmt-antrea-dev-package', obj('mgmt-antrea-dev-package', { status: cond('ResourcesApplied', 'False') })), 1, /ResourcesApplied=True/],
     ['no dev Package', (s) => s.packages.clear(), 1, /Package antrea.tanzu.vmware.com.1.5.4-dev.1/],
-    ['PackageInstall of another refName only', (s) => s.packageInstalls.get('antrea')!.spec!.packageRef.refName = 'antrea.community.tanzu.vmware.com', 2, /a PackageInstall of antrea.tanzu.vmware.com/],
+    [
+      'only a PackageInstall of another name and refName',
+      (s) => {
+        const p = s.packageInstalls.get('antrea')!;
+        s.packageInstalls.clear();
+        s.packageInstalls.set('other', { ...p, metadata: { ...p.metadata, name: 'other' }, spec: { packageRef: { refName: 'antrea.community.tanzu.vmware.com' } } });
+      },
+      2,
+      /PackageInstall antrea or a PackageInstall of antrea.tanzu.vmware.com/,
+    ],
     ['PackageInstall not observed yet', (s) => (s.packageInstalls.get('antrea')!.metadata!.generation = 2), 2, /reconciled/],
     ['tkr-controller-manager not available', (s) => s.deployments.clear(), 3, /tkr-controller-manager/],
     ['BOM without TKR', (s) => s.tkrs.clear(), 3, /a BOM ConfigMap/],

@@ -48,7 +48,7 @@ export interface PhasesEvaluation {
   1: PhaseState;
   2: PhaseState;
   3: PhaseState;
-  /** The PackageInstall of the refName (the addons manager's), when there is one. */
+  /** The addons manager's PackageInstall (by name, else by refName), when there is one. */
   packageInstall?: KObject;
 }
 
@@ -84,12 +84,18 @@ export function evaluatePhases(s: Snapshot, e: PhaseExpect): PhasesEvaluation {
   };
 
   // Phase 2
-  const pkgi = [...s.packageInstalls.values()].filter((p) => p.spec?.packageRef?.refName === e.refName).sort((a, b) => String(a.metadata?.name).localeCompare(String(b.metadata?.name)))[0];
+  // The addons manager names its PackageInstall after the addon (GenerateAppNameFromAddonSecret)
+  // and writes the BOM's refName into it, which need not be ours: by name first.
+  const pkgi =
+    s.packageInstalls.get(e.pkgName) ??
+    [...s.packageInstalls.values()].filter((p) => p.spec?.packageRef?.refName === e.refName).sort((a, b) => String(a.metadata?.name).localeCompare(String(b.metadata?.name)))[0];
   const r = reconciled(pkgi);
   const p2: PhaseState = {
     done: !!pkgi && !!r,
-    missing: !pkgi ? [`a PackageInstall of ${e.refName} in tkg-system`] : r ? [] : [`PackageInstall ${pkgi.metadata?.name} reconciled (observedGeneration = generation)`],
-    seen: pkgi ? `PackageInstall ${pkgi.metadata?.name}: ${r ?? 'reconciling'}, version ${pkgi.status?.version ?? 'none'}` : `no PackageInstall of ${e.refName}`,
+    missing: !pkgi ? [`PackageInstall ${e.pkgName} or a PackageInstall of ${e.refName} in tkg-system`] : r ? [] : [`PackageInstall ${pkgi.metadata?.name} reconciled (observedGeneration = generation)`],
+    seen: pkgi
+      ? `PackageInstall ${pkgi.metadata?.name} (${pkgi.spec?.packageRef?.refName}): ${r ?? 'reconciling'}, version ${pkgi.status?.version ?? 'none'}`
+      : `no PackageInstall ${e.pkgName} nor one of ${e.refName}`,
   };
 
   // Phase 3

@@ -21,6 +21,14 @@ describe('explainWithPhases', () => {
     const t = tracker([{ version: 'D', at: '2026-01-01T00:00:00Z' }, { version: 'X', at: '2026-01-01T00:00:01Z' }]);
     expect(explainWithPhases(r('lost'), t, 'D', false)).toMatch(/lost in phase 1/);
   });
+  test('findings follow the phase story, before the TKG 2.x note', () => {
+    const s = explainWithPhases(r('lost'), tracker([{ version: 'D', at: '2026-01-01T00:00:01Z' }]), 'D', true, [{ text: 'F1', verdict: 'lost' }, { text: 'F2' }]);
+    expect(s).toBe(`R; the dev version was installed at 2026-01-01T00:00:01Z (phase 1) but did not hold through the settle window; F1; F2; ${TKG2_NOTE}`);
+  });
+  test('seen together with phase 2 (already there when the tracker started): phase 2', () => {
+    const t = tracker([{ version: 'D', at: '2026-01-01T00:00:02Z' }]);
+    expect(explainWithPhases(r('lost'), t, 'D', false)).toMatch(/installed at 2026-01-01T00:00:02Z \(phase 2\)/);
+  });
   test('never installed, on TKG 2.x', () => {
     const s = explainWithPhases(r('not-selected'), tracker([{ version: 'X', at: '2026-01-01T00:00:01Z' }]), 'D', true);
     expect(s).toMatch(/the dev version was never installed/);

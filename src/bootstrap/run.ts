@@ -25,6 +25,7 @@ import { verifyOne } from '../verify/index.js';
 import type { PackageResult, Phase } from '../verify/types.js';
 import { PHASE_NAMES, type PhaseNumber } from './phases.js';
 import { PhaseTracker } from './tracker.js';
+import { undoFindings, type Finding } from './undo.js';
 
 export const TKG2_NOTE =
   'TKG 2.x: ClusterBootstrap (run.tanzu.vmware.com/v1alpha3) pins the exact package versions of the TKR, so a higher dev version cannot win there; ' +
@@ -261,16 +262,31 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
       return outcome;
     }
     const pkgi = tracker.last.packageInstall!;
-    log(`phase 3 seen; verifying PackageInstall ${pkgi.metadata?.namespace}/${pkgi.metadata?.name} (settle ${o.settleMs / 1000}s)`);
-    const result = await verifyOne(
-      {
-        base: { ...base, phases },
-        target: { namespace: String(pkgi.metadata?.namespace), name: String(pkgi.metadata?.name) },
-        expect: { version: plan.version, digest },
-      },
-      { kc, settleMs: o.settleMs, timeoutMs: o.timeoutMs, diagnosticsDir: path.join(o.workDir, 'diagnostics'), extraLogs: [tanzuLog], log },
-    );
-    result.reason = explainWithPhases(result, tracker, plan.version, tkg2);
+    const dev = { name: devPackage.metadata.name, refName: o.refName, version: plan.version };
+    const findingsNow = () =>
+      undoFindings({ dev, pkgi: tracker.last.packageInstall, packageRefs: tracker.packageRefs, devPackage: tracker.devPackage, installs: tracker.installs, phaseAt: (at) => phaseOf(tracker, at) });
+    let result: PackageResult;
+    const decisive = findingsNow().find((f) => f.verdict);
+    if (decisive) {
+      // Nothing brings the dev Package back (the manager rewrites the refName on every reconcile;
+      // a repository owns or deleted it): no need to wait for a win, only for the settle window.
+      log(`phase 3 seen; ${decisive.text}; letting kapp-controller settle (${o.settleMs / 1000}s)`);
+      await new Promise((r) => setTimeout(r, o.settleMs));
+      result = { ...base, phases, verdict: decisive.verdict!, reason: `PackageInstall ${pkgi.metadata?.namespace}/${pkgi.metadata?.name} cannot install the dev Package`, timeline: [] };
+    } else {
+      log(`phase 3 seen; verifying PackageInstall ${pkgi.metadata?.namespace}/${pkgi.metadata?.name} (settle ${o.settleMs / 1000}s)`);
+      result = await verifyOne(
+        {
+          base: { ...base, phases },
+          target: { namespace: String(pkgi.metadata?.namespace), name: String(pkgi.metadata?.name) },
+          expect: { version: plan.version, digest },
+        },
+        { kc, settleMs: o.settleMs, timeoutMs: o.timeoutMs, diagnosticsDir: path.join(o.workDir, 'diagnostics'), extraLogs: [tanzuLog], log },
+      );
+    }
+    const findings = findingsNow();
+    for (const f of findings) warn(f.text);
+    result.reason = explainWithPhases(result, tracker, plan.version, tkg2, findings);
     outcome.result = result;
     return outcome;
   } finally {
@@ -288,12 +304,12 @@ export function explainWithPhases(
   t: Pick<PhaseTracker, 'installs' | 'attempts' | 'sighting'>,
   dev: string,
   tkg2: boolean,
+  findings: Finding[] = [],
 ): string {
   const parts = [r.reason];
-  const p1 = t.sighting(1);
-  const p2 = t.sighting(2);
   const p3 = t.sighting(3);
-  const phaseAt = (at: string) => (p2 && at > p2.at ? 3 : p1 && at > p1.at ? 2 : 1);
+  const p2 = t.sighting(2);
+  const phaseAt = (at: string) => phaseOf(t, at);
   if (r.verdict === 'won') {
     parts.push(`the dev version held after phase 3 (seen ${p3?.at ?? '?'})`);
   } else {
@@ -309,8 +325,21 @@ export function explainWithPhases(
       parts.push(`the dev version was never installed; phase 2 installed ${p2?.installed ?? 'nothing yet'}, and after phase 3 ${t.installs[t.installs.length - 1]?.version ?? 'nothing'} was installed`);
     }
   }
+  // What undid it, plainly (src/bootstrap/undo.ts; docs/addons-manager.md).
+  parts.push(...findings.map((f) => f.text));
   if (tkg2) parts.push(TKG2_NOTE);
   return parts.join('; ');
+}
+
+/**
+ * The phase a change at `at` belongs to: after phase 2 was complete, phase 3 (its re-patch); what
+ * was already there when phase 2 was first seen complete, phase 2.
+ */
+export function phaseOf(t: Pick<PhaseTracker, 'sighting'>, at: string): PhaseNumber {
+  const p1 = t.sighting(1);
+  const p2 = t.sighting(2);
+  if (p2 && at > p2.at) return 3;
+  return (p2 && at === p2.at) || (p1 && at > p1.at) ? 2 : 1;
 }
 
 async function isTkg2(kc: import('@kubernetes/client-node').KubeConfig): Promise<boolean> {

@@ -8,6 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KObject } from '../verify/evaluate.js';
 import type { Phase } from '../verify/types.js';
 import { emptySnapshot, evaluatePhases, PHASE_NAMES, installedVersion, type PhaseExpect, type PhaseNumber, type PhasesEvaluation, type Snapshot } from './phases.js';
+import { noteDevPackage, notePackageRef, type DevPackageHistory, type PackageRefSighting } from './undo.js';
 
 interface Source {
   key: keyof Snapshot;
@@ -124,6 +125,10 @@ export class PhaseTracker {
   readonly installs: { version: string; at: string }[] = [];
   /** Every version the PackageInstall started to reconcile (status.lastAttemptedVersion), in order. */
   readonly attempts: { version: string; at: string }[] = [];
+  /** The PackageInstall's spec.packageRef (refName, constraints) each time it changed. */
+  readonly packageRefs: PackageRefSighting[] = [];
+  /** The dev Package: when seen, taken over by a PackageRepository, gone. */
+  readonly devPackage: DevPackageHistory = {};
   last: PhasesEvaluation;
 
   constructor(
@@ -162,6 +167,10 @@ export class PhaseTracker {
     if (v === this.expect.devVersion && !this.devInstalledAt) this.devInstalledAt = now;
     const attempted = e.packageInstall?.status?.lastAttemptedVersion as string | undefined;
     if (attempted && this.attempts[this.attempts.length - 1]?.version !== attempted) this.attempts.push({ version: attempted, at: now });
+    const refChange = notePackageRef(this.packageRefs, e.packageInstall, now);
+    if (refChange) this.log(refChange);
+    const devChange = noteDevPackage(this.devPackage, this.snapshot.packages.get(this.expect.devPackageName), this.expect.devPackageName, now);
+    if (devChange) this.log(devChange);
     // In order: a phase counts once the one before it was seen (watches deliver independently).
     for (const p of [1, 2, 3] as PhaseNumber[]) {
       if (this.seenAt.has(p)) continue;

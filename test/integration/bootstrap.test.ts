@@ -7,6 +7,10 @@
  * - normal phase 3: the dev version wins and holds; the phases are reported in order;
  * - DEVPKG_STANDIN_PHASE3=outrank: phase 3 brings a higher released version; devpkg reports the
  *   loss and that it happened in phase 3.
+ * - what tanzu-addons-manager v0.25.4 and kapp-controller can do to undo the dev Package
+ *   (docs/addons-manager.md), each played by the stand-in as the real controllers would:
+ *   a BOM naming another refName; an edit undone by the manager's re-patch; a repository that
+ *   takes over, then deletes, a Package of the dev Package's name; the downgradable annotation.
  * Each run cleans up (stand-in `management-cluster delete`, providers restored).
  */
 import { readFile, rm } from 'node:fs/promises';
@@ -58,8 +62,24 @@ beforeAll(async () => {
   image = pushed.image;
 }, 120_000);
 
+const SWITCHES = ['DEVPKG_STANDIN_PHASE3', 'DEVPKG_STANDIN_REFNAME', 'DEVPKG_STANDIN_DOWNGRADABLE', 'DEVPKG_STANDIN_TKG2'];
+
+/** Runs devpkg bootstrap with stand-in switches set for this run only. */
+async function withSwitches(sw: Record<string, string>, extra: string[]): Promise<{ code: number; result: PackageResult; stderr: string }> {
+  for (const k of SWITCHES) delete process.env[k];
+  Object.assign(process.env, sw);
+  try {
+    const r = await devpkg(args(extra));
+    const [result] = JSON.parse(r.stdout) as PackageResult[];
+    if (r.code !== 1 || !result) console.log(r.stderr.slice(-4000), r.stdout.slice(-4000));
+    return { code: r.code, result: result!, stderr: r.stderr };
+  } finally {
+    for (const k of SWITCHES) delete process.env[k];
+  }
+}
+
 afterAll(async () => {
-  delete process.env.DEVPKG_STANDIN_PHASE3;
+  for (const k of SWITCHES) delete process.env[k];
   if (ws) await rm(ws.dir, { recursive: true, force: true });
 });
 
@@ -98,6 +118,10 @@ test('the dev version wins after phase 3; phases reported in order; cluster and 
   const tanzuLog = await readFile(path.join(work, 'tanzu-management-cluster-create.log'), 'utf8');
   expect(tanzuLog).toMatch(/phase 1: ClusterResourceSet tkg-system\/devpkg-it-mgmt-antrea-dev-package ResourcesApplied/);
   expect(tanzuLog).toMatch(/phase 3: tkr-controller-manager, BOM ConfigMap and TKR in place/);
+  // Phase 2 as the addons manager does it: the released version comes from a real tanzu-core
+  // PackageRepository that kapp-controller reconciled.
+  expect(tanzuLog).toMatch(/core package repository packages\/core\/repo:\S+ pushed with antrea\.tanzu\.vmware\.com\.1\.5\.3\+vmware\.1-tkg\.1/);
+  expect(tanzuLog).toMatch(/phase 2: PackageRepository tkg-system\/tanzu-core ReconcileSucceeded/);
   // Cleanup ran: the stand-in deleted its objects, the providers folder is as populated.
   expect(await packageInstallGone()).toBe(true);
   expect(await tree(ws.providersDir)).toEqual(await tree(PROVIDERS_FIXTURE));
@@ -187,3 +211,65 @@ test('action mode: the bootstrap mode wins, sets its outputs, and the post step 
     process.env.HOME = saved;
   }
 }, T);
+
+describe('what the addons manager and the repository can undo (docs/addons-manager.md)', () => {
+  const TKG = 'antrea.tanzu.vmware.com';
+  const TCE = 'antrea.community.tanzu.vmware.com';
+
+  test("the BOM names another refName: the manager's PackageInstall never selects the dev Package; devpkg says so and which --ref-name", async () => {
+    const { code, result, stderr } = await withSwitches({ DEVPKG_STANDIN_REFNAME: TKG }, ['--dev-version', '1.5.4-dev.10', '--ref-name', TCE]);
+    expect(code).toBe(1);
+    expect(result.verdict).toBe('not-selected');
+    expect(result.reason).toContain(`the addons manager's PackageInstall tkg-system/antrea installs refName ${TKG} (the BOM's packageName, written on every reconcile), not the dev Package's refName ${TCE}: the dev Package can never be selected`);
+    expect(result.reason).toContain(`give --ref-name ${TKG} (input ref-name)`);
+    expect(result.reason).toMatch(/the dev version was never installed; phase 2 installed 1\.5\.3\+vmware\.1-tkg\.1/);
+    expect(stderr).toMatch(/warning: the addons manager's PackageInstall/);
+    expect(await packageInstallGone()).toBe(true);
+  }, T);
+
+  test("an edit pointing the PackageInstall at the dev Package is undone by phase 3's re-patch", async () => {
+    const { code, result } = await withSwitches({ DEVPKG_STANDIN_REFNAME: TKG, DEVPKG_STANDIN_PHASE3: 'repatch' }, ['--dev-version', '1.5.4-dev.11', '--ref-name', TCE]);
+    expect(code).toBe(1);
+    expect(result.verdict).toBe('not-selected');
+    expect(result.reason).toMatch(new RegExp(`the addons manager re-patched PackageInstall tkg-system/antrea in phase 3 \\(at [^)]+\\): spec\\.packageRef\\.refName went from ${TCE.replaceAll('.', '\\.')} back to ${TKG.replaceAll('.', '\\.')}`));
+    expect(result.reason).toContain(`the addons manager's re-patch in phase 3 dropped versionSelection.constraints "1.5.4-dev.11" from PackageInstall tkg-system/antrea`);
+    // Back on the BOM's refName kapp-controller picks the released version, which is lower than the
+    // dev version it last attempted: the downgrade guard refuses it, and devpkg says so.
+    expect(result.reason).toMatch(/the dev version was installed at .* but did not hold/);
+    expect(result.reason).toMatch(/kapp-controller's downgrade guard refused 1\.5\.3\+vmware\.1-tkg\.1 \(last attempted 1\.5\.4-dev\.11\)/);
+    expect(await packageInstallGone()).toBe(true);
+  }, T);
+
+  test('the repository carries a Package of the dev name: it takes the dev Package over (released bundle); devpkg says lost in phase 3', async () => {
+    const { code, result } = await withSwitches({ DEVPKG_STANDIN_PHASE3: 'collide' }, ['--dev-version', '1.5.4-dev.12']);
+    expect(code).toBe(1);
+    expect(result.verdict).toBe('lost');
+    expect(result.reason).toMatch(
+      /the dev Package antrea\.tanzu\.vmware\.com\.1\.5\.4-dev\.12 was taken over in phase 3 by PackageRepository tkg-system\/tanzu-core: the repository carries a Package of the same name, so its reconcile rewrote the dev Package to the repository's spec \(bundle [^ ]+\/packages\/core\/antrea@sha256:[0-9a-f]{64}\) and owns it now/,
+    );
+    expect(await packageInstallGone()).toBe(true);
+  }, T);
+
+  test('a later repository version without it deletes the dev Package the repository took over; the downgrade guard keeps the App', async () => {
+    const { code, result } = await withSwitches({ DEVPKG_STANDIN_PHASE3: 'remove' }, ['--dev-version', '1.5.4-dev.13']);
+    expect(code).toBe(1);
+    expect(result.verdict).toBe('lost');
+    expect(result.reason).toContain(
+      "the dev Package antrea.tanzu.vmware.com.1.5.4-dev.13 was deleted in phase 3 by PackageRepository tkg-system/tanzu-core's reconcile (a repository version without it deletes the Packages the repository owns)",
+    );
+    expect(result.reason).toMatch(/kapp-controller's downgrade guard refused 1\.5\.3\+vmware\.1-tkg\.1 \(last attempted 1\.5\.4-dev\.13\)/);
+    expect(await packageInstallGone()).toBe(true);
+  }, T);
+
+  test('the same with packaging.carvel.dev/downgradable on the PackageInstall: kapp-controller goes back to the released version', async () => {
+    const { code, result } = await withSwitches({ DEVPKG_STANDIN_PHASE3: 'remove', DEVPKG_STANDIN_DOWNGRADABLE: '1' }, ['--dev-version', '1.5.4-dev.14']);
+    expect(code).toBe(1);
+    expect(result.verdict).toBe('lost');
+    expect(result.reason).toContain('the dev Package antrea.tanzu.vmware.com.1.5.4-dev.14 was deleted in phase 3');
+    expect(result.reason).toContain(
+      'PackageInstall tkg-system/antrea carries packaging.carvel.dev/downgradable (the addons manager keeps annotations it does not set), so kapp-controller goes back to a lower version instead of refusing the downgrade',
+    );
+    expect(result.reason).not.toMatch(/downgrade guard refused/);
+    expect(await packageInstallGone()).toBe(true);
+  }, T);
+});

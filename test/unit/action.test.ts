@@ -148,7 +148,7 @@ test('a broken package.yaml becomes an error annotation on its file and line', a
   process.env.GITHUB_EVENT_NAME = 'workflow_dispatch';
   const file = 'addons/packages/calico/3.22.1/package.yaml';
   const pkg = join(work, 'repo', file);
-  writeFileSync(pkg, readFileSync(pkg, 'utf8').replace(/^  version: 3\.22\.1$/m, '  version: v3.22.1'));
+  writeFileSync(pkg, readFileSync(pkg, 'utf8').replace(/^ {2}version: 3\.22\.1$/m, '  version: v3.22.1'));
   const log = await printed(runMain);
   expect(process.exitCode).toBe(1);
   expect(log).toMatch(new RegExp(`::error title=devpkg calico/3\\.22\\.1,file=${file.replace(/\./g, '\\.')},line=7::Package spec\\.version "v3\\.22\\.1" must be strict semver`));
