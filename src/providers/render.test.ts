@@ -1,0 +1,150 @@
+import { defaultBoms, renderOnlyBoms, RENDER_ONLY_TKR, type Bom } from './bom.js';
+import { cliValues, dataValueArg, dataValueKeys, infrastructureVersion, parseTemplateDefinition, planRender, templateDefinitionFile } from './render.js';
+
+const DEFINITION = `apiVersion: providers.tanzu.vmware.com/v1alpha1
+kind: TemplateDefinition
+spec:
+  paths:
+    - path: providers/infrastructure-docker/v1.1.5/ytt
+    - path: providers/infrastructure-docker/ytt
+    - path: providers/ytt
+    - path: bom
+      filemark: text-plain
+    - path: providers/config_default.yaml
+`;
+
+test('parseTemplateDefinition keeps the order and the filemarks', () => {
+  expect(parseTemplateDefinition(DEFINITION, 'def.yaml')).toEqual([
+    { path: 'providers/infrastructure-docker/v1.1.5/ytt' },
+    { path: 'providers/infrastructure-docker/ytt' },
+    { path: 'providers/ytt' },
+    { path: 'bom', filemark: 'text-plain' },
+    { path: 'providers/config_default.yaml' },
+  ]);
+  expect(() => parseTemplateDefinition('kind: Cluster\n', 'x.yaml')).toThrow(/x.yaml is not a TemplateDefinition/);
+});
+
+describe('infrastructureVersion', () => {
+  const config = [
+    'providers:',
+    '- name: cluster-api',
+    '  url: providers/cluster-api/v1.1.5/core-components.yaml',
+    '  type: CoreProvider',
+    '- name: docker',
+    '  url: providers/infrastructure-docker/v1.1.5/infrastructure-components.yaml',
+    '  type: InfrastructureProvider',
+    '- name: kubeadm',
+    '  url: providers/bootstrap-kubeadm/v1.1.5/bootstrap-components.yaml',
+    '  type: BootstrapProvider',
+  ].join('\n');
+  test.each([
+    ['docker', 'v1.1.5'],
+    ['kubeadm', /no kubeadm InfrastructureProvider .*listed: cluster-api, docker, kubeadm/],
+    ['aws', /no aws InfrastructureProvider/],
+  ])('%s', (infra, want) => {
+    if (typeof want === 'string') expect(infrastructureVersion(config, infra)).toBe(want);
+    else expect(() => infrastructureVersion(config, infra)).toThrow(want);
+  });
+});
+
+test('templateDefinitionFile follows GetTemplateName', () => {
+  expect(templateDefinitionFile('docker', 'v1.1.5', 'dev')).toBe('providers/infrastructure-docker/v1.1.5/cluster-template-definition-dev.yaml');
+});
+
+test('dataValueKeys: the top-level keys, ytt annotations being comments', () => {
+  expect(dataValueKeys('#@data/values\n#@overlay/match-child-defaults missing_ok=True\n---\nCLUSTER_NAME:\nCNI: antrea\n#@ files = data.list()\nboms:\n  #@ for/end f in files:\n  - bom_name: #@ f\n')).toEqual([
+    'CLUSTER_NAME',
+    'CNI',
+    'boms',
+  ]);
+});
+
+describe('dataValueArg: YAML when the value parses to something, else a quoted string (ytt.go Process)', () => {
+  test.each([
+    ['antrea', 'CNI=antrea'],
+    ['true', 'CNI=true'],
+    [true, 'CNI=true'],
+    [3, 'CNI=3'],
+    ['null', 'CNI=null'],
+    ['~', 'CNI=~'],
+    ['', 'CNI=""'],
+    [undefined, 'CNI=""'],
+    ['#not a comment', 'CNI="#not a comment"'],
+    ['a: b: c', 'CNI="a: b: c"'],
+    ['v1.23.8+vmware.2', 'CNI=v1.23.8+vmware.2'],
+    ['cni/antrea,addons-management/kapp-controller', 'CNI=cni/antrea,addons-management/kapp-controller'],
+  ])('%j', (value, want) => expect(dataValueArg('CNI', value)).toBe(want));
+});
+
+describe('cliValues', () => {
+  const [tkgBom, tkrBom] = renderOnlyBoms() as [Bom, Bom];
+  test.each([
+    [
+      'a dev management cluster on docker',
+      { CLUSTER_NAME: 'mgmt' },
+      'management',
+      { CLUSTER_NAME: 'mgmt', CLUSTER_PLAN: 'dev', TKG_CLUSTER_ROLE: 'management', CNI: 'antrea', BUILD_EDITION: 'tkg', CONTROL_PLANE_MACHINE_COUNT: 1, WORKER_MACHINE_COUNT: 1 },
+    ],
+    [
+      'the config picks plan, CNI and edition; the CLI picks namespace, role and provider type',
+      { CLUSTER_NAME: 'm', CLUSTER_PLAN: 'prod', CNI: 'calico', BUILD_EDITION: 'tce', NAMESPACE: 'elsewhere', TKG_CLUSTER_ROLE: 'management', PROVIDER_TYPE: 'aws' },
+      'workload',
+      { CLUSTER_PLAN: 'prod', CNI: 'calico', BUILD_EDITION: 'tce', NAMESPACE: 'tkg-system', TKG_CLUSTER_ROLE: 'workload', PROVIDER_TYPE: 'docker', CONTROL_PLANE_MACHINE_COUNT: 3 },
+    ],
+  ] as const)('%s', (_what, config, role, want) => {
+    const v = cliValues(config, { infrastructure: 'docker', role, tkgBom, tkrBom });
+    expect(v).toMatchObject(want);
+    expect(v).toMatchObject({
+      TKG_DEFAULT_BOM: tkgBom.name,
+      KUBERNETES_RELEASE: RENDER_ONLY_TKR.replace('+', '---'),
+      KUBERNETES_VERSION: 'v1.23.8+vmware.2',
+      INFRASTRUCTURE_PROVIDER: 'docker',
+      DOCKER_MACHINE_TEMPLATE_IMAGE: 'projects.registry.vmware.com/tkg/kind/node:devpkg-render-only',
+    });
+  });
+});
+
+test('planRender: the definition paths in order, file marks for the marked folder, declared values only', () => {
+  const plan = planRender({
+    tkgDir: '/h/.config/tanzu/tkg',
+    paths: parseTemplateDefinition(DEFINITION, 'def.yaml'),
+    marked: { bom: ['tkg-bom-v1.6.1.yaml', 'tkr-bom-v1.23.8+vmware.2-tkg.1.yaml'] },
+    relocate: { bom: '/tmp/b' },
+    keys: ['CLUSTER_NAME', 'CNI', 'FILTER_BY_ADDON_TYPE'],
+    values: { CNI: 'antrea', CLUSTER_NAME: 'mgmt', FILTER_BY_ADDON_TYPE: '', MY_OWN: 'x', UNSET: undefined },
+  });
+  expect(plan).toEqual({
+    files: [
+      '/h/.config/tanzu/tkg/providers/infrastructure-docker/v1.1.5/ytt',
+      '/h/.config/tanzu/tkg/providers/infrastructure-docker/ytt',
+      '/h/.config/tanzu/tkg/providers/ytt',
+      '/tmp/b',
+      '/h/.config/tanzu/tkg/providers/config_default.yaml',
+    ],
+    fileMarks: ['tkg-bom-v1.6.1.yaml:type=text-plain', 'tkr-bom-v1.23.8+vmware.2-tkg.1.yaml:type=text-plain'],
+    dataValuesYaml: ['CLUSTER_NAME=mgmt', 'CNI=antrea', 'FILTER_BY_ADDON_TYPE=""'],
+    ignored: ['MY_OWN'],
+  });
+});
+
+describe('defaultBoms', () => {
+  const tkg = (tag: string, tkr: string): Bom => ({ name: `tkg-bom-${tag}.yaml`, data: { default: { k8sVersion: tkr } } });
+  const tkr = (v: string): Bom => ({ name: `tkr-bom-${v}.yaml`, data: { release: { version: v } } });
+  const boms = [tkg('v1.6.0', 'v1.23.8+vmware.1-tkg.1'), tkg('v1.6.1', 'v1.23.8+vmware.2-tkg.1'), tkr('v1.23.8+vmware.1-tkg.1'), tkr('v1.23.8+vmware.2-tkg.1')];
+  test.each([
+    [undefined, 'tkg-bom-v1.6.1.yaml', 'tkr-bom-v1.23.8+vmware.2-tkg.1.yaml'],
+    ['tkg-bom-v1.6.0.yaml', 'tkg-bom-v1.6.0.yaml', 'tkr-bom-v1.23.8+vmware.1-tkg.1.yaml'],
+  ])('wanted %s', (wanted, t, r) => {
+    const d = defaultBoms(boms, wanted);
+    expect([d.tkg.name, d.tkr.name]).toEqual([t, r]);
+  });
+  test.each([
+    [[tkr('v1')], undefined, /no tkg-bom-\*.yaml/],
+    [boms, 'tkg-bom-v9.yaml', /TKG_DEFAULT_BOM tkg-bom-v9.yaml is not among/],
+    [[tkg('v1.6.1', 'v1.99.0')], undefined, /names TKr v1.99.0 \(default.k8sVersion\), but no tkr-bom/],
+  ])('%#: says what is missing', (b, wanted, err) => expect(() => defaultBoms(b, wanted)).toThrow(err));
+  test('the render-only pair belongs together', () => {
+    const r = renderOnlyBoms();
+    expect(defaultBoms(r)).toEqual({ tkg: r[0], tkr: r[1] });
+  });
+});
