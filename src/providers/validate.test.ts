@@ -57,6 +57,17 @@ describe('checkDryRun', () => {
   });
 });
 
+test('no ClusterResourceSet of the addon type at all (vsphere-cpi on docker): phase 1 does not apply, a note', () => {
+  const cni = { kind: 'ClusterResourceSet', metadata: { name: 'mgmt-antrea', annotations: { 'tkg.tanzu.vmware.com/addon-type': 'cni/antrea' } }, spec: { resources: [] } };
+  const rendered = `${render({})}---\n${stringify(cni)}`;
+  const absent = checkDryRun(rendered, { ...expectBase, edited: [sa], vendored: [], addonType: 'cloud-provider/vsphere-cpi' });
+  expect(absent.problems).toEqual([]);
+  expect(absent.notes).toEqual([expect.stringMatching(/^phase 1 does not apply to this cluster: the render has no ClusterResourceSet of cloud-provider\/vsphere-cpi/)]);
+  // The providers' CRS of that type is there but carries nothing of the edited config: a problem.
+  const present = checkDryRun(rendered, { ...expectBase, edited: [sa], vendored: [], addonType: 'cni/antrea' });
+  expect(present.problems).toEqual([expect.stringMatching(/no ClusterResourceSet carries the objects of the edited config/)]);
+});
+
 test('carriedDocs reads stringData and base64 data', () => {
   expect(carriedDocs({ kind: 'Secret', data: { v: Buffer.from('a: 1\n---\nb: 2\n').toString('base64') } })).toEqual([{ a: 1 }, { b: 2 }]);
   expect(carriedDocs({ kind: 'ConfigMap', data: { v: 'c: 3' } })).toEqual([{ c: 3 }]);
