@@ -9,7 +9,7 @@
  * TKr BOM with that `release.version` is the one `KUBERNETES_RELEASE` selects).
  *
  * Without a tanzu CLI there is no such folder, so devpkg writes a stand-in that holds only the
- * fields the v0.25 (TKG 1.6 / TCE 0.12) templates read for a docker management cluster: image
+ * fields the v0.25 (TKG 1.6 / TCE 0.12) templates read for a docker or vSphere cluster: image
  * references are placeholders (`devpkg-render-only`). It is good for checking which objects the
  * providers render and what the ClusterResourceSets carry, never for creating a cluster.
  */
@@ -31,9 +31,11 @@ const RENDER_ONLY_K8S = 'v1.23.8+vmware.2';
 
 /**
  * Components and the images the templates read of each (found by rendering the v0.25.4 tree for
- * docker, both roles, antrea and calico, editions tkg and tce, and reading what ytt asked for).
+ * docker and vsphere, both roles, antrea and calico, editions tkg and tce, and reading what ytt
+ * asked for).
  */
 const TKG_COMPONENTS: Record<string, string[]> = {
+  'kube-vip': ['kubeVipImage'],
   'tanzu-framework': ['tkrImage', 'capabilitiesImage'],
   'tanzu-framework-management-packages': ['tanzuFrameworkManagementPackageRepositoryImage'],
   'tkg-standard-packages': ['tanzuStandardPackageRepositoryImage'],
@@ -50,6 +52,12 @@ const TKR_COMPONENTS: Record<string, string[]> = {
   'tkg-core-packages': ['tanzuCorePackageRepositoryImage', 'addons-manager.tanzu.vmware.com'],
   'load-balancer-and-ingress-service': ['loadBalancerAndIngressServiceImage'],
   'ako-operator': ['akoOperatorImage'],
+  // vSphere CSI (02_addons/csi/csi_addon_data.lib.yaml; "Provisoner" is spelt so there).
+  csi_attacher: ['csiAttacherImage'],
+  csi_livenessprobe: ['csiLivenessProbeImage'],
+  csi_node_driver_registrar: ['csiNodeDriverRegistrarImage'],
+  csi_provisioner: ['csiProvisonerImage'],
+  vsphere_csi_driver: ['csiControllerImage', 'csiMetaDataSyncerImage'],
 };
 
 function components(spec: Record<string, string[]>): Record<string, unknown> {

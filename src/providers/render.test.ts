@@ -1,5 +1,5 @@
 import { defaultBoms, renderOnlyBoms, RENDER_ONLY_TKR, type Bom } from './bom.js';
-import { cliValues, dataValueArg, dataValueKeys, infrastructureVersion, parseTemplateDefinition, planRender, templateDefinitionFile } from './render.js';
+import { cliValues, indexedIPv4, dataValueArg, dataValueKeys, infrastructureVersion, parseTemplateDefinition, planRender, templateDefinitionFile } from './render.js';
 
 const DEFINITION = `apiVersion: providers.tanzu.vmware.com/v1alpha1
 kind: TemplateDefinition
@@ -83,13 +83,24 @@ describe('cliValues', () => {
       'a dev management cluster on docker',
       { CLUSTER_NAME: 'mgmt' },
       'management',
-      { CLUSTER_NAME: 'mgmt', CLUSTER_PLAN: 'dev', TKG_CLUSTER_ROLE: 'management', CNI: 'antrea', BUILD_EDITION: 'tkg', CONTROL_PLANE_MACHINE_COUNT: 1, WORKER_MACHINE_COUNT: 1 },
+      {
+        CLUSTER_NAME: 'mgmt',
+        CLUSTER_PLAN: 'dev',
+        TKG_CLUSTER_ROLE: 'management',
+        CNI: 'antrea',
+        BUILD_EDITION: 'tkg',
+        CONTROL_PLANE_MACHINE_COUNT: 1,
+        WORKER_MACHINE_COUNT: 1,
+        SERVICE_CIDR: '100.64.0.0/13',
+        CLUSTER_CIDR: '100.96.0.0/11',
+        CORE_DNS_IP: '100.64.0.10',
+      },
     ],
     [
       'the config picks plan, CNI and edition; the CLI picks namespace, role and provider type',
-      { CLUSTER_NAME: 'm', CLUSTER_PLAN: 'prod', CNI: 'calico', BUILD_EDITION: 'tce', NAMESPACE: 'elsewhere', TKG_CLUSTER_ROLE: 'management', PROVIDER_TYPE: 'aws' },
+      { CLUSTER_NAME: 'm', CLUSTER_PLAN: 'prod', CNI: 'calico', BUILD_EDITION: 'tce', NAMESPACE: 'elsewhere', TKG_CLUSTER_ROLE: 'management', PROVIDER_TYPE: 'aws', SERVICE_CIDR: '10.96.0.0/12' },
       'workload',
-      { CLUSTER_PLAN: 'prod', CNI: 'calico', BUILD_EDITION: 'tce', NAMESPACE: 'tkg-system', TKG_CLUSTER_ROLE: 'workload', PROVIDER_TYPE: 'docker', CONTROL_PLANE_MACHINE_COUNT: 3 },
+      { CLUSTER_PLAN: 'prod', CNI: 'calico', BUILD_EDITION: 'tce', NAMESPACE: 'tkg-system', TKG_CLUSTER_ROLE: 'workload', PROVIDER_TYPE: 'docker', CONTROL_PLANE_MACHINE_COUNT: 3, CORE_DNS_IP: '10.96.0.10' },
     ],
   ] as const)('%s', (_what, config, role, want) => {
     const v = cliValues(config, { infrastructure: 'docker', role, tkgBom, tkrBom });
@@ -103,6 +114,13 @@ describe('cliValues', () => {
     });
   });
 });
+
+test.each([
+  ['100.64.0.0/13', 10, '100.64.0.10'],
+  ['10.96.5.7/12', 10, '10.96.0.10'],
+  ['192.168.1.0/24', 255, '192.168.1.255'],
+  ['fd00::/108', 10, undefined],
+])('indexedIPv4(%s, %d)', (cidr, i, want) => expect(indexedIPv4(cidr, i)).toBe(want));
 
 test('planRender: the definition paths in order, file marks for the marked folder, declared values only', () => {
   const plan = planRender({

@@ -133,12 +133,31 @@ export function cliValues(config: Values, o: CliValueOptions): Values {
     CONTROL_PLANE_MACHINE_COUNT: config.CONTROL_PLANE_MACHINE_COUNT ?? counts,
     WORKER_MACHINE_COUNT: config.WORKER_MACHINE_COUNT ?? counts,
   };
+  // client/validate.go configureAndValidateIPFamilyConfiguration and configureAndValidateCoreDNSIP
+  // (IPv4 defaults from constants/defaults.go; other families keep what the config says).
+  if (!asString(config.TKG_IP_FAMILY) || asString(config.TKG_IP_FAMILY) === 'ipv4') {
+    out.SERVICE_CIDR = asString(config.SERVICE_CIDR) || '100.64.0.0/13';
+    out.CLUSTER_CIDR = asString(config.CLUSTER_CIDR) || '100.96.0.0/11';
+    const dns = indexedIPv4(asString(out.SERVICE_CIDR).split(',')[0]!, 10);
+    if (dns) out.CORE_DNS_IP = dns;
+  }
   const kind = tkr.components?.['kubernetes-sigs_kind']?.[0]?.images?.kindNodeImage;
   if (o.infrastructure === 'docker' && kind) {
     const repo = kind.imageRepository ?? o.tkgBom.data.imageConfig?.imageRepository ?? tkr.imageConfig?.imageRepository;
     out.DOCKER_MACHINE_TEMPLATE_IMAGE = `${repo}/${kind.imagePath}:${kind.tag}`;
   }
   return out;
+}
+
+/** Pure: the `index`th address of an IPv4 CIDR (undefined when it is not one). */
+export function indexedIPv4(cidr: string, index: number): string | undefined {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr.trim());
+  if (!m) return undefined;
+  const bits = Number(m[5]);
+  const base = m.slice(1, 5).reduce((a, o) => a * 256 + Number(o), 0);
+  const network = bits === 0 ? 0 : Math.floor(base / 2 ** (32 - bits)) * 2 ** (32 - bits);
+  const ip = network + index;
+  return [24, 16, 8, 0].map((sh) => Math.floor(ip / 2 ** sh) % 256).join('.');
 }
 
 export interface RenderPlanInput {
