@@ -13,7 +13,8 @@
  * - our ClusterResourceSet and Secret carry the dev Package for the core refName
  *   (<name>.tanzu.vmware.com) in tkg-system;
  * - the providers' own ClusterResourceSet for the package carries the edited manifests (phase 1);
- *   vsphere-cpi has none on docker, and the check says that phase 1 does not apply there;
+ *   vsphere-cpi has none on docker, and the check says that phase 1 does not apply there (a
+ *   render for vSphere shows its CRS carrying the edit);
  * - 09_miscellaneous/09_filter.yaml (FILTER_BY_ADDON_TYPE, the upgrade filter) keeps our documents;
  *   for workload clusters our file renders nothing (management clusters only, by design), and
  *   without that guard the filter keeps them for workload too;
@@ -37,6 +38,13 @@ const DEV = '-dev.4';
 // Per-test timeouts are explicit: jest reads testTimeout only from the global config.
 const T = 120_000;
 const ytt = new Ytt('ytt');
+// The vSphere settings the vsphere dev plan needs to render (none of them is contacted).
+const VSPHERE_CONFIG = [
+  'CLUSTER_PLAN: dev', 'INFRASTRUCTURE_PROVIDER: vsphere', 'VSPHERE_SERVER: vcenter.example.com', 'VSPHERE_USERNAME: user', 'VSPHERE_PASSWORD: pass',
+  'VSPHERE_DATACENTER: /dc0', 'VSPHERE_NETWORK: net0', 'VSPHERE_RESOURCE_POOL: /dc0/host/cluster0/Resources', 'VSPHERE_DATASTORE: /dc0/datastore/ds0',
+  'VSPHERE_FOLDER: /dc0/vm', 'VSPHERE_SSH_AUTHORIZED_KEY: "ssh-rsa AAAA devpkg"', 'VSPHERE_CONTROL_PLANE_ENDPOINT: 10.0.0.10', 'VSPHERE_INSECURE: true',
+  'VSPHERE_TEMPLATE: /dc0/vm/photon-3-kube-v1.23.8', '',
+].join('\n');
 
 interface Ws {
   dir: string;
@@ -126,6 +134,13 @@ describe.each(VENDORED)('$name $version ($addonType)', (p) => {
       // The providers install the vSphere CPI that way only on vSphere (02_addons/cpi/cpi_secret_crs.yaml).
       expect(own.crs).toEqual([]);
       expect(r.stderr).toMatch(/dry-run: phase 1 does not apply to this cluster: the render has no ClusterResourceSet of cloud-provider\/vsphere-cpi/);
+      // On vSphere it does, and carries the edit.
+      const vsphereConfig = path.join(ws.dir, 'vsphere.yaml');
+      await writeFile(vsphereConfig, `CLUSTER_NAME: ${CLUSTER}\n${VSPHERE_CONFIG}`);
+      const onVsphere = parseDocs((await renderProviders({ ytt, providersDir: ws.providersDir, clusterConfig: vsphereConfig, infrastructure: 'vsphere' })).text);
+      const cpi = providersCrs(onVsphere, p);
+      expect(cpi.crs.map((c) => c.metadata.name)).toEqual([`${CLUSTER}-vsphere-cpi`]);
+      expect(named(cpi.carried, p.edit.kind, p.edit.name)?.metadata?.annotations?.[EDIT_ANNOTATION]).toBe('yes');
     } else {
       expect(r.stderr).toContain('dry-run: all 1 edited value(s) are in the rendered manifests');
       expect(own.crs.map((c) => c.metadata.name)).toEqual([`${CLUSTER}-${p.name}`]);
