@@ -115,6 +115,12 @@ describe('cliValues', () => {
   });
 });
 
+test('cliValues: a cluster name like the CLI generates when the config names none', () => {
+  const [tkgBom, tkrBom] = renderOnlyBoms() as [Bom, Bom];
+  const v = cliValues({}, { infrastructure: 'docker', role: 'management', tkgBom, tkrBom, now: new Date(2026, 0, 2, 3, 4, 5) });
+  expect(v.CLUSTER_NAME).toBe('tkg-mgmt-docker-20260102030405');
+});
+
 test.each([
   ['100.64.0.0/13', 10, '100.64.0.10'],
   ['10.96.5.7/12', 10, '10.96.0.10'],

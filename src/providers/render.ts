@@ -103,6 +103,7 @@ export interface CliValueOptions {
   role: ClusterRole;
   tkgBom: Bom;
   tkrBom: Bom;
+  now?: Date;
 }
 
 /**
@@ -117,8 +118,12 @@ export function cliValues(config: Values, o: CliValueOptions): Values {
   const tkrVersion = tkr.release?.version;
   if (!k8s || !tkrVersion) throw new DevpkgError(`${o.tkrBom.name} has no release.version or components.kubernetes[0].version`);
   const counts = plan === 'prod' ? 3 : 1;
+  const now = o.now ?? new Date();
+  const stamp = [now.getFullYear(), now.getMonth() + 1, now.getDate(), now.getHours(), now.getMinutes(), now.getSeconds()].map((n, i) => String(n).padStart(i ? 2 : 4, '0')).join('');
   const out: Values = {
     ...config,
+    // client/init.go generateRegionalClusterName when the config names none.
+    CLUSTER_NAME: asString(config.CLUSTER_NAME) || `tkg-mgmt-${o.infrastructure}-${stamp}`,
     CLUSTER_PLAN: plan,
     NAMESPACE: 'tkg-system',
     TKG_CLUSTER_ROLE: o.role,
