@@ -19,7 +19,8 @@
  *   for workload clusters our file renders nothing (management clusters only, by design), and
  *   without that guard the filter keeps them for workload too;
  * - `devpkg bootstrap --cleanup` leaves the tree byte-identical (sha256 and mode of every file,
- *   mode of every folder).
+ *   mode of every folder), also a developer's own customisation that devpkg overwrote;
+ * - a render that does not use the vendored copy devpkg replaced fails the check.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -66,6 +67,14 @@ async function workspace(p: VendoredPackage): Promise<Ws> {
   return { dir, folder, tanzuDir, providersDir, clusterConfig, work: path.join(dir, 'work') };
 }
 
+/** `devpkg bootstrap --prepare-only` for a package of the tree, with no --tanzu. */
+function prepare(ws: Ws, p: VendoredPackage, devVersion: string, image = `127.0.0.1:5000/devpkg-it/${p.name}@sha256:${'c'.repeat(64)}`) {
+  return devpkg([
+    'bootstrap', '--package', ws.folder, '--image', image, '--ref-name', `${p.name}.tanzu.vmware.com`, '--addon-type', p.addonType,
+    '--tanzu-dir', ws.tanzuDir, '--cluster-config', ws.clusterConfig, '--dev-version', devVersion, '--prepare-only', '--work-dir', ws.work,
+  ]);
+}
+
 const named = (docs: Doc[], kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata?.name === name);
 const annotated = (d: Doc, addonType: string) => d.metadata?.annotations?.[ADDON_TYPE_ANNOTATION] === addonType;
 
@@ -97,10 +106,7 @@ describe.each(VENDORED)('$name $version ($addonType)', (p) => {
   test('prepare-only checks a real ytt render; management and workload renders; cleanup restores the tree byte for byte', async () => {
     const before = await snapshot(ws.providersDir);
     // PATH has ytt (the harness's) and no tanzu: the dry-run check renders with ytt.
-    const r = await devpkg([
-      'bootstrap', '--package', ws.folder, '--image', image, '--ref-name', refName, '--addon-type', p.addonType,
-      '--tanzu-dir', ws.tanzuDir, '--cluster-config', ws.clusterConfig, '--dev-version', devVersion, '--prepare-only', '--work-dir', ws.work,
-    ]);
+    const r = await prepare(ws, p, devVersion, image);
     if (r.code !== 0) console.log(r.stderr.slice(-4000));
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/no tanzu CLI on PATH \(and no --tanzu\): the dry-run check renders the providers with ytt/);
@@ -184,13 +190,35 @@ test('the check fails when the render does not use the vendored copy devpkg repl
     const addon = path.join(ws.providersDir, 'ytt', '02_addons', 'cni', 'add_cni.yaml');
     await writeFile(addon, (await readFile(addon, 'utf8')).replaceAll('/vendir/cni/cni.lib.yaml', '/vendir/cni-other/cni.lib.yaml'));
     const before = await snapshot(ws.providersDir);
-    const r = await devpkg([
-      'bootstrap', '--package', ws.folder, '--image', `127.0.0.1:5000/x/antrea@sha256:${'d'.repeat(64)}`, '--ref-name', 'antrea.tanzu.vmware.com',
-      '--addon-type', p.addonType, '--tanzu-dir', ws.tanzuDir, '--cluster-config', ws.clusterConfig, '--dev-version', '1.5.4-dev.5', '--prepare-only', '--work-dir', ws.work,
-    ]);
+    const r = await prepare(ws, p, '1.5.4-dev.5');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/ytt as tanzu management-cluster create --dry-run renders .* does not render what devpkg prepared/);
     expect(r.stderr).toMatch(new RegExp(`do not hold the edit \\(DaemonSet/kube-system/antrea-agent metadata.annotations.${EDIT_ANNOTATION.replace(/[./]/g, '\\$&')}\\)`));
+    expect((await devpkg(['bootstrap', '--cleanup', '--tanzu-dir', ws.tanzuDir])).code).toBe(0);
+    expect(await snapshot(ws.providersDir)).toEqual(before);
+  } finally {
+    await rm(ws.dir, { recursive: true, force: true });
+  }
+}, T);
+
+test("a developer's providers folder is never lost: own customisations come back, a second run refuses to stack", async () => {
+  const p = VENDORED[0]!;
+  const ws = await workspace(p);
+  try {
+    const mine = path.join(ws.providersDir, 'ytt', '04_user_customizations');
+    await writeFile(path.join(mine, 'antrea_dev_package.yaml'), '#! my own earlier attempt\n');
+    await writeFile(path.join(mine, 'registry.yaml'), '#! unrelated customisation\n');
+    const before = await snapshot(ws.providersDir);
+
+    const r = await prepare(ws, p, '1.5.4-dev.6');
+    expect(r.code).toBe(0);
+    expect(await readFile(path.join(mine, 'antrea_dev_package.yaml'), 'utf8')).toMatch(/devpkg: dev Package antrea.tanzu.vmware.com.1.5.4-dev.6/);
+    expect(await readFile(path.join(mine, 'registry.yaml'), 'utf8')).toBe('#! unrelated customisation\n');
+
+    const again = await prepare(ws, p, '1.5.4-dev.7');
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/run devpkg bootstrap --cleanup first/);
+
     expect((await devpkg(['bootstrap', '--cleanup', '--tanzu-dir', ws.tanzuDir])).code).toBe(0);
     expect(await snapshot(ws.providersDir)).toEqual(before);
   } finally {
