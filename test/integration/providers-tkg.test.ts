@@ -180,48 +180,54 @@ describe.each(VENDORED)('$name $version ($addonType)', (p) => {
   }, T);
 });
 
-test('the check fails when the render does not use the vendored copy devpkg replaced', async () => {
+/** An antrea workspace: `setup`, then `body`; `devpkg bootstrap --cleanup` must then give back the tree as `setup` left it. */
+async function restoredAfter(setup: (ws: Ws) => Promise<void>, body: (ws: Ws, p: VendoredPackage) => Promise<void>): Promise<void> {
   const p = VENDORED[0]!;
   const ws = await workspace(p);
   try {
-    // The CNI addon loads its library from a second copy that devpkg does not touch.
-    const cni = path.join(ws.providersDir, 'ytt', 'vendir');
-    await cp(path.join(cni, 'cni'), path.join(cni, 'cni-other'), { recursive: true });
-    const addon = path.join(ws.providersDir, 'ytt', '02_addons', 'cni', 'add_cni.yaml');
-    await writeFile(addon, (await readFile(addon, 'utf8')).replaceAll('/vendir/cni/cni.lib.yaml', '/vendir/cni-other/cni.lib.yaml'));
+    await setup(ws);
     const before = await snapshot(ws.providersDir);
-    const r = await prepare(ws, p, '1.5.4-dev.5');
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/ytt as tanzu management-cluster create --dry-run renders .* does not render what devpkg prepared/);
-    expect(r.stderr).toMatch(new RegExp(`do not hold the edit \\(DaemonSet/kube-system/antrea-agent metadata.annotations.${EDIT_ANNOTATION.replace(/[./]/g, '\\$&')}\\)`));
+    await body(ws, p);
     expect((await devpkg(['bootstrap', '--cleanup', '--tanzu-dir', ws.tanzuDir])).code).toBe(0);
     expect(await snapshot(ws.providersDir)).toEqual(before);
   } finally {
     await rm(ws.dir, { recursive: true, force: true });
   }
+}
+
+test('the check fails when the render does not use the vendored copy devpkg replaced', async () => {
+  await restoredAfter(
+    async (ws) => {
+      // The CNI addon loads its library from a second copy that devpkg does not touch.
+      const vendir = path.join(ws.providersDir, 'ytt', 'vendir');
+      await cp(path.join(vendir, 'cni'), path.join(vendir, 'cni-other'), { recursive: true });
+      const addon = path.join(ws.providersDir, 'ytt', '02_addons', 'cni', 'add_cni.yaml');
+      await writeFile(addon, (await readFile(addon, 'utf8')).replaceAll('/vendir/cni/cni.lib.yaml', '/vendir/cni-other/cni.lib.yaml'));
+    },
+    async (ws, p) => {
+      const r = await prepare(ws, p, '1.5.4-dev.5');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/ytt as tanzu management-cluster create --dry-run renders .* does not render what devpkg prepared/);
+      expect(r.stderr).toMatch(new RegExp(`do not hold the edit \\(DaemonSet/kube-system/antrea-agent metadata.annotations.${EDIT_ANNOTATION.replace(/[./]/g, '\\$&')}\\)`));
+    },
+  );
 }, T);
 
 test("a developer's providers folder is never lost: own customisations come back, a second run refuses to stack", async () => {
-  const p = VENDORED[0]!;
-  const ws = await workspace(p);
-  try {
-    const mine = path.join(ws.providersDir, 'ytt', '04_user_customizations');
-    await writeFile(path.join(mine, 'antrea_dev_package.yaml'), '#! my own earlier attempt\n');
-    await writeFile(path.join(mine, 'registry.yaml'), '#! unrelated customisation\n');
-    const before = await snapshot(ws.providersDir);
-
-    const r = await prepare(ws, p, '1.5.4-dev.6');
-    expect(r.code).toBe(0);
-    expect(await readFile(path.join(mine, 'antrea_dev_package.yaml'), 'utf8')).toMatch(/devpkg: dev Package antrea.tanzu.vmware.com.1.5.4-dev.6/);
-    expect(await readFile(path.join(mine, 'registry.yaml'), 'utf8')).toBe('#! unrelated customisation\n');
-
-    const again = await prepare(ws, p, '1.5.4-dev.7');
-    expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/run devpkg bootstrap --cleanup first/);
-
-    expect((await devpkg(['bootstrap', '--cleanup', '--tanzu-dir', ws.tanzuDir])).code).toBe(0);
-    expect(await snapshot(ws.providersDir)).toEqual(before);
-  } finally {
-    await rm(ws.dir, { recursive: true, force: true });
-  }
+  let mine = '';
+  await restoredAfter(
+    async (ws) => {
+      mine = path.join(ws.providersDir, 'ytt', '04_user_customizations');
+      await writeFile(path.join(mine, 'antrea_dev_package.yaml'), '#! my own earlier attempt\n');
+      await writeFile(path.join(mine, 'registry.yaml'), '#! unrelated customisation\n');
+    },
+    async (ws, p) => {
+      expect((await prepare(ws, p, '1.5.4-dev.6')).code).toBe(0);
+      expect(await readFile(path.join(mine, 'antrea_dev_package.yaml'), 'utf8')).toMatch(/devpkg: dev Package antrea.tanzu.vmware.com.1.5.4-dev.6/);
+      expect(await readFile(path.join(mine, 'registry.yaml'), 'utf8')).toBe('#! unrelated customisation\n');
+      const again = await prepare(ws, p, '1.5.4-dev.7');
+      expect(again.code).toBe(2);
+      expect(again.stderr).toMatch(/run devpkg bootstrap --cleanup first/);
+    },
+  );
 }, T);
