@@ -16,7 +16,7 @@ import type { Package } from '../packages/model.js';
 import { defaultAddonType, overlayFileName, renderOverlay } from '../packages/overlay.js';
 import { prepareProviders, validateProviders, type PrepareResult } from '../providers/prepare.js';
 import type { TanzuPaths } from '../providers/paths.js';
-import { clusterNameOf, type DryRunCheck } from '../providers/validate.js';
+import { clusterNameOf, explainRenderFailure, type DryRunCheck } from '../providers/validate.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { Tanzu, SUPPRESS_PROVIDERS_UPDATE, tanzuArgs } from '../tools/tanzu.js';
 import { Ytt } from '../tools/ytt.js';
@@ -151,6 +151,7 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
 
   let check: DryRunCheck | undefined;
   if (o.clusterConfig) {
+    const configDir = path.join(o.loaded.path, 'bundle', 'config');
     const v = await validateProviders(o.dryRunWithYtt ? { ytt, providersDir: o.paths.providersDir } : { tanzu }, o.clusterConfig, {
       pkgName,
       devPackageName: devPackage.metadata.name,
@@ -158,6 +159,9 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
       edited: prepared.editedDocs,
       vendored: prepared.vendoredDocs,
       addonType,
+    }).catch((err: unknown) => {
+      const hint = explainRenderFailure(errorMessage(err), prepared.library, configDir);
+      throw hint ? new DevpkgError(`${errorMessage(err)}\n${hint}`, { cause: err }) : err;
     });
     await writeFile(path.join(o.workDir, 'dry-run.yaml'), v.rendered);
     const { rendered: _r, renderedBy, ...rest } = v;

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { carriedDocs, checkDryRun, clusterNameOf, editedLeaves, type Doc } from './validate.js';
+import { carriedDocs, checkDryRun, clusterNameOf, editedLeaves, explainRenderFailure, type Doc } from './validate.js';
 
 const ds = (labels: Record<string, string>): Doc => ({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'antrea-agent', namespace: 'kube-system', labels } });
 const sa: Doc = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'antrea-agent', namespace: 'kube-system' } };
@@ -82,4 +82,22 @@ test('editedLeaves lists changed and added leaves per object', () => {
 test('clusterNameOf', () => {
   expect(clusterNameOf('CLUSTER_NAME: mgmt\nCNI: antrea\n')).toBe('mgmt');
   expect(clusterNameOf('CNI: antrea\n')).toBeUndefined();
+});
+
+describe('explainRenderFailure', () => {
+  const lib = { library: 'addons/packages/antrea/1.5.3/bundle/config', libFile: 'ytt/vendir/cni/cni.lib.yaml' };
+  test.each([
+    [
+      "ytt: Error: - library.eval: Evaluating library 'addons/packages/antrea/1.5.3/bundle/config': Overlaying data values (in following order: additional data values): ... Expected number of matched nodes to be 1, but was 0",
+      /fails inside the library devpkg replaced \(addons\/packages\/antrea\/1.5.3\/bundle\/config, loaded by ytt\/vendir\/cni\/cni.lib.yaml\): the providers evaluate \/r\/config with their own data values .* does not declare all of them/,
+    ],
+    ["ytt: Error: - library.eval: Evaluating library 'addons/packages/antrea/1.5.3/bundle/config': Overlaying (in following order: a.yaml)", /does not evaluate there/],
+    ["ytt: Error: - library.eval: Evaluating library 'addons/packages/calico/3.22.1/bundle/config': x", undefined],
+    ['ytt: Error: struct has no .kubeadmConfigSpec field', undefined],
+  ])('%#', (message, want) => {
+    const got = explainRenderFailure(message, lib, '/r/config');
+    if (want) expect(got).toMatch(want);
+    else expect(got).toBeUndefined();
+  });
+  test('no library replaced: nothing to explain', () => expect(explainRenderFailure("Evaluating library 'x'", undefined, '/r')).toBeUndefined());
 });

@@ -172,6 +172,22 @@ export function checkDryRun(rendered: string, e: DryRunExpectation): DryRunCheck
   };
 }
 
+/**
+ * Pure: why a dry-run render failed, when the failure is in the library devpkg replaced (ytt names
+ * it as `library.eval: Evaluating library '<path>'`): the providers evaluate the edited config with
+ * their own data values, which it must accept. Undefined for other failures.
+ */
+export function explainRenderFailure(message: string, library: { library: string; libFile: string } | undefined, configDir: string): string | undefined {
+  if (!library || !message.includes(`Evaluating library '${library.library}'`)) return undefined;
+  const values = /Overlaying data values/.test(message);
+  return (
+    `the render fails inside the library devpkg replaced (${library.library}, loaded by ${library.libFile}): the providers evaluate ${configDir} ` +
+    (values
+      ? 'with their own data values (02_addons/...), and the edited config does not declare all of them; a package config from another source (e.g. TCE instead of TKG) needs the same values (values.yaml / schema) as the vendored one'
+      : 'with their own data values and overlays, and the edited config does not evaluate there')
+  );
+}
+
 /** Flat `KEY: value` cluster config -> the CLUSTER_NAME it sets (undefined when absent). */
 export function clusterNameOf(configText: string): string | undefined {
   const v = (parse(configText) ?? {}) as Record<string, unknown>;
