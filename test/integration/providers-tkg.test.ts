@@ -20,7 +20,9 @@
  *   without that guard the filter keeps them for workload too;
  * - `devpkg bootstrap --cleanup` leaves the tree byte-identical (sha256 and mode of every file,
  *   mode of every folder), also a developer's own customisation that devpkg overwrote;
- * - a render that does not use the vendored copy devpkg replaced fails the check.
+ * - a render that does not use the vendored copy devpkg replaced fails the check, and so does
+ *   TCE's own antrea 1.5.3 config (examples/tce-packages): the providers evaluate it with data
+ *   values (antrea.config.egress, ...) that it does not declare.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -32,6 +34,7 @@ import { renderProviders, type ClusterRole } from '../../src/providers/render.js
 import { carriedDocs, parseDocs, type Doc } from '../../src/providers/validate.js';
 import { Ytt } from '../../src/tools/ytt.js';
 import { devpkg } from './helpers/bootstrap.js';
+import { repoRoot } from './helpers/run.js';
 import { copyProviders, EDIT_ANNOTATION, snapshot, VENDORED, vendoredDir, vendoredPackage, type VendoredPackage } from './helpers/tkg-providers.js';
 
 const CLUSTER = 'devpkg-it-tkg';
@@ -68,9 +71,9 @@ async function workspace(p: VendoredPackage): Promise<Ws> {
 }
 
 /** `devpkg bootstrap --prepare-only` for a package of the tree, with no --tanzu. */
-function prepare(ws: Ws, p: VendoredPackage, devVersion: string, image = `127.0.0.1:5000/devpkg-it/${p.name}@sha256:${'c'.repeat(64)}`) {
+function prepare(ws: Ws, p: VendoredPackage, devVersion: string, image = `127.0.0.1:5000/devpkg-it/${p.name}@sha256:${'c'.repeat(64)}`, folder = ws.folder) {
   return devpkg([
-    'bootstrap', '--package', ws.folder, '--image', image, '--ref-name', `${p.name}.tanzu.vmware.com`, '--addon-type', p.addonType,
+    'bootstrap', '--package', folder, '--image', image, '--ref-name', `${p.name}.tanzu.vmware.com`, '--addon-type', p.addonType,
     '--tanzu-dir', ws.tanzuDir, '--cluster-config', ws.clusterConfig, '--dev-version', devVersion, '--prepare-only', '--work-dir', ws.work,
   ]);
 }
@@ -228,6 +231,20 @@ test("a developer's providers folder is never lost: own customisations come back
       const again = await prepare(ws, p, '1.5.4-dev.7');
       expect(again.code).toBe(2);
       expect(again.stderr).toMatch(/run devpkg bootstrap --cleanup first/);
+    },
+  );
+}, T);
+
+test("TCE's own antrea 1.5.3 config does not take the data values TKG 1.6's providers give it: the check says so", async () => {
+  await restoredAfter(
+    async () => undefined,
+    async (ws, p) => {
+      const tce = path.join(ws.dir, 'tce', 'addons', 'packages', 'antrea');
+      await cp(path.join(repoRoot, 'examples', 'tce-packages', 'addons', 'packages', 'antrea'), tce, { recursive: true });
+      const r = await prepare(ws, p, '1.5.4-dev.8', undefined, path.join(tce, '1.5.3'));
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/Evaluating library 'addons\/packages\/antrea\/1.5.3\/bundle\/config': Overlaying data values/);
+      expect(r.stderr).toMatch(/the render fails inside the library devpkg replaced .* the edited config does not declare all of them/);
     },
   );
 }, T);
