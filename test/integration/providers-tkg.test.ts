@@ -20,9 +20,9 @@
  *   without that guard the filter keeps them for workload too;
  * - `devpkg bootstrap --cleanup` leaves the tree byte-identical (sha256 and mode of every file,
  *   mode of every folder), also a developer's own customisation that devpkg overwrote;
- * - a render that does not use the vendored copy devpkg replaced fails the check, and so does
- *   TCE's own antrea 1.5.3 config (examples/tce-packages): the providers evaluate it with data
- *   values (antrea.config.egress, ...) that it does not declare.
+ * - a render that does not use the vendored copy devpkg replaced fails the check, and so does the
+ *   example antrea 1.5.3 config (examples/tce-packages, devpkg's own with a trimmed values
+ *   schema): the providers evaluate it with data values (antrea.config.egress, ...) it does not declare.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -235,7 +235,7 @@ test("a developer's providers folder is never lost: own customisations come back
   );
 }, T);
 
-test("TCE's own antrea 1.5.3 config does not take the data values TKG 1.6's providers give it: the check says so", async () => {
+test("the example antrea 1.5.3 (examples/tce-packages, a trimmed values schema) does not take the data values TKG 1.6's providers give it: the check says so", async () => {
   await restoredAfter(
     async () => undefined,
     async (ws, p) => {
