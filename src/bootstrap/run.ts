@@ -16,7 +16,7 @@ import type { Package } from '../packages/model.js';
 import { defaultAddonType, overlayFileName, renderOverlay } from '../packages/overlay.js';
 import { prepareProviders, validateProviders, type PrepareResult } from '../providers/prepare.js';
 import type { TanzuPaths } from '../providers/paths.js';
-import { clusterNameOf, explainRenderFailure, type DryRunCheck } from '../providers/validate.js';
+import { clusterNameOf, explainRenderFailure, listSome, type DryRunCheck } from '../providers/validate.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { Tanzu, SUPPRESS_PROVIDERS_UPDATE, tanzuArgs } from '../tools/tanzu.js';
 import { Ytt } from '../tools/ytt.js';
@@ -171,7 +171,7 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
     if (!check.ok) {
       throw new DevpkgError(`${renderedBy} does not render what devpkg prepared (render kept in ${path.join(o.workDir, 'dry-run.yaml')}):\n- ${check.problems.join('\n- ')}`);
     }
-    log(`dry-run: ClusterResourceSet ${check.crs} and Secret ${check.secret} carry ${devPackage.metadata.name}; the ${category} ClusterResourceSets carry ${check.carried.join(', ') || 'nothing of the edited config'}`);
+    log(`dry-run: ClusterResourceSet ${check.crs} and Secret ${check.secret} carry ${devPackage.metadata.name}; the ${category} ClusterResourceSets carry ${listSome(check.carried) || 'nothing of the edited config'}`);
   } else {
     warn('no --cluster-config: the providers folder was prepared but not checked with a dry-run');
   }

@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 import { loadVersion } from '../packages/layout.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
+import { listSome } from '../providers/validate.js';
 import { execTool } from '../tools/exec.js';
 import { passed } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
@@ -149,7 +150,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         'wrote:',
         ...out.prepared.written.map((w) => `  ${w}`),
         `backup of the original files: ${out.prepared.backupDir} (undo with: devpkg bootstrap --cleanup${values['tanzu-dir'] ? ` --tanzu-dir ${values['tanzu-dir']}` : ''})`,
-        ...(out.check ? [`dry-run check: ok (ClusterResourceSet ${out.check.crs}, Secret ${out.check.secret}; carried: ${out.check.carried.join(', ')})`] : []),
+        ...(out.check ? [`dry-run check: ok (ClusterResourceSet ${out.check.crs}, Secret ${out.check.secret}; carried: ${listSome(out.check.carried)})`] : []),
         'create the management cluster with:',
         `  ${out.createCommand}`,
       ];

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { carriedDocs, checkDryRun, clusterNameOf, editedLeaves, explainRenderFailure, type Doc } from './validate.js';
+import { carriedDocs, checkDryRun, clusterNameOf, editedLeaves, explainRenderFailure, listSome, type Doc } from './validate.js';
 
 const ds = (labels: Record<string, string>): Doc => ({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'antrea-agent', namespace: 'kube-system', labels } });
 const sa: Doc = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'antrea-agent', namespace: 'kube-system' } };
@@ -101,3 +101,9 @@ describe('explainRenderFailure', () => {
   });
   test('no library replaced: nothing to explain', () => expect(explainRenderFailure("Evaluating library 'x'", undefined, '/r')).toBeUndefined());
 });
+
+test.each([
+  [[], ''],
+  [['a', 'b'], 'a, b'],
+  [['a', 'b', 'c', 'd'], 'a, b, c and 1 more'],
+])('listSome(%j)', (items, want) => expect(listSome(items, 3)).toBe(want));

@@ -188,6 +188,11 @@ export function explainRenderFailure(message: string, library: { library: string
   );
 }
 
+/** Pure: a list of objects for a log line, the first `most` of them and how many more. */
+export function listSome(items: string[], most = 6): string {
+  return items.length <= most ? items.join(', ') : `${items.slice(0, most).join(', ')} and ${items.length - most} more`;
+}
+
 /** Flat `KEY: value` cluster config -> the CLUSTER_NAME it sets (undefined when absent). */
 export function clusterNameOf(configText: string): string | undefined {
   const v = (parse(configText) ?? {}) as Record<string, unknown>;
