@@ -16,7 +16,7 @@
  * - ytt.go Process: for every data value the templates declare (config_default.yaml's keys) that the
  *   config sets, one `KEY=VALUE` parsed as YAML when it parses to something (null, bool, number or
  *   structured), else as a quoted string (`--data-value-yaml`), applied over the declared defaults;
- * - the values the CLI sets itself before rendering (client/validate.go ValidateManagementClusterConfiguration
+ * - the values the CLI sets itself before rendering (client/validate.go ConfigureAndValidateManagementClusterConfiguration
  *   and ConfigureAndValidateTkrVersion, ConfigureAndValidateDockerConfig, SetTKGClusterRole,
  *   ConfigureAndValidateCNIType; client/config.go SetPlan; tkgctl/client.go TKG_DEFAULT_BOM;
  *   client/init.go the tkg-system namespace and the plan's machine counts) win over the config's,
