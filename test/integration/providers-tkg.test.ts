@@ -24,6 +24,7 @@
  *   example antrea 1.5.3 config (examples/tce-packages, devpkg's own with a trimmed values
  *   schema): the providers evaluate it with data values (antrea.config.egress, ...) it does not declare.
  */
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,12 +71,15 @@ async function workspace(p: VendoredPackage): Promise<Ws> {
   return { dir, folder, tanzuDir, providersDir, clusterConfig, work: path.join(dir, 'work') };
 }
 
-/** `devpkg bootstrap --prepare-only` for a package of the tree, with no --tanzu. */
+/** PATH without any tanzu CLI, so that the check renders with ytt even where a developer has one. */
+const NO_TANZU_ENV = { ...process.env, PATH: (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !existsSync(path.join(d, 'tanzu'))).join(path.delimiter) };
+
+/** `devpkg bootstrap --prepare-only` for a package of the tree, with no tanzu CLI at hand. */
 function prepare(ws: Ws, p: VendoredPackage, devVersion: string, image = `127.0.0.1:5000/devpkg-it/${p.name}@sha256:${'c'.repeat(64)}`, folder = ws.folder) {
   return devpkg([
     'bootstrap', '--package', folder, '--image', image, '--ref-name', `${p.name}.tanzu.vmware.com`, '--addon-type', p.addonType,
     '--tanzu-dir', ws.tanzuDir, '--cluster-config', ws.clusterConfig, '--dev-version', devVersion, '--prepare-only', '--work-dir', ws.work,
-  ]);
+  ], NO_TANZU_ENV);
 }
 
 const named = (docs: Doc[], kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata?.name === name);
