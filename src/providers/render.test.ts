@@ -1,5 +1,20 @@
-import { defaultBoms, renderOnlyBoms, RENDER_ONLY_TKR, type Bom } from './bom.js';
-import { cliValues, indexedIPv4, dataValueArg, dataValueKeys, infrastructureVersion, parseTemplateDefinition, planRender, templateDefinitionFile } from './render.js';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ExecFn } from '../tools/exec.js';
+import { Ytt } from '../tools/ytt.js';
+import { bomText, defaultBoms, renderOnlyBoms, RENDER_ONLY_TKR, type Bom } from './bom.js';
+import {
+  cliValues,
+  dataValueArg,
+  dataValueKeys,
+  indexedIPv4,
+  infrastructureVersion,
+  parseTemplateDefinition,
+  planRender,
+  renderProviders,
+  templateDefinitionFile,
+} from './render.js';
 
 const DEFINITION = `apiVersion: providers.tanzu.vmware.com/v1alpha1
 kind: TemplateDefinition
@@ -170,5 +185,53 @@ describe('defaultBoms', () => {
   test('the render-only pair belongs together', () => {
     const r = renderOnlyBoms();
     expect(defaultBoms(r)).toEqual({ tkg: r[0], tkr: r[1] });
+  });
+});
+
+describe('renderProviders runs ytt with the plan (ytt recorded)', () => {
+  let tkg = '';
+  beforeEach(async () => {
+    tkg = await mkdtemp(path.join(os.tmpdir(), 'devpkg-render-'));
+    await mkdir(path.join(tkg, 'providers', 'infrastructure-docker', 'v1.1.5'), { recursive: true });
+    await writeFile(path.join(tkg, 'providers', 'config.yaml'), 'providers:\n- name: docker\n  url: providers/infrastructure-docker/v1.1.5/infrastructure-components.yaml\n  type: InfrastructureProvider\n');
+    await writeFile(path.join(tkg, 'providers', 'infrastructure-docker', 'v1.1.5', 'cluster-template-definition-dev.yaml'), DEFINITION);
+    await writeFile(path.join(tkg, 'providers', 'config_default.yaml'), '#@data/values\n---\nCLUSTER_NAME:\nCNI: antrea\nTKG_DEFAULT_BOM:\n');
+    await writeFile(path.join(tkg, 'mgmt.yaml'), 'CLUSTER_NAME: mgmt\nCNI: calico\nUNKNOWN: x\n');
+  });
+  afterEach(() => rm(tkg, { recursive: true, force: true }));
+
+  const recorder = () => {
+    const calls: { args: string[]; bom: string[] }[] = [];
+    const exec: ExecFn = async (_cmd, args) => {
+      const bomDir = args[args.indexOf('-f', 6) + 1]!;
+      calls.push({ args: [...args], bom: (await readdir(bomDir)).sort() });
+      return { code: 0, stdout: 'kind: Cluster\n', stderr: '' };
+    };
+    return { calls, ytt: new Ytt('ytt', exec) };
+  };
+
+  test('no bom folder: the render-only BOMs, in a temp folder removed afterwards', async () => {
+    const { calls, ytt } = recorder();
+    const r = await renderProviders({ ytt, providersDir: path.join(tkg, 'providers'), clusterConfig: path.join(tkg, 'mgmt.yaml') });
+    expect(r).toMatchObject({ text: 'kind: Cluster\n', bom: 'render-only', plan: { ignored: expect.arrayContaining(['UNKNOWN']) } });
+    const { args, bom } = calls[0]!;
+    expect(bom).toEqual(['tkg-bom-devpkg-render-only.yaml', 'tkr-bom-devpkg-render-only.yaml']);
+    expect(args).toEqual(expect.arrayContaining(['--file-mark', 'tkg-bom-devpkg-render-only.yaml:type=text-plain', '--data-value-yaml', 'CNI=calico', 'TKG_DEFAULT_BOM=tkg-bom-devpkg-render-only.yaml']));
+    await expect(readdir(args[args.indexOf('-f', 6) + 1]!)).rejects.toThrow(/ENOENT/);
+  });
+
+  test("the tkg folder's bom/ when it has a TKG BOM", async () => {
+    await mkdir(path.join(tkg, 'bom'));
+    for (const b of renderOnlyBoms()) await writeFile(path.join(tkg, 'bom', b.name.replace('devpkg-render-only', 'mine')), bomText(b));
+    const { calls, ytt } = recorder();
+    const r = await renderProviders({ ytt, providersDir: path.join(tkg, 'providers'), clusterConfig: path.join(tkg, 'mgmt.yaml'), role: 'workload' });
+    expect(r.bom).toBe('tkg');
+    expect(calls[0]!.args.slice(0, 10)).toEqual(['-f', `${tkg}/providers/infrastructure-docker/v1.1.5/ytt`, '-f', `${tkg}/providers/infrastructure-docker/ytt`, '-f', `${tkg}/providers/ytt`, '-f', `${tkg}/bom`, '-f', `${tkg}/providers/config_default.yaml`]);
+    expect(calls[0]!.args).toEqual(expect.arrayContaining(['tkg-bom-mine.yaml:type=text-plain', 'TKG_DEFAULT_BOM=tkg-bom-mine.yaml']));
+  });
+
+  test('a plan the infrastructure does not have', async () => {
+    await writeFile(path.join(tkg, 'mgmt.yaml'), 'CLUSTER_NAME: m\nCLUSTER_PLAN: huge\n');
+    await expect(renderProviders({ ytt: recorder().ytt, providersDir: path.join(tkg, 'providers'), clusterConfig: path.join(tkg, 'mgmt.yaml') })).rejects.toThrow(/have no huge plan for docker v1.1.5/);
   });
 });
