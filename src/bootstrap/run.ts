@@ -16,7 +16,7 @@ import type { Package } from '../packages/model.js';
 import { defaultAddonType, overlayFileName, renderOverlay } from '../packages/overlay.js';
 import { prepareProviders, validateProviders, type PrepareResult } from '../providers/prepare.js';
 import type { TanzuPaths } from '../providers/paths.js';
-import { clusterNameOf, type DryRunCheck } from '../providers/validate.js';
+import { clusterNameOf, explainRenderFailure, listSome, type DryRunCheck } from '../providers/validate.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { Tanzu, SUPPRESS_PROVIDERS_UPDATE, tanzuArgs } from '../tools/tanzu.js';
 import { Ytt } from '../tools/ytt.js';
@@ -47,6 +47,11 @@ export interface BootstrapOptions {
   versionsInPlay?: string[];
   seq: DevSequence;
   tanzuPath: string;
+  /**
+   * No tanzu CLI at hand (prepare-only): the dry-run check renders the providers with ytt the way
+   * the CLI does (providers/render.ts) instead of running `tanzu management-cluster create --dry-run`.
+   */
+  dryRunWithYtt?: boolean;
   paths: TanzuPaths;
   clusterConfig?: string;
   prepareOnly?: boolean;
@@ -133,7 +138,7 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
 
   // Providers.
   const prepared = await prepareProviders({
-    tanzu,
+    ...(o.dryRunWithYtt ? {} : { tanzu }),
     ytt,
     paths: o.paths,
     clusterConfig: o.clusterConfig,
@@ -151,21 +156,27 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
 
   let check: DryRunCheck | undefined;
   if (o.clusterConfig) {
-    const v = await validateProviders(tanzu, o.clusterConfig, {
+    const configDir = path.join(o.loaded.path, 'bundle', 'config');
+    const v = await validateProviders(o.dryRunWithYtt ? { ytt, providersDir: o.paths.providersDir } : { tanzu }, o.clusterConfig, {
       pkgName,
       devPackageName: devPackage.metadata.name,
       devVersion: plan.version,
       edited: prepared.editedDocs,
       vendored: prepared.vendoredDocs,
+      addonType,
+    }).catch((err: unknown) => {
+      const hint = explainRenderFailure(errorMessage(err), prepared.library, configDir);
+      throw hint ? new DevpkgError(`${errorMessage(err)}\n${hint}`, { cause: err }) : err;
     });
     await writeFile(path.join(o.workDir, 'dry-run.yaml'), v.rendered);
-    const { rendered: _r, ...rest } = v;
+    const { rendered: _r, renderedBy, ...rest } = v;
     check = rest;
+    log(`dry-run: rendered with ${renderedBy}`);
     for (const n of check.notes) log(`dry-run: ${n}`);
     if (!check.ok) {
-      throw new DevpkgError(`tanzu management-cluster create --dry-run does not render what devpkg prepared (render kept in ${path.join(o.workDir, 'dry-run.yaml')}):\n- ${check.problems.join('\n- ')}`);
+      throw new DevpkgError(`${renderedBy} does not render what devpkg prepared (render kept in ${path.join(o.workDir, 'dry-run.yaml')}):\n- ${check.problems.join('\n- ')}`);
     }
-    log(`dry-run: ClusterResourceSet ${check.crs} and Secret ${check.secret} carry ${devPackage.metadata.name}; the ${category} ClusterResourceSets carry ${check.carried.join(', ') || 'nothing of the edited config'}`);
+    log(`dry-run: ClusterResourceSet ${check.crs} and Secret ${check.secret} carry ${devPackage.metadata.name}; the ${category} ClusterResourceSets carry ${listSome(check.carried) || 'nothing of the edited config'}`);
   } else {
     warn('no --cluster-config: the providers folder was prepared but not checked with a dry-run');
   }

@@ -20,6 +20,7 @@ describe('devpkg bootstrap', () => {
     [['bootstrap', '--package', 'x'], /give --image REPO@sha256:... or --registry REPO/],
     [['bootstrap', '--package', 'x', '--image', 'i', '--tanzu-dir', '/tmp/tanzu'], /must end in .config\/tanzu/],
     [['bootstrap', '--package', 'x', '--image', 'i'], /--cluster-config is required/],
+    [['bootstrap', '--package', 'x', '--image', 'i', '--cluster-config', 'c.yaml'], /creating a management cluster needs the tanzu CLI: give --tanzu PATH/],
   ])('%j is a usage error', async (argv, msg) => {
     const r = await cli(argv);
     expect(r.code).toBe(2);

@@ -2,10 +2,12 @@ import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { cleanupBootstrap, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
 import { CLUSTER_CONFIG_PLACEHOLDER, runBootstrap } from '../bootstrap/run.js';
+import { findOnPath } from '../bundle/install.js';
 import { UsageError } from '../errors.js';
 import { loadVersion } from '../packages/layout.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
+import { listSome } from '../providers/validate.js';
 import { execTool } from '../tools/exec.js';
 import { passed } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
@@ -27,7 +29,8 @@ it, and proves that kapp-controller runs the dev version once phase 3 is over:
 
 Every file devpkg changes in the providers folder is backed up first and restored on cleanup.
 Before creating anything, \`tanzu management-cluster create --dry-run\` (SUPPRESS_PROVIDERS_UPDATE=1)
-must render our ClusterResourceSet and Secret and the edited manifests.
+must render our ClusterResourceSet and Secret and the edited manifests. With no tanzu CLI at hand
+(no --tanzu, none on PATH), --prepare-only renders the providers with ytt the way the CLI does.
 
   --package DIR            a version folder, e.g. addons/packages/antrea/1.5.3
   --image REF              the pushed bundle by digest (imgpkg push --lock-output gives it)
@@ -97,6 +100,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const folder = resolve(io.cwd, requireFlag(values.package, '--package', 'bootstrap'));
   if (!values.image && !values.registry) throw new UsageError('give --image REPO@sha256:... or --registry REPO (see devpkg bootstrap --help)');
   if (!values['prepare-only']) requireFlag(values['cluster-config'], '--cluster-config', 'bootstrap');
+  // No tanzu CLI at hand: a prepare-only run still checks the providers, rendering them with ytt
+  // as the CLI would (docs/providers-render.md).
+  const dryRunWithYtt = !values.tanzu && !(await findOnPath('tanzu', io.env));
+  if (dryRunWithYtt && !values['prepare-only']) throw new UsageError('creating a management cluster needs the tanzu CLI: give --tanzu PATH or put tanzu on PATH, or use --prepare-only');
+  if (dryRunWithYtt) log('no tanzu CLI on PATH (and no --tanzu): the dry-run check renders the providers with ytt the way tanzu management-cluster create --dry-run does');
   const settleMs = parseDuration(values.settle ?? '60s', '--settle');
   const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
   const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
@@ -123,6 +131,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       devVersion: values['dev-version'],
       seq: { timestamp: new Date() },
       tanzuPath,
+      dryRunWithYtt,
       paths,
       clusterConfig: values['cluster-config'] ? resolve(io.cwd, values['cluster-config']) : undefined,
       prepareOnly: values['prepare-only'],
@@ -141,7 +150,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         'wrote:',
         ...out.prepared.written.map((w) => `  ${w}`),
         `backup of the original files: ${out.prepared.backupDir} (undo with: devpkg bootstrap --cleanup${values['tanzu-dir'] ? ` --tanzu-dir ${values['tanzu-dir']}` : ''})`,
-        ...(out.check ? [`dry-run check: ok (ClusterResourceSet ${out.check.crs}, Secret ${out.check.secret}; carried: ${out.check.carried.join(', ')})`] : []),
+        ...(out.check ? [`dry-run check: ok (ClusterResourceSet ${out.check.crs}, Secret ${out.check.secret}; carried: ${listSome(out.check.carried)})`] : []),
         'create the management cluster with:',
         `  ${out.createCommand}`,
         ...(values['cluster-config'] ? [] : [`  (${CLUSTER_CONFIG_PLACEHOLDER}: your management cluster config file, with CLUSTER_NAME; SUPPRESS_PROVIDERS_UPDATE keeps the CLI from replacing the prepared providers folder)`]),

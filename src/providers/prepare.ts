@@ -13,11 +13,13 @@ import type { Tanzu } from '../tools/tanzu.js';
 import type { Ytt } from '../tools/ytt.js';
 import { ProvidersBackup } from './backup.js';
 import type { TanzuPaths } from './paths.js';
+import { renderProviders } from './render.js';
 import { checkDryRun, parseDocs, type Doc, type DryRunCheck } from './validate.js';
 import { findVendoredLibrary, type VendoredLibrary } from './vendir.js';
 
 export interface PrepareOptions {
-  tanzu: Tanzu;
+  /** The tanzu CLI, to populate an empty providers folder (absent: no CLI at hand). */
+  tanzu?: Tanzu;
   ytt: Ytt;
   paths: TanzuPaths;
   /** Cluster config file, used to populate an empty providers folder. */
@@ -82,6 +84,7 @@ export async function prepareProviders(o: PrepareOptions): Promise<PrepareResult
   const { providersDir } = o.paths;
   let populated = false;
   if (await isEmpty(providersDir)) {
+    if (!o.tanzu) throw new DevpkgError(`${providersDir} is empty and there is no tanzu CLI to populate it; give --tanzu, or copy a providers folder there`);
     if (!o.clusterConfig) {
       throw new DevpkgError(`${providersDir} is empty; give --cluster-config (input cluster-config) so that devpkg can populate it with tanzu management-cluster create --dry-run`);
     }
@@ -138,12 +141,27 @@ export async function prepareProviders(o: PrepareOptions): Promise<PrepareResult
   };
 }
 
-/** `tanzu management-cluster create --dry-run` with SUPPRESS_PROVIDERS_UPDATE, then checkDryRun. */
+/**
+ * Where the dry-run check gets its render: `tanzu management-cluster create --dry-run` with
+ * SUPPRESS_PROVIDERS_UPDATE, or, with no tanzu CLI at hand, ytt run the same way (render.ts).
+ */
+export type DryRun = { tanzu: Tanzu } | { ytt: Ytt; providersDir: string };
+
+/** Renders with `dryRun`, then checkDryRun. */
 export async function validateProviders(
-  tanzu: Tanzu,
+  dryRun: DryRun,
   clusterConfig: string,
   expect: Parameters<typeof checkDryRun>[1],
-): Promise<DryRunCheck & { rendered: string }> {
-  const rendered = await tanzu.dryRun(clusterConfig, true);
-  return { ...checkDryRun(rendered, expect), rendered };
+): Promise<DryRunCheck & { rendered: string; renderedBy: string }> {
+  let rendered: string;
+  let renderedBy: string;
+  if ('tanzu' in dryRun) {
+    rendered = await dryRun.tanzu.dryRun(clusterConfig, true);
+    renderedBy = 'tanzu management-cluster create --dry-run';
+  } else {
+    const r = await renderProviders({ ytt: dryRun.ytt, providersDir: dryRun.providersDir, clusterConfig });
+    rendered = r.text;
+    renderedBy = `ytt as tanzu management-cluster create --dry-run renders (${r.bom === 'render-only' ? "devpkg's render-only BOM: no bom folder next to the providers" : 'the tkg bom folder'})`;
+  }
+  return { ...checkDryRun(rendered, expect), rendered, renderedBy };
 }

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { carriedDocs, checkDryRun, clusterNameOf, editedLeaves, type Doc } from './validate.js';
+import { carriedDocs, checkDryRun, clusterNameOf, editedLeaves, explainRenderFailure, listSome, type Doc } from './validate.js';
 
 const ds = (labels: Record<string, string>): Doc => ({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'antrea-agent', namespace: 'kube-system', labels } });
 const sa: Doc = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'antrea-agent', namespace: 'kube-system' } };
@@ -57,6 +57,17 @@ describe('checkDryRun', () => {
   });
 });
 
+test('no ClusterResourceSet of the addon type at all (vsphere-cpi on docker): phase 1 does not apply, a note', () => {
+  const cni = { kind: 'ClusterResourceSet', metadata: { name: 'mgmt-antrea', annotations: { 'tkg.tanzu.vmware.com/addon-type': 'cni/antrea' } }, spec: { resources: [] } };
+  const rendered = `${render({})}---\n${stringify(cni)}`;
+  const absent = checkDryRun(rendered, { ...expectBase, edited: [sa], vendored: [], addonType: 'cloud-provider/vsphere-cpi' });
+  expect(absent.problems).toEqual([]);
+  expect(absent.notes).toEqual([expect.stringMatching(/^phase 1 does not apply to this cluster: the render has no ClusterResourceSet of cloud-provider\/vsphere-cpi/)]);
+  // The providers' CRS of that type is there but carries nothing of the edited config: a problem.
+  const present = checkDryRun(rendered, { ...expectBase, edited: [sa], vendored: [], addonType: 'cni/antrea' });
+  expect(present.problems).toEqual([expect.stringMatching(/no ClusterResourceSet carries the objects of the edited config/)]);
+});
+
 test('carriedDocs reads stringData and base64 data', () => {
   expect(carriedDocs({ kind: 'Secret', data: { v: Buffer.from('a: 1\n---\nb: 2\n').toString('base64') } })).toEqual([{ a: 1 }, { b: 2 }]);
   expect(carriedDocs({ kind: 'ConfigMap', data: { v: 'c: 3' } })).toEqual([{ c: 3 }]);
@@ -72,3 +83,27 @@ test('clusterNameOf', () => {
   expect(clusterNameOf('CLUSTER_NAME: mgmt\nCNI: antrea\n')).toBe('mgmt');
   expect(clusterNameOf('CNI: antrea\n')).toBeUndefined();
 });
+
+describe('explainRenderFailure', () => {
+  const lib = { library: 'addons/packages/antrea/1.5.3/bundle/config', libFile: 'ytt/vendir/cni/cni.lib.yaml' };
+  test.each([
+    [
+      "ytt: Error: - library.eval: Evaluating library 'addons/packages/antrea/1.5.3/bundle/config': Overlaying data values (in following order: additional data values): ... Expected number of matched nodes to be 1, but was 0",
+      /fails inside the library devpkg replaced \(addons\/packages\/antrea\/1.5.3\/bundle\/config, loaded by ytt\/vendir\/cni\/cni.lib.yaml\): the providers evaluate \/r\/config with their own data values .* does not declare all of them/,
+    ],
+    ["ytt: Error: - library.eval: Evaluating library 'addons/packages/antrea/1.5.3/bundle/config': Overlaying (in following order: a.yaml)", /does not evaluate there/],
+    ["ytt: Error: - library.eval: Evaluating library 'addons/packages/calico/3.22.1/bundle/config': x", undefined],
+    ['ytt: Error: struct has no .kubeadmConfigSpec field', undefined],
+  ])('%#', (message, want) => {
+    const got = explainRenderFailure(message, lib, '/r/config');
+    if (want) expect(got).toMatch(want);
+    else expect(got).toBeUndefined();
+  });
+  test('no library replaced: nothing to explain', () => expect(explainRenderFailure("Evaluating library 'x'", undefined, '/r')).toBeUndefined());
+});
+
+test.each([
+  [[], ''],
+  [['a', 'b'], 'a, b'],
+  [['a', 'b', 'c', 'd'], 'a, b, c and 1 more'],
+])('listSome(%j)', (items, want) => expect(listSome(items, 3)).toBe(want));

@@ -4,6 +4,7 @@
  * the edit made to `bundle/config`.
  */
 import { parse, parseAllDocuments } from 'yaml';
+import { ADDON_TYPE_ANNOTATION } from '../packages/overlay.js';
 
 export type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -74,6 +75,12 @@ export interface DryRunExpectation {
   /** The edited config rendered alone, and the vendored one it replaced (empty when unknown). */
   edited: Doc[];
   vendored: Doc[];
+  /**
+   * CATEGORY/NAME (the tkg.tanzu.vmware.com/addon-type of the providers' own ClusterResourceSet for
+   * the package). When the render has no such ClusterResourceSet at all, phase 1 does not apply to
+   * this cluster (e.g. vsphere-cpi on docker): a note, not a problem.
+   */
+  addonType?: string;
 }
 
 export interface DryRunCheck {
@@ -123,10 +130,17 @@ export function checkDryRun(rendered: string, e: DryRunExpectation): DryRunCheck
     const k = `${d.kind}/${d.metadata?.name}`;
     (byKey.has(k) ? found : missing).push(k);
   }
-  if (e.edited.length && found.length === 0) problems.push(`no ClusterResourceSet carries the objects of the edited config (${missing.join(', ')})`);
+  const phase1Absent =
+    !!e.addonType && !docs.some((d) => d.kind === 'ClusterResourceSet' && d !== crs && d.metadata?.annotations?.[ADDON_TYPE_ANNOTATION] === e.addonType);
+  if (phase1Absent) {
+    notes.push(
+      `phase 1 does not apply to this cluster: the render has no ClusterResourceSet of ${e.addonType} (the providers install ${e.pkgName} that way only on other infrastructures or cluster roles); ` +
+        'the dev Package still arrives through our ClusterResourceSet',
+    );
+  } else if (e.edited.length && found.length === 0) problems.push(`no ClusterResourceSet carries the objects of the edited config (${missing.join(', ')})`);
   else if (missing.length) notes.push(`not carried by any ClusterResourceSet: ${missing.join(', ')}`);
 
-  if (e.vendored.length && e.edited.length) {
+  if (e.vendored.length && e.edited.length && found.length) {
     const edits = editedLeaves(e.vendored, e.edited);
     if (edits.size === 0) notes.push('the edited config renders the same objects as the vendored one it replaced');
     let seen = 0;
@@ -156,6 +170,27 @@ export function checkDryRun(rendered: string, e: DryRunExpectation): DryRunCheck
     ...(secret ? { secret: `${secret.metadata?.namespace}/${secret.metadata?.name}` } : {}),
     carried: found,
   };
+}
+
+/**
+ * Pure: why a dry-run render failed, when the failure is in the library devpkg replaced (ytt names
+ * it as `library.eval: Evaluating library '<path>'`): the providers evaluate the edited config with
+ * their own data values, which it must accept. Undefined for other failures.
+ */
+export function explainRenderFailure(message: string, library: { library: string; libFile: string } | undefined, configDir: string): string | undefined {
+  if (!library || !message.includes(`Evaluating library '${library.library}'`)) return undefined;
+  const values = /Overlaying data values/.test(message);
+  return (
+    `the render fails inside the library devpkg replaced (${library.library}, loaded by ${library.libFile}): the providers evaluate ${configDir} ` +
+    (values
+      ? 'with their own data values (02_addons/...), and the edited config does not declare all of them; a package config from another source (e.g. TCE instead of TKG) needs the same values (values.yaml / schema) as the vendored one'
+      : 'with their own data values and overlays, and the edited config does not evaluate there')
+  );
+}
+
+/** Pure: a list of objects for a log line, the first `most` of them and how many more. */
+export function listSome(items: string[], most = 6): string {
+  return items.length <= most ? items.join(', ') : `${items.slice(0, most).join(', ')} and ${items.length - most} more`;
 }
 
 /** Flat `KEY: value` cluster config -> the CLUSTER_NAME it sets (undefined when absent). */

@@ -1,8 +1,9 @@
 /**
  * Phase 1: where the providers' ytt library keeps its copy of a package's `bundle/config`.
- * `providers/ytt/vendir/<category>/<category>.lib.yaml` holds `library.get("<path>")` calls;
- * ytt resolves each one in the `_ytt_lib` folder next to that file, so the vendored copy is
- * `providers/ytt/vendir/<category>/_ytt_lib/<path>`.
+ * `providers/ytt/vendir/<folder>/<folder>.lib.yaml` holds `library.get("<path>")` calls (folder
+ * `cni`, `kapp-controller`, `vsphere_cpi` in tanzu-framework v0.25); ytt resolves each one in the
+ * `_ytt_lib` folder next to that file, so the vendored copy is
+ * `providers/ytt/vendir/<folder>/_ytt_lib/<path>`.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -50,9 +51,8 @@ export function pickLibrary(gets: LibraryGet[], pkgName: string): VendoredLibrar
     });
 }
 
-/** The `.lib.yaml` files of a category (outside `_ytt_lib`), relative to the providers folder. */
-async function libFiles(providersDir: string, category: string): Promise<string[]> {
-  const base = path.join(VENDIR_DIR, category);
+/** Every `.lib.yaml` under ytt/vendir (outside `_ytt_lib`), relative to the providers folder. */
+async function libFiles(providersDir: string): Promise<string[]> {
   const out: string[] = [];
   const walk = async (rel: string): Promise<void> => {
     let entries;
@@ -66,27 +66,30 @@ async function libFiles(providersDir: string, category: string): Promise<string[
       else if (e.isFile() && e.name.endsWith('.lib.yaml')) out.push(path.join(rel, e.name));
     }
   };
-  await walk(base);
+  await walk(VENDIR_DIR);
   return out.sort();
 }
 
 /**
- * The vendored library of `pkgName` in `category` (e.g. cni, antrea). Throws, naming what was
- * looked at, when no or several libraries match.
+ * The vendored library of `pkgName` (e.g. antrea). The vendir folders are named after the addon
+ * category for the CNI (`cni`) but not for the others (`kapp-controller`, `vsphere_cpi` in
+ * tanzu-framework v0.25), so every folder is searched; when several hold the package, the one named
+ * `category` wins. Throws, naming what was looked at, when no or several libraries match.
  */
 export async function findVendoredLibrary(providersDir: string, category: string, pkgName: string): Promise<VendoredLibrary> {
-  const files = await libFiles(providersDir, category);
+  const files = await libFiles(providersDir);
   if (files.length === 0) {
-    throw new DevpkgError(
-      `no ${path.join(VENDIR_DIR, category)}/*.lib.yaml in ${providersDir}: this providers folder does not vendor a ${category} library; check --addon-type (input addon-type) CATEGORY/NAME`,
-    );
+    throw new DevpkgError(`no ${VENDIR_DIR}/*/*.lib.yaml in ${providersDir}: this providers folder vendors no libraries; is it a TKG providers folder?`);
   }
   const gets = (await Promise.all(files.map(async (f) => parseLibraryGets(await readFile(path.join(providersDir, f), 'utf8'), f)))).flat();
-  const found = pickLibrary(gets, pkgName);
-  const unique = [...new Map(found.map((f) => [f.dir, f])).values()];
+  let unique = [...new Map(pickLibrary(gets, pkgName).map((f) => [f.dir, f])).values()];
+  if (unique.length > 1) {
+    const inCategory = unique.filter((u) => u.libFile.startsWith(path.join(VENDIR_DIR, category) + path.sep));
+    if (inCategory.length) unique = inCategory;
+  }
   if (unique.length === 0) {
     throw new DevpkgError(
-      `${files.join(', ')} load no library of ${pkgName} (library.get calls: ${gets.map((g) => g.library).join(', ') || 'none'}); check --addon-type (input addon-type)`,
+      `${files.join(', ')} load no library of ${pkgName} (library.get calls: ${gets.map((g) => g.library).join(', ') || 'none'}); check --addon-type (input addon-type) CATEGORY/NAME`,
     );
   }
   if (unique.length > 1) {

@@ -39,6 +39,10 @@ describe('yttArgs', () => {
   test.each([
     [{ files: ['a', 'b'] }, ['-f', 'a', '-f', 'b']],
     [{ files: ['a'], dataValuesFiles: ['v.yaml'] }, ['-f', 'a', '--data-values-file', 'v.yaml']],
+    [
+      { files: ['a', 'bom'], fileMarks: ['b.yaml:type=text-plain'], dataValuesYaml: ['CNI=antrea', 'X=""'] },
+      ['-f', 'a', '-f', 'bom', '--file-mark', 'b.yaml:type=text-plain', '--data-value-yaml', 'CNI=antrea', '--data-value-yaml', 'X=""'],
+    ],
   ])('template %j', (o, argv) => expect(yttArgs.template(o)).toEqual(argv));
   test('version', () => {
     expect(parseYttVersion('ytt version 0.53.0\n')).toBe('0.53.0');

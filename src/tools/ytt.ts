@@ -6,6 +6,10 @@ export interface YttTemplateOptions {
   files: string[];
   /** Data values files (`--data-values-file`). */
   dataValuesFiles?: string[];
+  /** `PATH:key=value` file marks (`--file-mark`), e.g. `tkg-bom-v1.6.1.yaml:type=text-plain`. */
+  fileMarks?: string[];
+  /** `KEY=VALUE` data values parsed as YAML (`--data-value-yaml`), applied last. */
+  dataValuesYaml?: string[];
 }
 
 // ---- argv builders (pure; tested table-style) ----
@@ -14,7 +18,9 @@ export const yttArgs = {
   version: (): string[] => ['version'],
   template: (o: YttTemplateOptions): string[] => [
     ...o.files.flatMap((f) => ['-f', f]),
+    ...(o.fileMarks ?? []).flatMap((m) => ['--file-mark', m]),
     ...(o.dataValuesFiles ?? []).flatMap((f) => ['--data-values-file', f]),
+    ...(o.dataValuesYaml ?? []).flatMap((v) => ['--data-value-yaml', v]),
   ],
 };
 
