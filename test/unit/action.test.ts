@@ -1,21 +1,15 @@
 // The action entry run as GitHub runs it: INPUT_* and GITHUB_* variables, an event file,
 // and the files behind GITHUB_OUTPUT, GITHUB_STATE and GITHUB_STEP_SUMMARY.
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { jest } from '@jest/globals';
 import { runMain } from '../../src/main.js';
 import { runPost } from '../../src/post.js';
+import { actionTestScope } from '../support/action-scope.js';
 
-const dirs: string[] = [];
-const saved = { ...process.env };
-afterEach(() => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  process.exitCode = 0;
-});
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const dirs = actionTestScope();
 
 function readOutputs(file: string): Record<string, string> {
   // core.setOutput writes `name<<DELIM\nvalue\nDELIM` blocks.

@@ -1,6 +1,6 @@
 // One bad package never stops the others (issue 11): a repository with every kind of
 // inconsistency seen in vmware-tanzu/community-edition, and files that cannot be used.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -8,17 +8,11 @@ import { jest } from '@jest/globals';
 import { plan } from '../../src/pipeline/plan.js';
 import { runCli } from '../../src/cli.js';
 import { runMain } from '../../src/main.js';
+import { actionTestScope } from '../support/action-scope.js';
 
 const EXAMPLE = resolve('examples/tce-packages');
 const ANTREA = readFileSync(join(EXAMPLE, 'addons/packages/antrea/1.5.3/package.yaml'), 'utf8');
-const dirs: string[] = [];
-const saved = { ...process.env };
-afterEach(() => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
-  process.exitCode = 0;
-});
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const dirs = actionTestScope();
 
 /** antrea as version `v` with some text replaced. */
 function antrea(v: string, ...edits: Array<[string | RegExp, string]>): string {
