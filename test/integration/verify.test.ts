@@ -250,6 +250,57 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     expect(host.errors).toEqual([]);
   });
 
+  test('cluster mode: an unusable package.yaml is that package\'s error; a name mismatch is a warning; the other package still wins', async () => {
+    await setInfraProvider('devpkg-one-bad');
+    const antreaFile = path.join(repo, VERSION_DIR, 'package.yaml');
+    const calicoFile = path.join(repo, 'addons/packages/calico/3.22.1/package.yaml');
+    // As in the real TCE tree (oracle-cpi/1.22.1): metadata.name names another version.
+    await writeFile(antreaFile, (await readFile(antreaFile, 'utf8')).replace(`name: ${REPO_REF}.1.5.3`, `name: ${REPO_REF}.1.5.2`));
+    await writeFile(calicoFile, 'apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nspec:\n  refName: [calico\n');
+    try {
+      const host = new RecordingHost();
+      const ctx = {
+        inputs: parseInputs(
+          inputsFrom({
+            mode: 'cluster',
+            packages: 'calico/3.22.1,antrea/1.5.3',
+            'packages-dir': 'addons/packages',
+            registry,
+            'ref-name': `${REPO_REF}=${CLUSTER_REF}`,
+            kubeconfig: process.env.KUBECONFIG!,
+            settle: '3s',
+            timeout: WAIT,
+            assert: agentAnnotation('devpkg-one-bad'),
+            comment: 'false',
+          }),
+        ),
+        github: { ...readGithubContext({}), workspace: repo },
+        host,
+        exec: execTool,
+        env: { ...process.env, RUNNER_TEMP: work },
+      };
+      // calico fails first and antrea is still pushed, applied and verified; one failure at the end names calico.
+      await expect(runClusterMode(ctx)).rejects.toThrow('1 of 2 package(s) did not win: calico/3.22.1 error');
+      expect(JSON.parse(host.outputs.verdicts!)).toEqual({ 'calico/3.22.1': 'error', 'antrea/1.5.3': 'won' });
+      expect(host.errors).toEqual([
+        { message: expect.stringMatching(/YAML syntax error/), where: expect.objectContaining({ file: 'addons/packages/calico/3.22.1/package.yaml', line: 5 }) },
+      ]);
+      expect(host.warnings).toEqual([
+        { message: expect.stringMatching(/metadata\.name "antrea\.community\.tanzu\.vmware\.com\.1\.5\.2" is not spec\.refName/), where: expect.objectContaining({ file: `${VERSION_DIR}/package.yaml`, line: 4 }) },
+      ]);
+      const results = JSON.parse(host.outputs.results!) as PackageResult[];
+      const antrea = results.find((r) => r.name === 'antrea')!;
+      expect(antrea.assertions?.map((a) => a.ok)).toEqual([true]);
+      expect(antrea.problems).toEqual([expect.objectContaining({ severity: 'warning', path: `${VERSION_DIR}/package.yaml`, line: 4 })]);
+      expect(results.find((r) => r.name === 'calico')).toMatchObject({
+        verdict: 'error',
+        problems: [expect.objectContaining({ severity: 'error', path: 'addons/packages/calico/3.22.1/package.yaml', line: 5 })],
+      });
+    } finally {
+      await git('checkout', '--', VERSION_DIR, 'addons/packages/calico/3.22.1');
+    }
+  });
+
   test('a win while kube-apiserver restarts under the watches (resumed, not polled)', async () => {
     await setInfraProvider('devpkg-restart');
     // Same form as a planned dev version, from the clock: above every earlier one, below later ones.
