@@ -15,6 +15,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
+import { createInstallAccount } from './helpers/kube.js';
 
 const execFileP = promisify(execFile);
 
@@ -179,28 +180,7 @@ describe('kapp-controller on the test control plane', () => {
     workDir = await mkdtemp(path.join(os.tmpdir(), 'devpkg-kc-'));
 
     await api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    // What tanzu-addons-manager creates for a core package: a service account bound to a
-    // cluster role that may do anything, and a values Secret.
-    await api.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: ns } });
-    await api.create({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: clusterRole },
-      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
-    } as KubernetesObject);
-    await api.create({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: clusterRole },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
-      subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
-    } as KubernetesObject);
-    await api.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: `${PKGI}-data-values`, namespace: ns },
-      stringData: { 'values.yaml': 'greeting: from-the-packageinstall\n' },
-    } as KubernetesObject);
+    await createInstallAccount(api, { namespace: ns, serviceAccount: sa, clusterRole, valuesSecret: `${PKGI}-data-values`, values: 'greeting: from-the-packageinstall\n' });
   });
 
   afterAll(async () => {

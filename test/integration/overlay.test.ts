@@ -18,6 +18,7 @@ import { parsePackageFile, parsePackageMetadataFile, type Package } from '../../
 import { renderOverlay } from '../../src/packages/overlay.js';
 import { ensureHarnessCrds } from './helpers/crds.js';
 import { repoRoot, runTool } from './helpers/run.js';
+import { createInstallAccount } from './helpers/kube.js';
 
 const EXAMPLE = path.join(repoRoot, 'examples', 'tce-packages');
 const DIGEST = `sha256:${'d'.repeat(64)}`;
@@ -262,26 +263,7 @@ describe('on the test control plane with kapp-controller', () => {
     await api.create({ ...released.pkg.pkg, metadata: { ...released.pkg.pkg.metadata, namespace: ns } } as KubernetesObject);
     await api.create(dev as unknown as KubernetesObject);
 
-    await api.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: ns } });
-    await api.create({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: clusterRole },
-      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
-    } as KubernetesObject);
-    await api.create({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: clusterRole },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
-      subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
-    } as KubernetesObject);
-    await api.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'antrea-data-values', namespace: ns },
-      stringData: { 'values.yaml': `namespace: ${ns}\nantrea:\n  config:\n    trafficEncapMode: hybrid\n` },
-    } as KubernetesObject);
+    await createInstallAccount(api, { namespace: ns, serviceAccount: sa, clusterRole, valuesSecret: 'antrea-data-values', values: `namespace: ${ns}\nantrea:\n  config:\n    trafficEncapMode: hybrid\n` });
     await api.create({
       apiVersion: 'packaging.carvel.dev/v1alpha1',
       kind: 'PackageInstall',

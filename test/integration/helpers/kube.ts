@@ -1,5 +1,5 @@
 // Kubernetes client helpers for integration tests against the harness's kube-apiserver.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
 import { harnessEnv } from './env.js';
 
 /** A KubeConfig for the harness's admin user (loaded from $KUBECONFIG). */
@@ -63,4 +63,34 @@ export async function deleteNamespace(kc: KubeConfig, name: string): Promise<voi
   } catch (err) {
     if (statusCode(err) !== 404) throw err;
   }
+}
+
+/**
+ * What tanzu-addons-manager creates for a core package's PackageInstall: a service account bound
+ * to a cluster role that may do anything, and a values Secret holding `values`.
+ */
+export async function createInstallAccount(
+  api: KubernetesObjectApi,
+  o: { namespace: string; serviceAccount: string; clusterRole: string; valuesSecret: string; values: string },
+): Promise<void> {
+  await api.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: o.serviceAccount, namespace: o.namespace } });
+  await api.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: o.clusterRole },
+    rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+  } as KubernetesObject);
+  await api.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: o.clusterRole },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: o.clusterRole },
+    subjects: [{ kind: 'ServiceAccount', name: o.serviceAccount, namespace: o.namespace }],
+  } as KubernetesObject);
+  await api.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: o.valuesSecret, namespace: o.namespace },
+    stringData: { 'values.yaml': o.values },
+  } as KubernetesObject);
 }
