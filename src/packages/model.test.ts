@@ -1,5 +1,5 @@
 import { DevpkgError } from '../errors.js';
-import { lineOf, parsePackageFile, parsePackageMetadataFile, refNameProblem, versionProblem } from './model.js';
+import { lineOf, parsePackageFile, parsePackageMetadataFile, refNameProblem, unclosedOpening, versionProblem } from './model.js';
 
 const GOOD = `apiVersion: data.packaging.carvel.dev/v1alpha1
 kind: Package
@@ -49,7 +49,9 @@ describe('parsePackageFile', () => {
 
   test.each([
     ['YAML syntax', GOOD.replace('refName: antrea.tanzu.vmware.com', 'refName: antrea: tanzu'), 6, /YAML syntax error \(BLOCK_AS_IMPLICIT_KEY\): Nested mappings are not allowed in compact mappings; fix the YAML at this line/],
-    ['unclosed flow sequence', GOOD.replace('  refName: antrea.tanzu.vmware.com', '  refName: [antrea.tanzu.vmware.com'), 7, /YAML syntax error \(BAD_INDENT\): Flow sequence in block collection must be sufficiently indented and end with a \]/],
+    ['unclosed flow sequence', GOOD.replace('  refName: antrea.tanzu.vmware.com', '  refName: [antrea.tanzu.vmware.com'), 6, /YAML syntax error \(BAD_INDENT\): Flow sequence in block collection must be sufficiently indented and end with a \]; the \[ opened at this line is never closed/],
+    ['unclosed flow map', GOOD.replace('  refName: antrea.tanzu.vmware.com', '  refName: {a: [b], c: d'), 6, /Flow map in block collection .* end with a \}; the \{ opened at this line is never closed/],
+    ['unclosed quote', GOOD.replace('  refName: antrea.tanzu.vmware.com', '  refName: "antrea.tanzu.vmware.com'), 6, /YAML syntax error \(MISSING_CHAR\): Missing closing "quote.*; the " opened at this line is never closed/],
     ['duplicate key', GOOD.replace('  version: 1.5.3+vmware.1\n', '  version: 1.5.3+vmware.1\n  version: 1.5.4\n'), 8, /YAML syntax error \(DUPLICATE_KEY\)/],
     ['another kind', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n', 2, /not a Package: pkg\/package.yaml holds kind "ConfigMap" \(apiVersion "v1"\); expected apiVersion data.packaging.carvel.dev\/v1alpha1, kind Package/],
     ['empty file', '\n', 1, /no Package in pkg\/package.yaml: the file is empty/],
@@ -129,5 +131,20 @@ describe('parsePackageMetadataFile', () => {
   });
   test('rejects a Package', () => {
     expect(() => parsePackageMetadataFile(GOOD, 'm.yaml')).toThrow(/m.yaml holds no PackageMetadata \(it holds kind "Package"/);
+  });
+});
+
+describe('unclosedOpening', () => {
+  const seq = 'Flow sequence in block collection must be sufficiently indented and end with a ]';
+  test.each([
+    ['the unmatched [ past closed ones', 'a: [x, [y], {z: 1}\nb: 2\n', 19, seq, 3],
+    ['the innermost unmatched [', 'a: [1]\nb: [2, [3\nc: 4\n', 17, seq, 14],
+    ['a flow map', 'a: {x: [1]\nb: 2\n', 11, 'Flow map in block collection must be sufficiently indented and end with a }', 3],
+    ['a double quote', 'a: "x\nb: 2\n', 10, 'Missing closing "quote', 3],
+    ["a single quote", "a: 'x\n", 6, "Missing closing 'quote", 3],
+    ['no opener before the error', 'a: x]\n', 5, seq, undefined],
+    ['another error', 'a: [1\n', 5, 'Nested mappings are not allowed in compact mappings', undefined],
+  ])('%s', (_what, text, pos, message, expected) => {
+    expect(unclosedOpening(text, pos, message)).toBe(expected);
   });
 });

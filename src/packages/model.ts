@@ -128,8 +128,12 @@ function parseDocs(text: string, file: string): ParsedDoc[] {
   for (const doc of docs) {
     const err = doc.errors[0];
     if (err) {
-      const line = lineCounter.linePos(err.pos[0]).line;
-      throw new DevpkgError(`YAML syntax error (${err.code}): ${err.message}; fix the YAML at this line`, { file, line, cause: err });
+      // An unclosed [ { or quote is noticed where the collection or string should have ended;
+      // the line that opened it is the one to fix.
+      const opened = unclosedOpening(text, err.pos[0], err.message);
+      const line = lineCounter.linePos(opened ?? err.pos[0]).line;
+      const fix = opened === undefined ? 'fix the YAML at this line' : `the ${text[opened]} opened at this line is never closed`;
+      throw new DevpkgError(`YAML syntax error (${err.code}): ${err.message}; ${fix}`, { file, line, cause: err });
     }
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) continue;
     const lines: Record<string, number> = {};
@@ -137,6 +141,27 @@ function parseDocs(text: string, file: string): ParsedDoc[] {
     out.push({ doc, lines, value: doc.toJS({ maxAliasCount: 100 }) });
   }
   return out;
+}
+
+/**
+ * Pure: the offset of the [ { or quote that a "must end with a ]" / "Missing closing quote"
+ * error at `pos` is about (the nearest unmatched one before it), or undefined for other errors.
+ */
+export function unclosedOpening(text: string, pos: number, message: string): number | undefined {
+  const quote = /Missing closing (["'])quote/.exec(message)?.[1];
+  if (quote) {
+    const i = text.lastIndexOf(quote, pos - 1);
+    return i >= 0 ? i : undefined;
+  }
+  const closer = /end with an? ([\]}])/.exec(message)?.[1];
+  if (!closer) return undefined;
+  const opener = closer === ']' ? '[' : '{';
+  let depth = 0;
+  for (let i = Math.min(pos, text.length) - 1; i >= 0; i--) {
+    if (text[i] === closer) depth++;
+    else if (text[i] === opener && depth-- === 0) return i;
+  }
+  return undefined;
 }
 
 function collectLines(node: Node | null, path: string, lines: Record<string, number>, lc: LineCounter): void {

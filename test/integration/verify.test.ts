@@ -283,7 +283,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
       await expect(runClusterMode(ctx)).rejects.toThrow('1 of 2 package(s) did not win: calico/3.22.1 error');
       expect(JSON.parse(host.outputs.verdicts!)).toEqual({ 'calico/3.22.1': 'error', 'antrea/1.5.3': 'won' });
       expect(host.errors).toEqual([
-        { message: expect.stringMatching(/YAML syntax error/), where: expect.objectContaining({ file: 'addons/packages/calico/3.22.1/package.yaml', line: 5 }) },
+        { message: expect.stringMatching(/YAML syntax error/), where: expect.objectContaining({ file: 'addons/packages/calico/3.22.1/package.yaml', line: 4 }) },
       ]);
       expect(host.warnings).toEqual([
         { message: expect.stringMatching(/metadata\.name "antrea\.community\.tanzu\.vmware\.com\.1\.5\.2" is not spec\.refName/), where: expect.objectContaining({ file: `${VERSION_DIR}/package.yaml`, line: 4 }) },
@@ -294,7 +294,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
       expect(antrea.problems).toEqual([expect.objectContaining({ severity: 'warning', path: `${VERSION_DIR}/package.yaml`, line: 4 })]);
       expect(results.find((r) => r.name === 'calico')).toMatchObject({
         verdict: 'error',
-        problems: [expect.objectContaining({ severity: 'error', path: 'addons/packages/calico/3.22.1/package.yaml', line: 5 })],
+        problems: [expect.objectContaining({ severity: 'error', path: 'addons/packages/calico/3.22.1/package.yaml', line: 4 })],
       });
     } finally {
       await git('checkout', '--', VERSION_DIR, 'addons/packages/calico/3.22.1');

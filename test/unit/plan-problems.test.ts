@@ -69,7 +69,7 @@ test('plan --all plans every usable version and names each problem with file and
   expect(out.problems.map((p) => `${p.path}:${p.line} ${p.severity} ${p.package}`)).toEqual([
     `${P}/antrea/1.6.0/package.yaml:7 warning antrea/1.6.0`,
     `${P}/antrea/1.7.0/package.yaml:4 warning antrea/1.7.0`,
-    `${P}/antrea/1.8.0/package.yaml:7 error antrea/1.8.0`,
+    `${P}/antrea/1.8.0/package.yaml:6 error antrea/1.8.0`,
     `${P}/calico/3.23.0/package.yaml:15 error calico/3.23.0`,
     `${P}/calico/3.24.0/package.yaml:5 error calico/3.24.0`,
   ]);
