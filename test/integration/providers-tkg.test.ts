@@ -25,8 +25,7 @@
  *   schema): the providers evaluate it with data values (antrea.config.egress, ...) it does not declare.
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deriveDevPackage } from '../../src/packages/derive.js';
 import { loadVersion } from '../../src/packages/layout.js';
@@ -35,7 +34,7 @@ import { renderProviders, type ClusterRole } from '../../src/providers/render.js
 import { carriedDocs, parseDocs, type Doc } from '../../src/providers/validate.js';
 import { Ytt } from '../../src/tools/ytt.js';
 import { devpkg } from './helpers/bootstrap.js';
-import { repoRoot } from './helpers/run.js';
+import { repoRoot, tempFolder } from './helpers/run.js';
 import { copyProviders, EDIT_ANNOTATION, snapshot, VENDORED, vendoredDir, vendoredPackage, type VendoredPackage } from './helpers/tkg-providers.js';
 
 const CLUSTER = 'devpkg-it-tkg';
@@ -61,14 +60,15 @@ interface Ws {
 }
 
 async function workspace(p: VendoredPackage): Promise<Ws> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), `devpkg-tkg-${p.name}-`));
-  const tanzuDir = path.join(dir, 'home', '.config', 'tanzu');
-  const providersDir = path.join(tanzuDir, 'tkg', 'providers');
-  await copyProviders(providersDir);
-  const folder = await vendoredPackage(path.join(dir, 'repo'), p);
-  const clusterConfig = path.join(dir, 'mgmt.yaml');
-  await writeFile(clusterConfig, `CLUSTER_NAME: ${CLUSTER}\nCLUSTER_PLAN: dev\nINFRASTRUCTURE_PROVIDER: docker\nCNI: ${p.name === 'calico' ? 'calico' : 'antrea'}\n`);
-  return { dir, folder, tanzuDir, providersDir, clusterConfig, work: path.join(dir, 'work') };
+  return tempFolder(`devpkg-tkg-${p.name}-`, async (dir) => {
+    const tanzuDir = path.join(dir, 'home', '.config', 'tanzu');
+    const providersDir = path.join(tanzuDir, 'tkg', 'providers');
+    await copyProviders(providersDir);
+    const folder = await vendoredPackage(path.join(dir, 'repo'), p);
+    const clusterConfig = path.join(dir, 'mgmt.yaml');
+    await writeFile(clusterConfig, `CLUSTER_NAME: ${CLUSTER}\nCLUSTER_PLAN: dev\nINFRASTRUCTURE_PROVIDER: docker\nCNI: ${p.name === 'calico' ? 'calico' : 'antrea'}\n`);
+    return { dir, folder, tanzuDir, providersDir, clusterConfig, work: path.join(dir, 'work') };
+  });
 }
 
 /** PATH without any tanzu CLI, so that the check renders with ytt even where a developer has one. */

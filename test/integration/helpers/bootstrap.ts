@@ -1,12 +1,11 @@
 // Shared set-up of the bootstrap and providers integration tests: a packages repository with an
 // edited antrea version folder, a tanzu HOME, a cluster config, and the stand-in tanzu CLI.
-import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import type { CliIO } from '../../../src/commands/io.js';
 import { runCli } from '../../../src/cli.js';
-import { repoRoot, runTool } from './run.js';
+import { repoRoot, runTool, tempFolder } from './run.js';
 
 export const STANDIN = path.join(repoRoot, 'test', 'standin', 'tanzu', 'tanzu');
 export const PROVIDERS_FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'providers');
@@ -25,22 +24,23 @@ export interface Workspace {
 
 /** A repository with antrea 1.5.3 whose DaemonSet carries one more label (the "edit"). */
 export async function workspace(prefix: string, clusterName = 'devpkg-it-mgmt'): Promise<Workspace> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  const pkgDir = path.join(dir, 'repo', 'addons', 'packages', 'antrea');
-  await mkdir(pkgDir, { recursive: true });
-  const example = path.join(repoRoot, 'examples', 'tce-packages', 'addons', 'packages', 'antrea');
-  await cp(path.join(example, 'metadata.yaml'), path.join(pkgDir, 'metadata.yaml'));
-  await cp(path.join(example, '1.5.3'), path.join(pkgDir, '1.5.3'), { recursive: true });
-  const upstream = path.join(pkgDir, '1.5.3', 'bundle', 'config', 'upstream', 'antrea.yaml');
-  const text = await readFile(upstream, 'utf8');
-  const anchor = '  labels:\n    app: antrea\n    component: antrea-agent\n';
-  if (!text.includes(anchor)) throw new Error(`the example antrea.yaml changed; ${anchor} not found`);
-  await writeFile(upstream, text.replace(anchor, `${anchor}    ${EDIT_LABEL}: "yes"\n`));
-  const home = path.join(dir, 'home');
-  const tanzuDir = path.join(home, '.config', 'tanzu');
-  const clusterConfig = path.join(dir, 'mgmt.yaml');
-  await writeFile(clusterConfig, `CLUSTER_NAME: ${clusterName}\nCLUSTER_PLAN: dev\nINFRASTRUCTURE_PROVIDER: docker\nCNI: antrea\n`);
-  return { dir, folder: path.join(pkgDir, '1.5.3'), home, tanzuDir, providersDir: path.join(tanzuDir, 'tkg', 'providers'), clusterConfig, clusterName };
+  return tempFolder(prefix, async (dir) => {
+    const pkgDir = path.join(dir, 'repo', 'addons', 'packages', 'antrea');
+    await mkdir(pkgDir, { recursive: true });
+    const example = path.join(repoRoot, 'examples', 'tce-packages', 'addons', 'packages', 'antrea');
+    await cp(path.join(example, 'metadata.yaml'), path.join(pkgDir, 'metadata.yaml'));
+    await cp(path.join(example, '1.5.3'), path.join(pkgDir, '1.5.3'), { recursive: true });
+    const upstream = path.join(pkgDir, '1.5.3', 'bundle', 'config', 'upstream', 'antrea.yaml');
+    const text = await readFile(upstream, 'utf8');
+    const anchor = '  labels:\n    app: antrea\n    component: antrea-agent\n';
+    if (!text.includes(anchor)) throw new Error(`the example antrea.yaml changed; ${anchor} not found`);
+    await writeFile(upstream, text.replace(anchor, `${anchor}    ${EDIT_LABEL}: "yes"\n`));
+    const home = path.join(dir, 'home');
+    const tanzuDir = path.join(home, '.config', 'tanzu');
+    const clusterConfig = path.join(dir, 'mgmt.yaml');
+    await writeFile(clusterConfig, `CLUSTER_NAME: ${clusterName}\nCLUSTER_PLAN: dev\nINFRASTRUCTURE_PROVIDER: docker\nCNI: antrea\n`);
+    return { dir, folder: path.join(pkgDir, '1.5.3'), home, tanzuDir, providersDir: path.join(tanzuDir, 'tkg', 'providers'), clusterConfig, clusterName };
+  });
 }
 
 export async function devpkg(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,11 +1,27 @@
 // Running the harness's tools (imgpkg, ytt, skopeo, kubectl, controlplane.sh) from tests.
 // No shell: argv goes to the program as it is.
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const controlplaneScript = join(repoRoot, 'test', 'harness', 'controlplane.sh');
+
+/**
+ * A new temp folder, filled by `fill`. When `fill` throws, the folder is removed before the error
+ * goes on: no caller ever gets it to remove.
+ */
+export async function tempFolder<T>(prefix: string, fill: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  try {
+    return await fill(dir);
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
 
 export interface RunResult {
   code: number;
