@@ -222,30 +222,34 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     expect(res.reason).toMatch(/did not win within 4s; last state: the App fetched sha256:[0-9a-f]{64}, not the dev bundle sha256:0{64}/);
   });
 
-  test('cluster mode: the changed package wins', async () => {
-    await setInfraProvider('devpkg-cluster-mode');
-    const values: Record<string, string> = {
+  /** The action's cluster mode on the test repository, with these inputs over the common ones. */
+  function clusterMode(values: Record<string, string>) {
+    const inputs = {
       mode: 'cluster',
-      packages: 'antrea/1.5.3',
       'packages-dir': 'addons/packages',
       registry,
       'ref-name': `${REPO_REF}=${CLUSTER_REF}`,
-      'package-install': `${ns}/antrea`,
       kubeconfig: process.env.KUBECONFIG!,
       settle: '3s',
       timeout: WAIT,
-      assert: agentAnnotation('devpkg-cluster-mode'),
       comment: 'false',
+      ...values,
     };
     const host = new RecordingHost();
     const ctx = {
-      inputs: parseInputs(inputsFrom(values)),
+      inputs: parseInputs(inputsFrom(inputs)),
       github: { ...readGithubContext({}), workspace: repo },
       host,
       exec: execTool,
       env: { ...process.env, RUNNER_TEMP: work },
     };
-    await runClusterMode(ctx);
+    return { host, run: () => runClusterMode(ctx) };
+  }
+
+  test('cluster mode: the changed package wins', async () => {
+    await setInfraProvider('devpkg-cluster-mode');
+    const { host, run } = clusterMode({ packages: 'antrea/1.5.3', 'package-install': `${ns}/antrea`, assert: agentAnnotation('devpkg-cluster-mode') });
+    await run();
     expect(JSON.parse(host.outputs.verdicts!)).toEqual({ 'antrea/1.5.3': 'won' });
     expect(host.errors).toEqual([]);
   });
@@ -258,29 +262,9 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     await writeFile(antreaFile, (await readFile(antreaFile, 'utf8')).replace(`name: ${REPO_REF}.1.5.3`, `name: ${REPO_REF}.1.5.2`));
     await writeFile(calicoFile, 'apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nspec:\n  refName: [calico\n');
     try {
-      const host = new RecordingHost();
-      const ctx = {
-        inputs: parseInputs(
-          inputsFrom({
-            mode: 'cluster',
-            packages: 'calico/3.22.1,antrea/1.5.3',
-            'packages-dir': 'addons/packages',
-            registry,
-            'ref-name': `${REPO_REF}=${CLUSTER_REF}`,
-            kubeconfig: process.env.KUBECONFIG!,
-            settle: '3s',
-            timeout: WAIT,
-            assert: agentAnnotation('devpkg-one-bad'),
-            comment: 'false',
-          }),
-        ),
-        github: { ...readGithubContext({}), workspace: repo },
-        host,
-        exec: execTool,
-        env: { ...process.env, RUNNER_TEMP: work },
-      };
+      const { host, run } = clusterMode({ packages: 'calico/3.22.1,antrea/1.5.3', assert: agentAnnotation('devpkg-one-bad') });
       // calico fails first and antrea is still pushed, applied and verified; one failure at the end names calico.
-      await expect(runClusterMode(ctx)).rejects.toThrow('1 of 2 package(s) did not win: calico/3.22.1 error');
+      await expect(run()).rejects.toThrow('1 of 2 package(s) did not win: calico/3.22.1 error');
       expect(JSON.parse(host.outputs.verdicts!)).toEqual({ 'calico/3.22.1': 'error', 'antrea/1.5.3': 'won' });
       expect(host.errors).toEqual([
         { message: expect.stringMatching(/YAML syntax error/), where: expect.objectContaining({ file: 'addons/packages/calico/3.22.1/package.yaml', line: 4 }) },
