@@ -32,3 +32,16 @@ describe('devpkg bootstrap', () => {
     expect(r.out).toMatch(/nothing to clean up \(no \/nonexistent-home\/.config\/tanzu\/tkg\/devpkg-cleanup.json\)/);
   });
 });
+
+describe('devpkg bootstrap --tkg-custom-image-repository', () => {
+  test.each([
+    [['--tkg-custom-image-repository', 'https://harbor.example.com/tkg'], /--tkg-custom-image-repository: "https:\/\/harbor.example.com\/tkg" is not HOST\[:PORT\]\[\/PATH\]/],
+    [['--tkg-custom-image-repository-skip-tls-verify'], /--tkg-custom-image-repository-skip-tls-verify and --tkg-custom-image-repository-ca-certificate apply to --tkg-custom-image-repository, which is not set/],
+    [['--tkg-custom-image-repository', 'harbor.example.com/tkg', '--tkg-custom-image-repository-ca-certificate', '/nonexistent/ca.pem'], /cannot read \/nonexistent\/ca.pem/],
+    [['--tkg-custom-image-repository', 'harbor.example.com/tkg'], /--tkg-custom-image-repository needs --cluster-config/],
+  ])('%j is a usage error', async (extra, msg) => {
+    const r = await cli(['bootstrap', '--package', 'x', '--image', 'i', '--prepare-only', ...extra]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(msg);
+  });
+});

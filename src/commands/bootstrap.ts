@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { cleanupBootstrap, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
@@ -6,6 +7,7 @@ import { findOnPath } from '../bundle/install.js';
 import { UsageError } from '../errors.js';
 import { loadVersion } from '../packages/layout.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
+import { parseImageRepository } from '../providers/image-repository.js';
 import { tanzuPaths } from '../providers/paths.js';
 import { listSome } from '../providers/validate.js';
 import { execTool } from '../tools/exec.js';
@@ -15,7 +17,8 @@ import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg bootstrap --package <version folder> (--image REPO@sha256:... | --registry REPO)
                         --cluster-config FILE [--ref-name FROM=TO] [--addon-type CATEGORY/NAME]
-                        [--tanzu-dir DIR] [--tanzu PATH] [--prepare-only] [--keep]
+                        [--tanzu-dir DIR] [--tanzu PATH] [--tkg-custom-image-repository REPO]
+                        [--prepare-only] [--keep]
        devpkg bootstrap --cleanup [--tanzu-dir DIR] [--tanzu PATH]
 
 Creates a Tanzu management cluster on docker (the tanzu CLI makes a kind bootstrap cluster and a
@@ -42,6 +45,14 @@ must render our ClusterResourceSet and Secret and the edited manifests. With no 
   --cluster-config FILE    management cluster config (CLUSTER_NAME, ...); also used to populate
                            an empty providers folder
   --tanzu PATH             the tanzu CLI (default: tanzu on PATH)
+  --tkg-custom-image-repository REPO
+                           TKG_CUSTOM_IMAGE_REPOSITORY: the mirror (HOST[:PORT]/PATH) of the BOM's
+                           images (the TKG 1.x BOMs name projects.registry.vmware.com, gone since
+                           2024); written into a copy of the cluster config, checked in the dry-run
+  --tkg-custom-image-repository-skip-tls-verify
+                           TKG_CUSTOM_IMAGE_REPOSITORY_SKIP_TLS_VERIFY=true for that mirror
+  --tkg-custom-image-repository-ca-certificate FILE
+                           TKG_CUSTOM_IMAGE_REPOSITORY_CA_CERTIFICATE from this PEM file
   --dev-version V          use this dev version instead of planning one
   --prepare-only           write the files, check them with a dry-run, print the create command; nothing else
   --keep                   keep the cluster and the providers changes (undo later with --cleanup)
@@ -65,6 +76,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     'tanzu-dir': { type: 'string' },
     'cluster-config': { type: 'string' },
     tanzu: { type: 'string' },
+    'tkg-custom-image-repository': { type: 'string' },
+    'tkg-custom-image-repository-skip-tls-verify': { type: 'boolean' },
+    'tkg-custom-image-repository-ca-certificate': { type: 'string' },
     'dev-version': { type: 'string' },
     'prepare-only': { type: 'boolean' },
     keep: { type: 'boolean' },
@@ -105,6 +119,21 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const dryRunWithYtt = !values.tanzu && !(await findOnPath('tanzu', io.env));
   if (dryRunWithYtt && !values['prepare-only']) throw new UsageError('creating a management cluster needs the tanzu CLI: give --tanzu PATH or put tanzu on PATH, or use --prepare-only');
   if (dryRunWithYtt) log('no tanzu CLI on PATH (and no --tanzu): the dry-run check renders the providers with ytt the way tanzu management-cluster create --dry-run does');
+  const caFile = values['tkg-custom-image-repository-ca-certificate'];
+  let caText = '';
+  if (caFile) {
+    try {
+      caText = await readFile(resolve(io.cwd, caFile), 'utf8');
+    } catch {
+      throw new UsageError(`--tkg-custom-image-repository-ca-certificate: cannot read ${caFile}; give the mirror's CA certificate as a PEM file`);
+    }
+  }
+  const imageRepository = parseImageRepository(values['tkg-custom-image-repository'] ?? '', !!values['tkg-custom-image-repository-skip-tls-verify'], caText, {
+    repository: '--tkg-custom-image-repository',
+    skipTlsVerify: '--tkg-custom-image-repository-skip-tls-verify',
+    caCertificate: '--tkg-custom-image-repository-ca-certificate',
+  });
+  if (imageRepository && !values['cluster-config']) throw new UsageError('--tkg-custom-image-repository needs --cluster-config: devpkg writes it into a copy of that file');
   const settleMs = parseDuration(values.settle ?? '60s', '--settle');
   const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
   const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
@@ -134,6 +163,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       dryRunWithYtt,
       paths,
       clusterConfig: values['cluster-config'] ? resolve(io.cwd, values['cluster-config']) : undefined,
+      ...(imageRepository ? { imageRepository } : {}),
       prepareOnly: values['prepare-only'],
       bootstrapTimeoutMs,
       timeoutMs,

@@ -61,6 +61,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         tanzuPath,
         paths,
         clusterConfig: path.resolve(root, inputs.clusterConfig),
+        ...(inputs.imageRepository ? { imageRepository: inputs.imageRepository } : {}),
         bootstrapTimeoutMs: inputs.bootstrapTimeoutMs,
         timeoutMs: inputs.timeoutMs,
         settleMs: inputs.settleMs,
