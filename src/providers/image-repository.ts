@@ -37,7 +37,7 @@ export function parseImageRepository(
     if (skipTlsVerify || caCertificate.trim()) throw new UsageError(`${names.skipTlsVerify} and ${names.caCertificate} apply to ${names.repository}, which is not set`);
     return undefined;
   }
-  if (repo.includes('://') || /\s/.test(repo) || !/^[a-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._\/-]+)?$/i.test(repo)) {
+  if (repo.includes('://') || /\s/.test(repo) || !/^[a-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._/-]+)?$/i.test(repo)) {
     throw new UsageError(`${names.repository}: "${repository}" is not HOST[:PORT][/PATH] (no scheme), e.g. harbor.example.com/tkg`);
   }
   if (repo === OLD_TKG_REGISTRY || repo.startsWith(`${OLD_TKG_REGISTRY}/`)) {
