@@ -41,6 +41,8 @@ export interface Inputs {
   clusterConfig: string;
   addonType: string;
   bootstrapTimeoutMs: number;
+  /** bootstrap mode: check the host (cgroup v1, CPUs, memory, docker) before anything else. */
+  hostCheck: boolean;
   /** bootstrap mode: TKG_CUSTOM_IMAGE_REPOSITORY and its two companions (validated). */
   imageRepository?: ImageRepository;
   artifactName: string;
@@ -132,6 +134,7 @@ export function parseInputs(src: InputSource): Inputs {
     clusterConfig: s('cluster-config'),
     addonType: s('addon-type'),
     bootstrapTimeoutMs: dur('bootstrap-timeout', '45m'),
+    hostCheck: bool(src, 'host-check', true),
     imageRepository: parseImageRepository(s('tkg-custom-image-repository'), bool(src, 'tkg-custom-image-repository-skip-tls-verify', false), get('tkg-custom-image-repository-ca-certificate'), {
       repository: 'input tkg-custom-image-repository',
       skipTlsVerify: 'input tkg-custom-image-repository-skip-tls-verify',

@@ -45,3 +45,8 @@ describe('devpkg bootstrap --tkg-custom-image-repository', () => {
     expect(r.err).toMatch(msg);
   });
 });
+
+test('devpkg bootstrap checks the host before creating anything, and --help names the way round it', async () => {
+  const r = await cli(['bootstrap', '--help']);
+  expect(r.out).toMatch(/--skip-host-check +create even where the host check \(cgroup v1, 4 CPUs, 6 GiB, docker\) refuses/);
+});

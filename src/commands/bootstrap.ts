@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { cleanupBootstrap, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
+import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { CLUSTER_CONFIG_PLACEHOLDER, runBootstrap } from '../bootstrap/run.js';
 import { findOnPath } from '../bundle/install.js';
 import { UsageError } from '../errors.js';
@@ -45,6 +46,7 @@ must render our ClusterResourceSet and Secret and the edited manifests. With no 
   --cluster-config FILE    management cluster config (CLUSTER_NAME, ...); also used to populate
                            an empty providers folder
   --tanzu PATH             the tanzu CLI (default: tanzu on PATH)
+  --skip-host-check        create even where the host check (cgroup v1, 4 CPUs, 6 GiB, docker) refuses
   --tkg-custom-image-repository REPO
                            TKG_CUSTOM_IMAGE_REPOSITORY: the mirror (HOST[:PORT]/PATH) of the BOM's
                            images (the TKG 1.x BOMs name projects.registry.vmware.com, gone since
@@ -76,6 +78,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     'tanzu-dir': { type: 'string' },
     'cluster-config': { type: 'string' },
     tanzu: { type: 'string' },
+    'skip-host-check': { type: 'boolean' },
     'tkg-custom-image-repository': { type: 'string' },
     'tkg-custom-image-repository-skip-tls-verify': { type: 'boolean' },
     'tkg-custom-image-repository-ca-certificate': { type: 'string' },
@@ -134,6 +137,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     caCertificate: '--tkg-custom-image-repository-ca-certificate',
   });
   if (imageRepository && !values['cluster-config']) throw new UsageError('--tkg-custom-image-repository needs --cluster-config: devpkg writes it into a copy of that file');
+  if (!values['prepare-only'] && !values['skip-host-check']) {
+    const problems = checkHost(await readHostFacts(execTool));
+    if (problems.length) throw new UsageError(hostRefusal(problems, '--skip-host-check'));
+  }
   const settleMs = parseDuration(values.settle ?? '60s', '--settle');
   const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
   const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { runBootstrap } from '../bootstrap/run.js';
 import { CleanupList } from '../cleanup.js';
 import { UsageError } from '../errors.js';
@@ -36,6 +37,10 @@ export async function run(ctx: ModeContext): Promise<void> {
     );
   }
   const ref = refs[0]!;
+  if (inputs.hostCheck) {
+    const problems = await host.group('Can this runner bootstrap?', async () => checkHost(await readHostFacts(ctx.exec)));
+    if (problems.length) throw new UsageError(hostRefusal(problems, 'host-check: false'));
+  }
   const tanzuPath = await ensureTanzuCli({ path: inputs.tanzuCli || undefined, url: inputs.tanzuCliUrl || undefined, sha256: inputs.tanzuCliSha256, env: ctx.env, cwd: root, log: (m) => host.info(m) });
   const paths = tanzuPaths(inputs.tanzuDir || undefined, ctx.env, root);
   const cleanup = new CleanupList(host);
