@@ -48,6 +48,8 @@ export interface BootstrapOptions {
   versionsInPlay?: string[];
   seq: DevSequence;
   tanzuPath: string;
+  /** The ytt binary (ensureYtt; default ytt on PATH). */
+  yttPath?: string;
   /**
    * No tanzu CLI at hand (prepare-only): the dry-run check renders the providers with ytt the way
    * the CLI does (providers/render.ts) instead of running `tanzu management-cluster create --dry-run`.
@@ -106,7 +108,7 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
   const addonType = o.addonType || defaultAddonType(pkgName);
   const [category] = categoryOf(addonType);
   const tanzu = new Tanzu(o.tanzuPath, exec, o.paths.home ? { HOME: o.paths.home } : {});
-  const ytt = new Ytt('ytt', exec);
+  const ytt = new Ytt(o.yttPath ?? 'ytt', exec);
   await mkdir(o.workDir, { recursive: true });
   const clusterConfig = await effectiveClusterConfig(o, log);
 

@@ -50,3 +50,10 @@ test('devpkg bootstrap checks the host before creating anything, and --help name
   const r = await cli(['bootstrap', '--help']);
   expect(r.out).toMatch(/--skip-host-check +create even where the host check \(cgroup v1, 4 CPUs, 6 GiB, docker\) refuses/);
 });
+
+test('without ytt on PATH, --prepare-only fails up front naming ytt instead of weakening its dry-run check', async () => {
+  const r = await cli(['bootstrap', '--package', 'x', '--image', 'i', '--prepare-only']);
+  expect(r.code).toBe(2);
+  expect(r.err).toMatch(/^devpkg bootstrap: ytt is not on PATH: bootstrap renders the package config and the providers with it for its dry-run check, and will not run that check weakened; install ytt/);
+  expect(r.err).not.toContain('the dry-run check renders the providers with ytt');
+});

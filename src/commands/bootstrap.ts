@@ -12,6 +12,7 @@ import { parseImageRepository } from '../providers/image-repository.js';
 import { tanzuPaths } from '../providers/paths.js';
 import { listSome } from '../providers/validate.js';
 import { execTool } from '../tools/exec.js';
+import { ensureYtt } from '../tools/install.js';
 import { passed } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
@@ -35,6 +36,7 @@ Every file devpkg changes in the providers folder is backed up first and restore
 Before creating anything, \`tanzu management-cluster create --dry-run\` (SUPPRESS_PROVIDERS_UPDATE=1)
 must render our ClusterResourceSet and Secret and the edited manifests. With no tanzu CLI at hand
 (no --tanzu, none on PATH), --prepare-only renders the providers with ytt the way the CLI does.
+ytt must be on PATH: without it devpkg stops before changing anything.
 
   --package DIR            a version folder, e.g. addons/packages/antrea/1.5.3
   --image REF              the pushed bundle by digest (imgpkg push --lock-output gives it)
@@ -121,7 +123,6 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   // as the CLI would (docs/providers-render.md).
   const dryRunWithYtt = !values.tanzu && !(await findOnPath('tanzu', io.env));
   if (dryRunWithYtt && !values['prepare-only']) throw new UsageError('creating a management cluster needs the tanzu CLI: give --tanzu PATH or put tanzu on PATH, or use --prepare-only');
-  if (dryRunWithYtt) log('no tanzu CLI on PATH (and no --tanzu): the dry-run check renders the providers with ytt the way tanzu management-cluster create --dry-run does');
   const caFile = values['tkg-custom-image-repository-ca-certificate'];
   let caText = '';
   if (caFile) {
@@ -137,6 +138,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     caCertificate: '--tkg-custom-image-repository-ca-certificate',
   });
   if (imageRepository && !values['cluster-config']) throw new UsageError('--tkg-custom-image-repository needs --cluster-config: devpkg writes it into a copy of that file');
+  // ytt renders the package config and (without a tanzu CLI) the providers for the dry-run check:
+  // missing, it fails here, before anything is changed, rather than weakening the check.
+  const yttPath = await ensureYtt({ env: io.env, log });
+  if (dryRunWithYtt) log('no tanzu CLI on PATH (and no --tanzu): the dry-run check renders the providers with ytt the way tanzu management-cluster create --dry-run does');
   if (!values['prepare-only'] && !values['skip-host-check']) {
     const problems = checkHost(await readHostFacts(execTool));
     if (problems.length) throw new UsageError(hostRefusal(problems, '--skip-host-check'));
@@ -167,6 +172,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       devVersion: values['dev-version'],
       seq: { timestamp: new Date() },
       tanzuPath,
+      yttPath,
       dryRunWithYtt,
       paths,
       clusterConfig: values['cluster-config'] ? resolve(io.cwd, values['cluster-config']) : undefined,

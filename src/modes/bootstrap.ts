@@ -7,6 +7,7 @@ import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
 import { ensureTanzuCli } from '../providers/tanzu-cli.js';
+import { ensureYtt } from '../tools/install.js';
 import { renderResultText } from '../verify/render.js';
 import type { PackageResult } from '../verify/types.js';
 import { changedRefs, finishRun } from './cluster.js';
@@ -41,6 +42,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     const problems = await host.group('Can this runner bootstrap?', async () => checkHost(await readHostFacts(ctx.exec)));
     if (problems.length) throw new UsageError(hostRefusal(problems, 'host-check: false'));
   }
+  const yttPath = await host.group('ytt', () => ensureYtt({ env: ctx.env, log: (m) => host.info(m) }));
   const tanzuPath = await ensureTanzuCli({ path: inputs.tanzuCli || undefined, url: inputs.tanzuCliUrl || undefined, sha256: inputs.tanzuCliSha256, env: ctx.env, cwd: root, log: (m) => host.info(m) });
   const paths = tanzuPaths(inputs.tanzuDir || undefined, ctx.env, root);
   const cleanup = new CleanupList(host);
@@ -64,6 +66,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         devVersion: inputs.devVersion || undefined,
         seq: sequenceFromContext(ctx),
         tanzuPath,
+        yttPath,
         paths,
         clusterConfig: path.resolve(root, inputs.clusterConfig),
         ...(inputs.imageRepository ? { imageRepository: inputs.imageRepository } : {}),
