@@ -10,6 +10,8 @@ import { loadVersion } from '../packages/layout.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { parseImageRepository } from '../providers/image-repository.js';
 import { tanzuPaths } from '../providers/paths.js';
+import { requireManagementCluster } from '../providers/tanzu-cli.js';
+import { Tanzu } from '../tools/tanzu.js';
 import { listSome } from '../providers/validate.js';
 import { execTool } from '../tools/exec.js';
 import { ensureYtt } from '../tools/install.js';
@@ -146,6 +148,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     const problems = checkHost(await readHostFacts(execTool));
     if (problems.length) throw new UsageError(hostRefusal(problems, '--skip-host-check'));
   }
+  if (!dryRunWithYtt) await requireManagementCluster(new Tanzu(tanzuPath, execTool, paths.home ? { HOME: paths.home } : {}), tanzuPath);
   const settleMs = parseDuration(values.settle ?? '60s', '--settle');
   const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
   const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');

@@ -43,8 +43,19 @@ export async function run(ctx: ModeContext): Promise<void> {
     if (problems.length) throw new UsageError(hostRefusal(problems, 'host-check: false'));
   }
   const yttPath = await host.group('ytt', () => ensureYtt({ env: ctx.env, log: (m) => host.info(m) }));
-  const tanzuPath = await ensureTanzuCli({ path: inputs.tanzuCli || undefined, url: inputs.tanzuCliUrl || undefined, sha256: inputs.tanzuCliSha256, env: ctx.env, cwd: root, log: (m) => host.info(m) });
   const paths = tanzuPaths(inputs.tanzuDir || undefined, ctx.env, root);
+  const tanzuPath = await host.group('tanzu CLI', () =>
+    ensureTanzuCli({
+      path: inputs.tanzuCli || undefined,
+      url: inputs.tanzuCliUrl || undefined,
+      sha256: inputs.tanzuCliSha256,
+      env: ctx.env,
+      cwd: root,
+      home: paths.home,
+      exec: ctx.exec,
+      log: (m) => host.info(m),
+    }),
+  );
   const cleanup = new CleanupList(host);
   const workDir = path.join(ctx.env.RUNNER_TEMP || path.join(root, '.devpkg'), 'devpkg-bootstrap');
   let result: PackageResult;
