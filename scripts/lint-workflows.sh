@@ -63,7 +63,7 @@ workflows=(.github/workflows/*.yml "$examples"/*.yml)
 status=0
 log "actionlint $ACTIONLINT_VERSION: .github/workflows and examples/workflows (as $examples)"
 # actionlint runs shellcheck on run: scripts when shellcheck is on PATH.
-"$actionlint" -no-color "${workflows[@]}" || status=1
+"$actionlint" -no-color -config-file .github/actionlint.yaml "${workflows[@]}" || status=1
 log "zizmor $ZIZMOR_VERSION (--min-severity medium): the same files and .github/dependabot.yml"
 "$zizmor" --offline --no-progress --min-severity medium "${workflows[@]}" .github/dependabot.yml || status=1
 if [ $status = 0 ]; then log "clean"; else log "findings above (examples/workflows/X.yml appears as $examples/X.yml): fix them, or, for a justified exception, add '# zizmor: ignore[<audit>]' with the reason"; fi
