@@ -2,6 +2,7 @@
 // test/support/workflows.ts: nothing that posts or fails the run is conditioned on always(), every
 // job has a timeout that fits what devpkg does inside it, and the reusable workflow's shape (the
 // report job's permissions, bootstrap refused). Each rule is first shown to catch a bad workflow.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { jobBudget } from '../../src/pipeline/budget.js';
@@ -96,7 +97,14 @@ describe('the reusable workflow', () => {
     const check = jobs.detect!.steps![0]!;
     expect(check.name).toBe('Check the mode');
     expect(check.run).toMatch(/bootstrap\)\n\s+echo "::error[^\n]*examples\/workflows\/devpkg-bootstrap\.yml/);
-    expect(check.run).toMatch(/exit 1/);
+    // The step's script, run as the runner runs it.
+    const run = (mode: string) => spawnSync('bash', ['-e', '-c', check.run!], { env: { PATH: process.env.PATH, MODE: mode }, encoding: 'utf8' });
+    const refused = run('bootstrap');
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toMatch(/^::error title=devpkg: mode bootstrap does not run in the reusable workflow::.*run the action in a job instead, as examples\/workflows\/devpkg-bootstrap\.yml does$/m);
+    expect(run('kind').status).toBe(0);
+    expect(run('plan').status).toBe(0);
+    expect(run('clusterr')).toMatchObject({ status: 1, stdout: expect.stringContaining('mode "clusterr" is not kind or plan') });
     expect(inputs['tanzu-cli-url']).toBeUndefined();
     expect(files).toContain('examples/workflows/devpkg-bootstrap.yml');
   });
