@@ -1,5 +1,6 @@
 import { UsageError } from './errors.js';
 import { parseDuration } from './commands/io.js';
+import { parseImageRepository, type ImageRepository } from './providers/image-repository.js';
 
 export const MODES = ['plan', 'detect', 'kind', 'cluster', 'bootstrap', 'report'] as const;
 export type Mode = (typeof MODES)[number];
@@ -40,6 +41,10 @@ export interface Inputs {
   clusterConfig: string;
   addonType: string;
   bootstrapTimeoutMs: number;
+  /** bootstrap mode: check the host (cgroup v1, CPUs, memory, docker) before anything else. */
+  hostCheck: boolean;
+  /** bootstrap mode: TKG_CUSTOM_IMAGE_REPOSITORY and its two companions (validated). */
+  imageRepository?: ImageRepository;
   artifactName: string;
   /** report mode: folder with results.json files gathered from other jobs. */
   resultsPath: string;
@@ -129,6 +134,12 @@ export function parseInputs(src: InputSource): Inputs {
     clusterConfig: s('cluster-config'),
     addonType: s('addon-type'),
     bootstrapTimeoutMs: dur('bootstrap-timeout', '45m'),
+    hostCheck: bool(src, 'host-check', true),
+    imageRepository: parseImageRepository(s('tkg-custom-image-repository'), bool(src, 'tkg-custom-image-repository-skip-tls-verify', false), get('tkg-custom-image-repository-ca-certificate'), {
+      repository: 'input tkg-custom-image-repository',
+      skipTlsVerify: 'input tkg-custom-image-repository-skip-tls-verify',
+      caCertificate: 'input tkg-custom-image-repository-ca-certificate',
+    }),
     artifactName: s('artifact-name', 'devpkg-results'),
     resultsPath: s('results-path'),
   };

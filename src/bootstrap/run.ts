@@ -14,6 +14,7 @@ import { deriveDevPackage, parseImageRef } from '../packages/derive.js';
 import type { LoadedVersion } from '../packages/layout.js';
 import type { Package } from '../packages/model.js';
 import { defaultAddonType, overlayFileName, renderOverlay } from '../packages/overlay.js';
+import { checkImageRepository, imageRepositoryValues, withConfigValues, type ImageRepository } from '../providers/image-repository.js';
 import { prepareProviders, validateProviders, type PrepareResult } from '../providers/prepare.js';
 import type { TanzuPaths } from '../providers/paths.js';
 import { clusterNameOf, explainRenderFailure, listSome, type DryRunCheck } from '../providers/validate.js';
@@ -47,6 +48,8 @@ export interface BootstrapOptions {
   versionsInPlay?: string[];
   seq: DevSequence;
   tanzuPath: string;
+  /** The ytt binary (ensureYtt; default ytt on PATH). */
+  yttPath?: string;
   /**
    * No tanzu CLI at hand (prepare-only): the dry-run check renders the providers with ytt the way
    * the CLI does (providers/render.ts) instead of running `tanzu management-cluster create --dry-run`.
@@ -54,6 +57,8 @@ export interface BootstrapOptions {
   dryRunWithYtt?: boolean;
   paths: TanzuPaths;
   clusterConfig?: string;
+  /** TKG_CUSTOM_IMAGE_REPOSITORY (+ _SKIP_TLS_VERIFY, _CA_CERTIFICATE): written into a copy of clusterConfig. */
+  imageRepository?: ImageRepository;
   prepareOnly?: boolean;
   bootstrapTimeoutMs: number;
   /** How long to wait for phase 3 and the verdict (each). */
@@ -103,8 +108,9 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
   const addonType = o.addonType || defaultAddonType(pkgName);
   const [category] = categoryOf(addonType);
   const tanzu = new Tanzu(o.tanzuPath, exec, o.paths.home ? { HOME: o.paths.home } : {});
-  const ytt = new Ytt('ytt', exec);
+  const ytt = new Ytt(o.yttPath ?? 'ytt', exec);
   await mkdir(o.workDir, { recursive: true });
+  const clusterConfig = await effectiveClusterConfig(o, log);
 
   // The dev version and its bundle.
   const plan = o.devVersion
@@ -141,7 +147,7 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
     ...(o.dryRunWithYtt ? {} : { tanzu }),
     ytt,
     paths: o.paths,
-    clusterConfig: o.clusterConfig,
+    clusterConfig: clusterConfig,
     cleanup: o.cleanup,
     pkgName,
     category,
@@ -152,12 +158,12 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
     log,
   });
   // Without a config file the command still is the next step; the placeholder names what to put there.
-  const createCommand = createCommandText(o.tanzuPath, o.clusterConfig ?? CLUSTER_CONFIG_PLACEHOLDER, o.paths.home);
+  const createCommand = createCommandText(o.tanzuPath, clusterConfig ?? CLUSTER_CONFIG_PLACEHOLDER, o.paths.home);
 
   let check: DryRunCheck | undefined;
-  if (o.clusterConfig) {
+  if (clusterConfig) {
     const configDir = path.join(o.loaded.path, 'bundle', 'config');
-    const v = await validateProviders(o.dryRunWithYtt ? { ytt, providersDir: o.paths.providersDir } : { tanzu }, o.clusterConfig, {
+    const v = await validateProviders(o.dryRunWithYtt ? { ytt, providersDir: o.paths.providersDir } : { tanzu }, clusterConfig, {
       pkgName,
       devPackageName: devPackage.metadata.name,
       devVersion: plan.version,
@@ -176,6 +182,11 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
     if (!check.ok) {
       throw new DevpkgError(`${renderedBy} does not render what devpkg prepared (render kept in ${path.join(o.workDir, 'dry-run.yaml')}):\n- ${check.problems.join('\n- ')}`);
     }
+    if (o.imageRepository) {
+      const ir = checkImageRepository(v.rendered, o.imageRepository);
+      log(`dry-run: ${ir.mirrored.length} image reference(s) under ${o.imageRepository.repository}${ir.mirrored.length ? ` (${listSome(ir.mirrored)})` : ''}`);
+      if (ir.old.length) warn(`the dry-run render still names ${ir.old.length} image reference(s) on the decommissioned projects.registry.vmware.com: ${listSome(ir.old)}`);
+    }
     log(`dry-run: ClusterResourceSet ${check.crs} and Secret ${check.secret} carry ${devPackage.metadata.name}; the ${category} ClusterResourceSets carry ${listSome(check.carried) || 'nothing of the edited config'}`);
   } else {
     warn('no --cluster-config: the providers folder was prepared but not checked with a dry-run');
@@ -183,9 +194,9 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
   const outcome: BootstrapOutcome = { devPackage, devVersion: plan.version, image, prepared, ...(check ? { check } : {}), createCommand };
   if (o.prepareOnly) return outcome;
 
-  if (!o.clusterConfig) throw new DevpkgError('--cluster-config (input cluster-config) is required to create the management cluster', { exitCode: 2 });
-  const clusterName = clusterNameOf(await readFile(o.clusterConfig, 'utf8'));
-  if (!clusterName) throw new DevpkgError(`${o.clusterConfig} sets no CLUSTER_NAME; devpkg needs the name to track and delete the cluster`, { exitCode: 2 });
+  if (!clusterConfig) throw new DevpkgError('--cluster-config (input cluster-config) is required to create the management cluster', { exitCode: 2 });
+  const clusterName = clusterNameOf(await readFile(clusterConfig, 'utf8'));
+  if (!clusterName) throw new DevpkgError(`${clusterConfig} sets no CLUSTER_NAME; devpkg needs the name to track and delete the cluster`, { exitCode: 2 });
 
   const base: Omit<PackageResult, 'verdict' | 'reason' | 'timeline'> = {
     name: pkgName,
@@ -208,7 +219,7 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
   let created;
   try {
     created = await tanzu.create({
-      file: o.clusterConfig,
+      file: clusterConfig,
       infrastructure: 'docker',
       logFile: tanzuLog,
       verbosity: 6,
@@ -387,4 +398,19 @@ async function recordLeftovers(exec: ExecFn, cleanup: CleanupList, mgmt: Cleanup
   cleanup.done(mgmt);
   for (const f of found) cleanup.record(f);
   cleanup.record(mgmt);
+}
+
+/**
+ * The cluster config the CLI gets: the user's file, or with an image repository a copy of it in
+ * the work folder with the TKG_CUSTOM_IMAGE_REPOSITORY variables set (the user's file stays as it is).
+ */
+async function effectiveClusterConfig(o: BootstrapOptions, log: (m: string) => void): Promise<string | undefined> {
+  if (!o.imageRepository) return o.clusterConfig;
+  if (!o.clusterConfig) {
+    throw new DevpkgError('--tkg-custom-image-repository (input tkg-custom-image-repository) needs --cluster-config (input cluster-config): devpkg writes it into a copy of that file', { exitCode: 2 });
+  }
+  const file = path.join(o.workDir, `${path.basename(o.clusterConfig).replace(/\.ya?ml$/, '')}.devpkg.yaml`);
+  await writeFile(file, withConfigValues(await readFile(o.clusterConfig, 'utf8'), imageRepositoryValues(o.imageRepository), o.clusterConfig));
+  log(`cluster config ${file}: ${o.clusterConfig} with TKG_CUSTOM_IMAGE_REPOSITORY=${o.imageRepository.repository}${o.imageRepository.skipTlsVerify ? ' (skip TLS verify)' : ''}${o.imageRepository.caCertificate ? ' (with its CA certificate)' : ''}`);
+  return file;
 }

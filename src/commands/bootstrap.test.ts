@@ -32,3 +32,28 @@ describe('devpkg bootstrap', () => {
     expect(r.out).toMatch(/nothing to clean up \(no \/nonexistent-home\/.config\/tanzu\/tkg\/devpkg-cleanup.json\)/);
   });
 });
+
+describe('devpkg bootstrap --tkg-custom-image-repository', () => {
+  test.each([
+    [['--tkg-custom-image-repository', 'https://harbor.example.com/tkg'], /--tkg-custom-image-repository: "https:\/\/harbor.example.com\/tkg" is not HOST\[:PORT\]\[\/PATH\]/],
+    [['--tkg-custom-image-repository-skip-tls-verify'], /--tkg-custom-image-repository-skip-tls-verify and --tkg-custom-image-repository-ca-certificate apply to --tkg-custom-image-repository, which is not set/],
+    [['--tkg-custom-image-repository', 'harbor.example.com/tkg', '--tkg-custom-image-repository-ca-certificate', '/nonexistent/ca.pem'], /cannot read \/nonexistent\/ca.pem/],
+    [['--tkg-custom-image-repository', 'harbor.example.com/tkg'], /--tkg-custom-image-repository needs --cluster-config/],
+  ])('%j is a usage error', async (extra, msg) => {
+    const r = await cli(['bootstrap', '--package', 'x', '--image', 'i', '--prepare-only', ...extra]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(msg);
+  });
+});
+
+test('devpkg bootstrap checks the host before creating anything, and --help names the way round it', async () => {
+  const r = await cli(['bootstrap', '--help']);
+  expect(r.out).toMatch(/--skip-host-check +create even where the host check \(cgroup v1, 4 CPUs, 6 GiB, docker\) refuses/);
+});
+
+test('without ytt on PATH, --prepare-only fails up front naming ytt instead of weakening its dry-run check', async () => {
+  const r = await cli(['bootstrap', '--package', 'x', '--image', 'i', '--prepare-only']);
+  expect(r.code).toBe(2);
+  expect(r.err).toMatch(/^devpkg bootstrap: ytt is not on PATH: bootstrap renders the package config and the providers with it for its dry-run check, and will not run that check weakened; install ytt/);
+  expect(r.err).not.toContain('the dry-run check renders the providers with ytt');
+});

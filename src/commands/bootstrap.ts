@@ -1,21 +1,28 @@
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { cleanupBootstrap, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
+import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { CLUSTER_CONFIG_PLACEHOLDER, runBootstrap } from '../bootstrap/run.js';
 import { findOnPath } from '../bundle/install.js';
 import { UsageError } from '../errors.js';
 import { loadVersion } from '../packages/layout.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
+import { parseImageRepository } from '../providers/image-repository.js';
 import { tanzuPaths } from '../providers/paths.js';
+import { requireManagementCluster } from '../providers/tanzu-cli.js';
+import { Tanzu } from '../tools/tanzu.js';
 import { listSome } from '../providers/validate.js';
 import { execTool } from '../tools/exec.js';
+import { ensureYtt } from '../tools/install.js';
 import { passed } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg bootstrap --package <version folder> (--image REPO@sha256:... | --registry REPO)
                         --cluster-config FILE [--ref-name FROM=TO] [--addon-type CATEGORY/NAME]
-                        [--tanzu-dir DIR] [--tanzu PATH] [--prepare-only] [--keep]
+                        [--tanzu-dir DIR] [--tanzu PATH] [--tkg-custom-image-repository REPO]
+                        [--prepare-only] [--keep]
        devpkg bootstrap --cleanup [--tanzu-dir DIR] [--tanzu PATH]
 
 Creates a Tanzu management cluster on docker (the tanzu CLI makes a kind bootstrap cluster and a
@@ -31,6 +38,7 @@ Every file devpkg changes in the providers folder is backed up first and restore
 Before creating anything, \`tanzu management-cluster create --dry-run\` (SUPPRESS_PROVIDERS_UPDATE=1)
 must render our ClusterResourceSet and Secret and the edited manifests. With no tanzu CLI at hand
 (no --tanzu, none on PATH), --prepare-only renders the providers with ytt the way the CLI does.
+ytt must be on PATH: without it devpkg stops before changing anything.
 
   --package DIR            a version folder, e.g. addons/packages/antrea/1.5.3
   --image REF              the pushed bundle by digest (imgpkg push --lock-output gives it)
@@ -42,6 +50,15 @@ must render our ClusterResourceSet and Secret and the edited manifests. With no 
   --cluster-config FILE    management cluster config (CLUSTER_NAME, ...); also used to populate
                            an empty providers folder
   --tanzu PATH             the tanzu CLI (default: tanzu on PATH)
+  --skip-host-check        create even where the host check (cgroup v1, 4 CPUs, 6 GiB, docker) refuses
+  --tkg-custom-image-repository REPO
+                           TKG_CUSTOM_IMAGE_REPOSITORY: the mirror (HOST[:PORT]/PATH) of the BOM's
+                           images (the TKG 1.x BOMs name projects.registry.vmware.com, gone since
+                           2024); written into a copy of the cluster config, checked in the dry-run
+  --tkg-custom-image-repository-skip-tls-verify
+                           TKG_CUSTOM_IMAGE_REPOSITORY_SKIP_TLS_VERIFY=true for that mirror
+  --tkg-custom-image-repository-ca-certificate FILE
+                           TKG_CUSTOM_IMAGE_REPOSITORY_CA_CERTIFICATE from this PEM file
   --dev-version V          use this dev version instead of planning one
   --prepare-only           write the files, check them with a dry-run, print the create command; nothing else
   --keep                   keep the cluster and the providers changes (undo later with --cleanup)
@@ -65,6 +82,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     'tanzu-dir': { type: 'string' },
     'cluster-config': { type: 'string' },
     tanzu: { type: 'string' },
+    'skip-host-check': { type: 'boolean' },
+    'tkg-custom-image-repository': { type: 'string' },
+    'tkg-custom-image-repository-skip-tls-verify': { type: 'boolean' },
+    'tkg-custom-image-repository-ca-certificate': { type: 'string' },
     'dev-version': { type: 'string' },
     'prepare-only': { type: 'boolean' },
     keep: { type: 'boolean' },
@@ -104,7 +125,30 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   // as the CLI would (docs/providers-render.md).
   const dryRunWithYtt = !values.tanzu && !(await findOnPath('tanzu', io.env));
   if (dryRunWithYtt && !values['prepare-only']) throw new UsageError('creating a management cluster needs the tanzu CLI: give --tanzu PATH or put tanzu on PATH, or use --prepare-only');
+  const caFile = values['tkg-custom-image-repository-ca-certificate'];
+  let caText = '';
+  if (caFile) {
+    try {
+      caText = await readFile(resolve(io.cwd, caFile), 'utf8');
+    } catch {
+      throw new UsageError(`--tkg-custom-image-repository-ca-certificate: cannot read ${caFile}; give the mirror's CA certificate as a PEM file`);
+    }
+  }
+  const imageRepository = parseImageRepository(values['tkg-custom-image-repository'] ?? '', !!values['tkg-custom-image-repository-skip-tls-verify'], caText, {
+    repository: '--tkg-custom-image-repository',
+    skipTlsVerify: '--tkg-custom-image-repository-skip-tls-verify',
+    caCertificate: '--tkg-custom-image-repository-ca-certificate',
+  });
+  if (imageRepository && !values['cluster-config']) throw new UsageError('--tkg-custom-image-repository needs --cluster-config: devpkg writes it into a copy of that file');
+  // ytt renders the package config and (without a tanzu CLI) the providers for the dry-run check:
+  // missing, it fails here, before anything is changed, rather than weakening the check.
+  const yttPath = await ensureYtt({ env: io.env, log });
   if (dryRunWithYtt) log('no tanzu CLI on PATH (and no --tanzu): the dry-run check renders the providers with ytt the way tanzu management-cluster create --dry-run does');
+  if (!values['prepare-only'] && !values['skip-host-check']) {
+    const problems = checkHost(await readHostFacts(execTool));
+    if (problems.length) throw new UsageError(hostRefusal(problems, '--skip-host-check'));
+  }
+  if (!dryRunWithYtt) await requireManagementCluster(new Tanzu(tanzuPath, execTool, paths.home ? { HOME: paths.home } : {}), tanzuPath);
   const settleMs = parseDuration(values.settle ?? '60s', '--settle');
   const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
   const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
@@ -131,9 +175,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       devVersion: values['dev-version'],
       seq: { timestamp: new Date() },
       tanzuPath,
+      yttPath,
       dryRunWithYtt,
       paths,
       clusterConfig: values['cluster-config'] ? resolve(io.cwd, values['cluster-config']) : undefined,
+      ...(imageRepository ? { imageRepository } : {}),
       prepareOnly: values['prepare-only'],
       bootstrapTimeoutMs,
       timeoutMs,

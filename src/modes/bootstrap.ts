@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { runBootstrap } from '../bootstrap/run.js';
 import { CleanupList } from '../cleanup.js';
 import { UsageError } from '../errors.js';
@@ -6,6 +7,7 @@ import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
 import { ensureTanzuCli } from '../providers/tanzu-cli.js';
+import { ensureYtt } from '../tools/install.js';
 import { renderResultText } from '../verify/render.js';
 import type { PackageResult } from '../verify/types.js';
 import { changedRefs, finishRun } from './cluster.js';
@@ -36,8 +38,24 @@ export async function run(ctx: ModeContext): Promise<void> {
     );
   }
   const ref = refs[0]!;
-  const tanzuPath = await ensureTanzuCli({ path: inputs.tanzuCli || undefined, url: inputs.tanzuCliUrl || undefined, sha256: inputs.tanzuCliSha256, env: ctx.env, cwd: root, log: (m) => host.info(m) });
+  if (inputs.hostCheck) {
+    const problems = await host.group('Can this runner bootstrap?', async () => checkHost(await readHostFacts(ctx.exec)));
+    if (problems.length) throw new UsageError(hostRefusal(problems, 'host-check: false'));
+  }
+  const yttPath = await host.group('ytt', () => ensureYtt({ env: ctx.env, log: (m) => host.info(m) }));
   const paths = tanzuPaths(inputs.tanzuDir || undefined, ctx.env, root);
+  const tanzuPath = await host.group('tanzu CLI', () =>
+    ensureTanzuCli({
+      path: inputs.tanzuCli || undefined,
+      url: inputs.tanzuCliUrl || undefined,
+      sha256: inputs.tanzuCliSha256,
+      env: ctx.env,
+      cwd: root,
+      home: paths.home,
+      exec: ctx.exec,
+      log: (m) => host.info(m),
+    }),
+  );
   const cleanup = new CleanupList(host);
   const workDir = path.join(ctx.env.RUNNER_TEMP || path.join(root, '.devpkg'), 'devpkg-bootstrap');
   let result: PackageResult;
@@ -59,8 +77,10 @@ export async function run(ctx: ModeContext): Promise<void> {
         devVersion: inputs.devVersion || undefined,
         seq: sequenceFromContext(ctx),
         tanzuPath,
+        yttPath,
         paths,
         clusterConfig: path.resolve(root, inputs.clusterConfig),
+        ...(inputs.imageRepository ? { imageRepository: inputs.imageRepository } : {}),
         bootstrapTimeoutMs: inputs.bootstrapTimeoutMs,
         timeoutMs: inputs.timeoutMs,
         settleMs: inputs.settleMs,

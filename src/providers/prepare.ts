@@ -74,6 +74,8 @@ async function renderAlone(ytt: Ytt, dir: string, log: (m: string) => void, what
   try {
     return parseDocs(await ytt.template({ files: [dir] }));
   } catch (err) {
+    // A missing ytt is not a config that needs data values: never weaken the check for it.
+    if (/not found on PATH/.test((err as Error).message)) throw err;
     log(`(${what} does not render on its own, so the dry-run check looks only for its objects: ${(err as Error).message.split('\n')[0]})`);
     return [];
   }

@@ -128,6 +128,12 @@ describe('cliValues', () => {
       DOCKER_MACHINE_TEMPLATE_IMAGE: 'projects.registry.vmware.com/tkg/kind/node:devpkg-render-only',
     });
   });
+
+  test("TKG_CUSTOM_IMAGE_REPOSITORY replaces the BOM's repository of the node image", () => {
+    const v = cliValues({ CLUSTER_NAME: 'm', TKG_CUSTOM_IMAGE_REPOSITORY: 'harbor.example.com/tkg' }, { infrastructure: 'docker', role: 'management', tkgBom, tkrBom });
+    expect(v.DOCKER_MACHINE_TEMPLATE_IMAGE).toBe('harbor.example.com/tkg/kind/node:devpkg-render-only');
+    expect(v.TKG_CUSTOM_IMAGE_REPOSITORY).toBe('harbor.example.com/tkg');
+  });
 });
 
 test('cliValues: a cluster name like the CLI generates when the config names none', () => {

@@ -148,7 +148,8 @@ export function cliValues(config: Values, o: CliValueOptions): Values {
   }
   const kind = tkr.components?.['kubernetes-sigs_kind']?.[0]?.images?.kindNodeImage;
   if (o.infrastructure === 'docker' && kind) {
-    const repo = kind.imageRepository ?? o.tkgBom.data.imageConfig?.imageRepository ?? tkr.imageConfig?.imageRepository;
+    // A configured mirror replaces the BOM's repository (the CLI's BOM client: GetCustomRepository).
+    const repo = asString(config.TKG_CUSTOM_IMAGE_REPOSITORY) || (kind.imageRepository ?? o.tkgBom.data.imageConfig?.imageRepository ?? tkr.imageConfig?.imageRepository);
     out.DOCKER_MACHINE_TEMPLATE_IMAGE = `${repo}/${kind.imagePath}:${kind.tag}`;
   }
   return out;

@@ -13,6 +13,13 @@ describe('tanzuArgs', () => {
     expect(tanzuArgs.kubeconfigAdmin('/k')).toEqual(['management-cluster', 'kubeconfig', 'get', '--admin', '--export-file', '/k']);
     expect(tanzuArgs.delete('mgmt')).toEqual(['management-cluster', 'delete', 'mgmt', '--yes']);
   });
+
+  test('plugins and init (TCE install.sh)', () => {
+    expect(tanzuArgs.pluginInstallAllLocal('/r/linux-amd64-default')).toEqual(['plugin', 'install', 'all', '--local', '/r/linux-amd64-default']);
+    expect(tanzuArgs.pluginInstall('management-cluster')).toEqual(['plugin', 'install', 'management-cluster']);
+    expect(tanzuArgs.init()).toEqual(['init']);
+    expect(tanzuArgs.managementClusterHelp()).toEqual(['management-cluster', '--help']);
+  });
 });
 
 describe('Tanzu', () => {

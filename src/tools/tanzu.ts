@@ -29,6 +29,12 @@ export const tanzuArgs = {
   ],
   kubeconfigAdmin: (exportFile: string): string[] => ['management-cluster', 'kubeconfig', 'get', '--admin', '--export-file', exportFile],
   delete: (name: string): string[] => ['management-cluster', 'delete', name, '--yes'],
+  /** tanzu-framework >= 0.17: every plugin of a local bundle folder (TCE's install.sh). */
+  pluginInstallAllLocal: (dir: string): string[] => ['plugin', 'install', 'all', '--local', dir],
+  /** tanzu-framework 0.11: one plugin, from the plugins copied into ~/.config/tanzu-plugins. */
+  pluginInstall: (name: string): string[] => ['plugin', 'install', name],
+  init: (): string[] => ['init'],
+  managementClusterHelp: (): string[] => ['management-cluster', '--help'],
 };
 
 /** The environment that keeps the CLI from replacing a customised providers folder (any non-empty value). */
@@ -77,6 +83,29 @@ export class Tanzu {
       onStdout: o.onOutput,
       onStderr: o.onOutput,
     });
+  }
+
+  /** `plugin install all --local DIR`; false when this CLI cannot (older tanzu-framework). */
+  async tryInstallAllLocal(dir: string): Promise<boolean> {
+    return (await this.run(tanzuArgs.pluginInstallAllLocal(dir), { allowFail: true, timeoutMs: 5 * 60_000 })).code === 0;
+  }
+
+  async tryInstallPlugin(name: string): Promise<boolean> {
+    return (await this.run(tanzuArgs.pluginInstall(name), { allowFail: true, timeoutMs: 5 * 60_000 })).code === 0;
+  }
+
+  /** `tanzu init`: the CLI's first-run set-up of its plugins and repositories. */
+  async tryInit(): Promise<boolean> {
+    return (await this.run(tanzuArgs.init(), { allowFail: true, timeoutMs: 5 * 60_000 })).code === 0;
+  }
+
+  /** Why this CLI cannot run `management-cluster` (undefined: it can). */
+  async managementClusterMissing(): Promise<string | undefined> {
+    const r = await this.run(tanzuArgs.managementClusterHelp(), { allowFail: true, timeoutMs: 60_000 });
+    // A CLI without the plugin may answer with its root help (exit 0): look for the command's own usage.
+    if (r.code === 0 && /management-cluster (\[command\]|create)/.test(r.stdout)) return undefined;
+    if (r.code === 0) return 'its help lists no management-cluster command';
+    return (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ') || `exit ${r.code}`;
   }
 
   async exportAdminKubeconfig(file: string): Promise<void> {

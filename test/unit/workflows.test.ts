@@ -1,0 +1,122 @@
+// The workflow files (.github/workflows and examples/workflows) against the rules in
+// test/support/workflows.ts: nothing that posts or fails the run is conditioned on always(), every
+// job has a timeout that fits what devpkg does inside it, and the reusable workflow's shape (the
+// report job's permissions, bootstrap refused). Each rule is first shown to catch a bad workflow.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { jobBudget } from '../../src/pipeline/budget.js';
+import { parseDuration } from '../../src/commands/io.js';
+import { alwaysFindings, budgetFindings, timeoutFindings, type Workflow } from '../support/workflows.js';
+
+const files = ['.github/workflows', 'examples/workflows'].flatMap((dir) =>
+  readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .map((f) => `${dir}/${f}`),
+);
+const load = (file: string) => parse(readFileSync(file, 'utf8')) as Workflow;
+const action = parse(readFileSync('action.yml', 'utf8')) as { inputs: Record<string, { default?: string }> };
+const defaults = Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, String(v.default ?? '')]));
+
+describe('the rules catch what they are for', () => {
+  const wf = (yaml: string) => parse(yaml) as Workflow;
+  test.each([
+    ['a report job on always()', 'jobs:\n  report:\n    if: always() && needs.a.result == "success"\n    steps: [{run: exit 1}]', ['job report: if uses always(); use !cancelled()']],
+    ['a reusable-workflow call on always()', 'jobs:\n  devpkg:\n    if: ${{ always() }}\n    uses: devpkg/devpkg/.github/workflows/devpkg.yml@abc', ['job devpkg: if uses always(); use !cancelled()']],
+    ['a devpkg step on always()', 'jobs:\n  a:\n    steps:\n      - {id: devpkg, uses: ./, if: always()}', ['job a, step devpkg: if uses always() on a step that posts or fails the run; use !cancelled()']],
+    ['a check step on always()', 'jobs:\n  a:\n    steps:\n      - {name: Check the verdict, run: test won = won, if: always()}', ['job a, step Check the verdict: if uses always() on a step that posts or fails the run; use !cancelled()']],
+    ['!cancelled()', 'jobs:\n  report:\n    if: ${{ !cancelled() }}\n    steps: [{run: exit 1}]', []],
+    ['an upload on always()', 'jobs:\n  a:\n    steps:\n      - {uses: actions/upload-artifact@0123, if: always()}', []],
+    ['a cleanup step on always()', 'jobs:\n  a:\n    steps:\n      - {name: Remove the registry, run: docker rm -f r, if: always()}', []],
+  ])('always(): %s', (_what, yaml, want) => {
+    expect(alwaysFindings(wf(yaml))).toEqual(want);
+  });
+
+  test.each([
+    ['a job without a limit', 'jobs:\n  a:\n    steps: [{run: "true"}]', ['job a: no timeout-minutes']],
+    ['a job with one', 'jobs:\n  a:\n    timeout-minutes: 5\n    steps: [{run: "true"}]', []],
+    ['a reusable-workflow call (cannot have one)', 'jobs:\n  a:\n    uses: ./.github/workflows/devpkg.yml', []],
+  ])('timeout-minutes: %s', (_what, yaml, want) => {
+    expect(timeoutFindings(wf(yaml))).toEqual(want);
+  });
+
+  test('a bootstrap job shorter than devpkg own limits is caught, a long enough one is not', () => {
+    const job = (minutes: number) => wf(`jobs:\n  b:\n    timeout-minutes: ${minutes}\n    steps:\n      - uses: ./\n        with: {mode: bootstrap, bootstrap-timeout: 45m, timeout: 15m, settle: 60s}`);
+    // 5 setup + 20 dry-runs + 45 create + 15 phase 3 + 15 verdict + 1 settle + 30 delete.
+    expect(jobBudget({ mode: 'bootstrap', timeoutMs: 15 * 60_000, settleMs: 60_000, bootstrapTimeoutMs: 45 * 60_000 }).minutes).toBe(131);
+    expect(budgetFindings(job(75), defaults)).toEqual([expect.stringMatching(/^job b: timeout-minutes 75 is less than the 131 minutes devpkg \(bootstrap\)/)]);
+    expect(budgetFindings(job(131), defaults)).toEqual([]);
+  });
+
+  test('kind mode with the action defaults needs the default timeout and settle twice over, plus the cluster', () => {
+    const job = wf('jobs:\n  k:\n    timeout-minutes: 20\n    steps:\n      - {uses: devpkg/devpkg@abc, with: {mode: kind}}');
+    // 5 setup + 3 kind + 8 kapp-controller + 10 baseline + 10 dev + 1 settle + 2 cleanup.
+    expect(budgetFindings(job, defaults)).toEqual([expect.stringMatching(/^job k: timeout-minutes 20 is less than the 39 minutes devpkg \(kind\)/)]);
+  });
+
+  test('plan mode needs only the set-up margin', () => {
+    const job = (minutes: number) => wf(`jobs:\n  p:\n    timeout-minutes: ${minutes}\n    steps:\n      - {uses: ./, with: {mode: plan}}`);
+    expect(budgetFindings(job(5), defaults)).toEqual([]);
+    expect(budgetFindings(job(4), defaults)).toEqual([expect.stringMatching(/^job p: timeout-minutes 4 is less than the 5 minutes devpkg \(plan\)/)]);
+  });
+});
+
+describe.each(files)('%s', (file) => {
+  const wf = load(file);
+  test('nothing that posts or fails the run is conditioned on always()', () => {
+    expect(alwaysFindings(wf)).toEqual([]);
+  });
+  test('every job has a timeout-minutes', () => {
+    expect(timeoutFindings(wf)).toEqual([]);
+  });
+  test("every job's timeout-minutes covers devpkg's own limits inside it", () => {
+    expect(budgetFindings(wf, defaults)).toEqual([]);
+  });
+});
+
+describe('the reusable workflow', () => {
+  const wf = load('.github/workflows/devpkg.yml') as Workflow & {
+    permissions?: unknown;
+    on: { workflow_call: { inputs: Record<string, { default?: unknown; description?: string }> } };
+  };
+  const inputs = wf.on.workflow_call.inputs;
+  const jobs = wf.jobs!;
+
+  test('requests no write permission anywhere, so a caller with comment: false may grant contents: read only', () => {
+    // GitHub checks each job's permissions against the caller's grant at start-up, whatever its if: says.
+    expect(wf.permissions).toBeUndefined();
+    expect(jobs.report!.permissions).toBeUndefined();
+    for (const job of Object.values(jobs)) expect(JSON.stringify(job.permissions ?? {})).not.toContain('write');
+  });
+
+  test('the report job runs after failed legs but not in a cancelled run', () => {
+    expect(String(jobs.report!.if)).toContain('!cancelled()');
+  });
+
+  test('refuses mode bootstrap up front, pointing to the example that runs it', () => {
+    const check = jobs.detect!.steps![0]!;
+    expect(check.name).toBe('Check the mode');
+    expect(check.run).toMatch(/bootstrap\)\n\s+echo "::error[^\n]*examples\/workflows\/devpkg-bootstrap\.yml/);
+    // The step's script, run as the runner runs it.
+    const run = (mode: string) => spawnSync('bash', ['-e', '-c', check.run!], { env: { PATH: process.env.PATH, MODE: mode }, encoding: 'utf8' });
+    const refused = run('bootstrap');
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toMatch(/^::error title=devpkg: mode bootstrap does not run in the reusable workflow::.*run the action in a job instead, as examples\/workflows\/devpkg-bootstrap\.yml does$/m);
+    expect(run('kind').status).toBe(0);
+    expect(run('plan').status).toBe(0);
+    expect(run('clusterr')).toMatchObject({ status: 1, stdout: expect.stringContaining('mode "clusterr" is not kind or plan') });
+    expect(inputs['tanzu-cli-url']).toBeUndefined();
+    expect(files).toContain('examples/workflows/devpkg-bootstrap.yml');
+  });
+
+  test("the verify leg's default limit covers kind mode with the default timeout and settle", () => {
+    expect(jobs.verify!['timeout-minutes']).toBe('${{ inputs.timeout-minutes }}');
+    const b = jobBudget({ mode: 'kind', timeoutMs: parseDuration(String(inputs.timeout!.default), 'timeout'), settleMs: parseDuration(String(inputs.settle!.default), 'settle') });
+    expect(Number(inputs['timeout-minutes']!.default)).toBeGreaterThanOrEqual(b.minutes);
+  });
+});
+
+test('dependabot waits a week before proposing a release (zizmor dependabot-cooldown)', () => {
+  const d = parse(readFileSync('.github/dependabot.yml', 'utf8')) as { updates: { cooldown?: { 'default-days'?: number } }[] };
+  for (const u of d.updates) expect(u.cooldown?.['default-days']).toBeGreaterThanOrEqual(7);
+});
