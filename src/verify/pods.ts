@@ -3,7 +3,8 @@
  * Deployment until its progress deadline (10 minutes by default), so an image that cannot be
  * pulled would otherwise surface only as "condition Reconciling" until devpkg's own time-out.
  *
- * Which pods: those carrying the App's kapp label (kapp puts it on pod templates too), in the
+ * Which pods: those carrying the App's kapp label (kapp's ownership label rules put it on pod
+ * templates too, unless kapp.k14s.io/disable-default-ownership-label-rules), in the
  * namespaces the App deploys into, created since the App's current deploy started.
  * Which waiting reasons are final (decided at once, verdict reconcile-failed):
  * - ImagePullBackOff, InvalidImageName, ErrImageNeverPull: the kubelet tried and gave up for
