@@ -224,6 +224,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
     // nothing is to be said; otherwise the verdict must say the result is an earlier attempt's.
     const seenApp = parse(await readFile(path.join(res.diagnostics!.dir, 'app.yaml'), 'utf8')) as { status: { fetch: { startedAt: string } } };
     const created = (await readPackage(res.devVersion)).metadata!.creationTimestamp as unknown as string;
+    expect(Number.isNaN(Date.parse(created))).toBe(false);
     if (Date.parse(seenApp.status.fetch.startedAt) < Date.parse(created)) {
       expect(res.reason).toMatch(/note: this is the result of an earlier attempt\. The App last fetched at \S+, before the dev Package web\.devpkg\.test\.\S+ was created/);
     } else {
