@@ -104,16 +104,23 @@ describe('reconcile-failed names only the attempt being judged', () => {
 
 describe('another bundle than the expected one', () => {
   const won = pkgi('ReconcileSucceeded');
-  test('final once the App has reconciled a spec naming another bundle', () => {
-    const e = evaluate({ pkgi: won, app: app('ReconcileSucceeded', { fetch: { exitCode: 0, stdout: LOCK(OTHER) } }, { fetch: [{ imgpkgBundle: { image: `reg/antrea@${OTHER}` } }] }) }, { version: DEV, digest: DIGEST });
+  const fetchOf = (d: string) => ({ fetch: [{ imgpkgBundle: { image: `reg/antrea@${d}` } }] });
+  const pkgOf = (d: string): KObject => ({ metadata: { name: `antrea.tanzu.vmware.com.${DEV}` }, spec: { version: DEV, refName: 'antrea.tanzu.vmware.com', template: { spec: fetchOf(d) } } });
+  const settledOn = (d: string) => app('ReconcileSucceeded', { fetch: { exitCode: 0, stdout: LOCK(d) } }, fetchOf(d));
+  test('final once the dev Package names another bundle and the App has reconciled exactly that', () => {
+    const e = evaluate({ pkgi: won, app: settledOn(OTHER), packages: [pkgOf(OTHER)] }, { version: DEV, digest: DIGEST });
     expect(e.state).toBe('not-selected');
     expect(e.reason).toBe(
       `kapp-controller installed ${DEV}, but from bundle reg/antrea@${OTHER}, not the dev bundle ${DIGEST}: the Package ${DEV} references that bundle (check --bundle, or whether the Package was replaced)`,
     );
   });
-  test('still pending while the App spec already names the expected bundle', () => {
-    const e = evaluate({ pkgi: won, app: app('ReconcileSucceeded', { fetch: { exitCode: 0, stdout: LOCK(OTHER) } }, { fetch: [{ imgpkgBundle: { image: `reg/antrea@${DIGEST}` } }] }) }, { version: DEV, digest: DIGEST });
-    expect(e.state).toBe('pending');
+  test.each<[string, KObject, KObject[]]>([
+    // Right after the switch: the PackageInstall reports success while the App seen here is still the old one.
+    ['the App seen here still has the previous spec', settledOn(OTHER), [pkgOf(DIGEST)]],
+    ['the App spec already names the expected bundle', app('ReconcileSucceeded', { fetch: { exitCode: 0, stdout: LOCK(OTHER) } }, fetchOf(DIGEST)), [pkgOf(DIGEST)]],
+    ['the dev Package is not visible', settledOn(OTHER), []],
+  ])('still pending: %s', (_n, a, packages) => {
+    expect(evaluate({ pkgi: won, app: a, packages }, { version: DEV, digest: DIGEST }).state).toBe('pending');
   });
 });
 

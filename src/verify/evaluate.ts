@@ -121,6 +121,16 @@ export function appBundleImages(app: KObject | undefined): string[] {
   return (fetch ?? []).map((f) => f.imgpkgBundle?.image).filter((i): i is string => typeof i === 'string');
 }
 
+/** The bundle images the Package of `version` fetches (spec.template.spec.fetch[].imgpkgBundle.image). */
+export function packageBundleImages(packages: KObject[] | undefined, version: string): string[] {
+  const pkg = (packages ?? []).find((p) => p.spec?.version === version);
+  return appBundleImages({ spec: pkg?.spec?.template?.spec });
+}
+
+function sameList(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 /**
  * When the App's last fetch started before the dev Package existed, its result is an earlier
  * attempt's: the dev bundle has the same digest as a bundle the App fetched before, so the App's
@@ -242,10 +252,12 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
       const stdout = String(app.status?.fetch?.stdout ?? '');
       if (!stdout.includes(expect.digest)) {
         const named = /sha256:[0-9a-f]{64}/.exec(stdout)?.[0];
-        const images = appBundleImages(app);
-        // The App has reconciled its spec, and that spec names another bundle: nothing will change
-        // this short of a new Package, so the verdict is final.
-        if (images.length > 0 && !images.some((i) => i.includes(expect.digest!))) {
+        const images = packageBundleImages(state.packages, dev);
+        // The Package of the dev version itself names another bundle, and the App has reconciled
+        // exactly that spec: nothing changes this short of a new Package, so the verdict is final.
+        // (Right after a switch the PackageInstall can report success before the App's new spec is
+        // seen here; then the App's spec still differs from the Package's and this waits.)
+        if (images.length > 0 && !images.some((i) => i.includes(expect.digest!)) && sameList(images, appBundleImages(app))) {
           return {
             state: 'not-selected',
             reason:

@@ -139,7 +139,9 @@ describe('verifyPackageInstall (fake API server)', () => {
     const kc = await setup();
     const other = `sha256:${'e'.repeat(64)}`;
     fake.items.set(PATHS.pkgi, [pkgi({ cond: 'ReconcileSucceeded', version: '1.5.4-dev.1' })]);
-    fake.items.set(PATHS.app, [{ ...app(), spec: { fetch: [{ imgpkgBundle: { image: `r/antrea@${other}` } }] }, status: { ...app().status, fetch: { exitCode: 0, stdout: `image: r/antrea@${other}` } } }]);
+    const fetch = [{ imgpkgBundle: { image: `r/antrea@${other}` } }];
+    fake.items.set(PATHS.pkgs, [pkg('1.5.3'), { ...pkg('1.5.4-dev.1'), spec: { ...pkg('1.5.4-dev.1').spec, template: { spec: { fetch } } } }]);
+    fake.items.set(PATHS.app, [{ ...app(), spec: { fetch }, status: { ...app().status, fetch: { exitCode: 0, stdout: `image: r/antrea@${other}` } } }]);
     const out = await verifyPackageInstall({ kc, target: { namespace: 'ns', name: 'antrea' }, expect: { version: '1.5.4-dev.1', digest: DIGEST }, settleMs: 0, timeoutMs: 60_000 });
     expect(out.verdict).toBe('not-selected');
     expect(out.reason).toMatch(`from bundle r/antrea@${other}, not the dev bundle ${DIGEST}`);
