@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { appFailure, timeOf, trimMessage, type KObject } from './evaluate.js';
+import { appFailure, appFailureStep, timeOf, trimMessage, type KObject } from './evaluate.js';
 import { workloadScope } from './pods.js';
 import type { TimelineEntry } from './types.js';
 
@@ -106,7 +106,8 @@ export function diagnosticsExcerpt(input: Pick<DiagnosticsInput, 'pkgi' | 'app' 
   const useful = trimMessage(input.pkgi?.status?.usefulErrorMessage, 600);
   if (useful && !input.reason.includes(useful)) lines.push(`usefulErrorMessage: ${useful}`);
   const appErr = appFailure(input.app);
-  if (appErr && !input.reason.includes(appErr)) lines.push(appErr);
+  const stepText = appFailureStep(input.app)?.text.slice(0, 200) ?? '';
+  if (appErr && !input.reason.includes(appErr) && !(stepText && input.reason.includes(stepText))) lines.push(appErr);
   const last = input.timeline.slice(-5).map((t) => {
     const bits = [t.object, t.condition, t.version && `version ${t.version}`, t.lastAttemptedVersion && `last attempted ${t.lastAttemptedVersion}`]
       .filter(Boolean)

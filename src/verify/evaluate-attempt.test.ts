@@ -50,6 +50,22 @@ describe('appFailure: the failing step of the last attempt only', () => {
     ['fetch failed: template and deploy are stale', { fetch: { exitCode: 1, stderr: 'dial tcp [::1]:5001: connect: connection refused' }, template: { exitCode: 1, stderr: 'old' }, deploy: { exitCode: 1, stderr: 'older' } }, 'fetch failed (exit 1): dial tcp [::1]:5001: connect: connection refused'],
     ['an empty stderr falls back to the error', { fetch: { exitCode: 1, stderr: '', error: 'Fetching resources: Error' } }, 'fetch failed (exit 1): Fetching resources: Error'],
     ['nothing failed', { fetch: { exitCode: 0 }, template: { exitCode: 0 }, deploy: { exitCode: 0 } }, ''],
+    // A deploy in progress: its status is still the previous deploy's (written before this attempt's fetch).
+    [
+      'a deploy running now, with the previous deploy\'s error in its status',
+      { fetch: { exitCode: 0, startedAt: '2026-01-01T10:00:03Z' }, template: { exitCode: 0, updatedAt: '2026-01-01T10:00:03Z' }, deploy: { exitCode: 1, stderr: 'configmap/Bad_Name', startedAt: '2026-01-01T10:00:03Z', updatedAt: '2026-01-01T10:00:01Z' } },
+      '',
+    ],
+    [
+      'a template error from before this attempt\'s fetch',
+      { fetch: { exitCode: 0, startedAt: '2026-01-01T10:00:03Z' }, template: { exitCode: 1, stderr: 'old', updatedAt: '2026-01-01T10:00:01Z' } },
+      '',
+    ],
+    [
+      'a deploy that failed in this attempt',
+      { fetch: { exitCode: 0, startedAt: '2026-01-01T10:00:03Z' }, template: { exitCode: 0, updatedAt: '2026-01-01T10:00:03Z' }, deploy: { exitCode: 1, stderr: 'new', startedAt: '2026-01-01T10:00:03Z', updatedAt: '2026-01-01T10:00:09Z' } },
+      'deploy failed (exit 1): new',
+    ],
   ])('%s', (_n, status, want) => expect(appFailure({ status })).toBe(want));
 });
 
@@ -63,7 +79,7 @@ describe('reconcile-failed names only the attempt being judged', () => {
       { version: DEV },
     );
     expect(e.state).toBe('reconcile-failed');
-    expect(e.reason).toContain('template failed (exit 1): yaml: line 3');
+    expect(e.reason).toContain('usefulErrorMessage: yaml: line 3: mapping values are not allowed\ntemplate failed (exit 1) with that message');
     expect(e.reason).not.toContain('Bad_Name');
   });
 
@@ -83,6 +99,12 @@ describe('reconcile-failed names only the attempt being judged', () => {
     if (note) expect(e.reason).toMatch(note);
     else expect(e.reason).not.toMatch(/earlier attempt/);
     expect(earlierAttemptNote(state.app, state.packages, DEV) !== undefined).toBe(note !== undefined);
+  });
+
+  test('a step whose stderr is the usefulErrorMessage is named, not quoted twice', () => {
+    const err = 'vendir: Error: Syncing directory';
+    const e = evaluate({ pkgi: pkgi('ReconcileFailed', { useful: err }), app: app('ReconcileFailed', { fetch: { exitCode: 1, stderr: `${err}\n` } }) }, { version: DEV });
+    expect(e.reason).toBe(`kapp-controller could not reconcile ${DEV}:\nusefulErrorMessage: ${err}\nfetch failed (exit 1) with that message`);
   });
 
   test.each<[string, string, RegExp]>([

@@ -90,22 +90,41 @@ export function trimMessage(text: unknown, max = MAX_MESSAGE): string {
 }
 
 /**
- * The App's stderr of the step that failed in its last attempt, trimmed. An attempt runs fetch,
- * template, deploy in that order and stops at the first failure; kapp-controller leaves the
- * status of the steps after it as the previous attempt wrote them, so only the first failing
- * step belongs to this attempt (a later step's error there is stale).
+ * The step that failed in the App's last attempt, or undefined. An attempt runs fetch, template,
+ * deploy in that order and stops at the first failure; kapp-controller leaves the status of the
+ * steps after it as an earlier attempt wrote them. So only the first failing step belongs to this
+ * attempt, and a template or deploy status last written before this attempt's fetch started (or,
+ * for a deploy, before the deploy now running started) is stale.
  */
-export function appFailure(app: KObject | undefined): string {
+export function appFailureStep(app: KObject | undefined): { step: string; exitCode: number; text: string } | undefined {
   const st = app?.status;
-  if (!st) return '';
+  if (!st) return undefined;
+  const attempt = timeOf(st.fetch?.startedAt);
   for (const step of ['fetch', 'template', 'deploy'] as const) {
     const s = st[step];
-    if (s && typeof s.exitCode === 'number' && s.exitCode !== 0) {
-      const err = String(s.stderr || s.error || '').trim();
-      return `${step} failed (exit ${s.exitCode})${err ? `: ${trimMessage(err, 800)}` : ''}`;
-    }
+    if (!s || typeof s.exitCode !== 'number' || s.exitCode === 0) continue;
+    const updated = timeOf(s.updatedAt);
+    if (step !== 'fetch' && attempt !== undefined && updated !== undefined && updated < attempt) continue;
+    const started = timeOf(s.startedAt);
+    if (step === 'deploy' && started !== undefined && updated !== undefined && updated < started) continue;
+    return { step, exitCode: s.exitCode, text: String(s.stderr || s.error || '').trim() };
   }
-  return '';
+  return undefined;
+}
+
+/** The App's stderr of the step that failed in its last attempt, trimmed ('' when none). */
+export function appFailure(app: KObject | undefined): string {
+  const f = appFailureStep(app);
+  if (!f) return '';
+  return `${f.step} failed (exit ${f.exitCode})${f.text ? `: ${trimMessage(f.text, 800)}` : ''}`;
+}
+
+/** The failing step for a reason that already quotes usefulErrorMessage: its stderr only when it says more. */
+function appFailureBeside(app: KObject | undefined, useful: string): string {
+  const f = appFailureStep(app);
+  if (!f) return '';
+  if (useful && trimMessage(f.text) === useful) return `${f.step} failed (exit ${f.exitCode}) with that message`;
+  return appFailure(app);
 }
 
 /** Milliseconds since the epoch of a Kubernetes timestamp (string or Date), or undefined. */
@@ -220,8 +239,8 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
     if (app && (!generationSettled(app) || conditionOf(app) === 'Reconciling')) {
       return { state: 'pending', reason: `the App has not reconciled ${dev} yet (its last result was a failure)`, holdsDev: false };
     }
-    const appErr = appFailure(app);
-    const hint = registryHint(`${st.usefulErrorMessage ?? ''}\n${appErr}`);
+    const appErr = appFailureBeside(app, useful);
+    const hint = registryHint(`${st.usefulErrorMessage ?? ''}\n${appFailure(app)}`);
     const earlier = expect.digest ? earlierAttemptNote(app, state.packages, dev) : undefined;
     const workload = devWorkloadProblems(state, expect);
     const pods = workload.length ? `pods: ${podLines(workload)}` : '';

@@ -181,7 +181,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
     const { code, res } = await devJson(['--cluster-registry', `localhost:${port}`]);
     expect(code).toBe(1);
     expect(res.verdict).toBe('reconcile-failed');
-    expect(res.reason).toMatch(new RegExp(`fetch failed \\(exit 1\\): .*:${port}: connect: connection refused`, 's'));
+    expect(res.reason).toMatch(new RegExp(`usefulErrorMessage: vendir: Error: .*:${port}: connect: connection refused.*\nfetch failed \\(exit 1\\) with that message`, 's'));
     expect(res.reason).toMatch(new RegExp(`hint: kapp-controller could not connect to \\S+:${port}, a localhost registry\\. Inside the kapp-controller pod localhost is the pod itself`));
     expect(res.reason).toContain('--cluster-registry (input cluster-registry)');
   });
@@ -196,14 +196,14 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
     expect(head).not.toBeNull();
     const summary = first.stderr.split('\n').find((l) => l.startsWith(`${ns}/web: reconcile-failed: `))!;
     expect(summary).toMatch(new RegExp(`^${ns}/web: reconcile-failed: kapp-controller could not reconcile ${head![1]!.replace(/[.]/g, '\\.')}: usefulErrorMessage: .*Bad_Name`));
-    expect(first.stdout).toMatch(/deploy failed \(exit 1\): .*Bad_Name/);
+    expect(first.stdout).toMatch(/usefulErrorMessage: kapp: Error: .*Bad_Name.*\n {2}deploy failed \(exit 1\) with that message/s);
 
     await writeFile(configFile('bad.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: [unclosed\n');
     const { code, res } = await devJson();
     results.yaml = res;
     expect(code).toBe(1);
     expect(res.verdict).toBe('reconcile-failed');
-    expect(res.reason).toMatch(/template failed \(exit 1\): .*ytt: Error/s);
+    expect(res.reason).toMatch(/usefulErrorMessage: ytt: Error: .*bad\.yaml.*\ntemplate failed \(exit 1\) with that message/s);
     // The App's deploy status still holds the previous attempt's Bad_Name error; it is not ours.
     expect(res.reason).not.toContain('Bad_Name');
     expect(res.diagnostics?.excerpt).not.toContain('Bad_Name');
@@ -218,7 +218,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
     // The same folder pushed again has the same digest.
     expect(res.bundle!.split('@')[1]).toBe(before.bundle!.split('@')[1]);
     expect(res.verdict).toBe('reconcile-failed');
-    expect(res.reason).toMatch(/template failed \(exit 1\): .*ytt: Error/s);
+    expect(res.reason).toMatch(/usefulErrorMessage: ytt: Error: .*\ntemplate failed \(exit 1\) with that message/s);
     // A failing App retries on its own every 2^n s (at most its 30 s sync period). When that retry
     // fell between the dev Package's creation and the verdict, the result is a new attempt and
     // nothing is to be said; otherwise the verdict must say the result is an earlier attempt's.
@@ -284,6 +284,8 @@ spec:
     expect(res.verdict).toBe('reconcile-failed');
     expect(res.reason).toContain(`the dev version's workload cannot start: pod ${ns}/${pod.metadata!.name} container web: ImagePullBackOff: ${message}`);
     expect(res.timeline).toContainEqual(expect.objectContaining({ object: 'Pod', condition: 'ImagePullBackOff' }));
+    // The deploy running now has the earlier Bad_Name deploy error in its status: not this attempt's.
+    expect(res.diagnostics!.excerpt).not.toContain('Bad_Name');
     const dir = res.diagnostics!.dir;
     const events = await readFile(path.join(dir, 'events.yaml'), 'utf8');
     // kapp-controller emits none for the PackageInstall/App; the workload's controllers do.
