@@ -8,6 +8,7 @@
  *   -> a pull address on localhost that refuses: the verdict names a localhost registry
  *   -> a deploy error, then a YAML syntax error: only the second is in the verdict
  *   -> the same bundle again under a new dev version: the verdict says it is an earlier result
+ *   -> the action's cluster mode with input cluster-registry
  *   -> a Deployment whose pod cannot pull its image: reconcile-failed with the pod's reason, and the
  *      events of the namespace the App deployed into.
  * The harness has no kubelet: the pod of the last scenario is a real Pod, created by the real
@@ -23,12 +24,17 @@ import os from 'node:os';
 import path from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { readGithubContext } from '../../src/action/context.js';
+import { RecordingHost } from '../../src/action/host.js';
 import { runCli } from '../../src/cli.js';
 import { installBaseline } from '../../src/cluster/baseline.js';
 import { ClusterClient } from '../../src/cluster/dev.js';
+import { parseInputs } from '../../src/inputs.js';
+import { run as runClusterMode } from '../../src/modes/cluster.js';
 import { loadVersion } from '../../src/packages/layout.js';
 import { execTool } from '../../src/tools/exec.js';
 import type { PackageResult } from '../../src/verify/types.js';
+import { inputsFrom } from '../support/inputs.js';
 import { harnessEnv } from './helpers/env.js';
 import { createTestNamespace, deleteNamespace, harnessKubeConfig, waitFor } from './helpers/kube.js';
 
@@ -231,6 +237,36 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
       expect(res.reason).not.toMatch(/earlier attempt/);
     }
     await rm(configFile('bad.yaml'));
+  });
+
+  test('the action\'s cluster mode: input cluster-registry is where the Package points, with the warning as an annotation', async () => {
+    await setRelease('cluster-mode');
+    const host = new RecordingHost();
+    const ctx = {
+      inputs: parseInputs(
+        inputsFrom({
+          mode: 'cluster',
+          'packages-dir': '.',
+          packages: 'web/1.0.0',
+          registry,
+          'cluster-registry': `localhost:${registryPort}`,
+          'package-install': `${ns}/web`,
+          kubeconfig: process.env.KUBECONFIG!,
+          settle: '2s',
+          timeout: WAIT,
+          comment: 'false',
+        }),
+      ),
+      github: { ...readGithubContext({}), workspace: root },
+      host,
+      exec: execTool,
+      env: { ...process.env, RUNNER_TEMP: work },
+    };
+    await runClusterMode(ctx);
+    expect(JSON.parse(host.outputs.verdicts!)).toEqual({ 'web/1.0.0': 'won' });
+    const [res] = JSON.parse(host.outputs.results!) as PackageResult[];
+    expect(res!.bundle).toMatch(new RegExp(`^localhost:${registryPort}/devpkg-vd/${runId}/web@sha256:[0-9a-f]{64}$`));
+    expect(host.warnings).toEqual([{ message: expect.stringMatching(new RegExp(`^the cluster is to pull the bundle from localhost:${registryPort} \\(input cluster-registry\\), a localhost address`)) }]);
   });
 
   test('a pod that cannot pull its image: reconcile-failed with the pod\'s reason, and the workload namespace\'s events', async () => {
