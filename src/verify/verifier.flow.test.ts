@@ -147,6 +147,26 @@ describe('verifyPackageInstall (fake API server)', () => {
     expect(out.reason).toMatch(`from bundle r/antrea@${other}, not the dev bundle ${DIGEST}`);
   }, 30_000);
 
+  test('a win seen just before the time-out still gets its settle window', async () => {
+    const kc = await setup();
+    fake.items.set(PATHS.pkgi, [pkgi({ cond: 'ReconcileSucceeded', version: '1.5.4-dev.1' })]);
+    const out = await verifyPackageInstall({ kc, target: { namespace: 'ns', name: 'antrea' }, expect: { version: '1.5.4-dev.1', digest: DIGEST }, settleMs: 1500, timeoutMs: 1000 });
+    expect(out.verdict).toBe('won');
+    expect(out.reason).toMatch(/held through the 2s settle window/);
+  }, 30_000);
+
+  test('a re-reconcile still in flight at the time-out: timed out, saying so', async () => {
+    const kc = await setup();
+    const p = verifyPackageInstall({ kc, target: { namespace: 'ns', name: 'antrea' }, expect: { version: '1.5.4-dev.1', digest: DIGEST }, settleMs: 300, timeoutMs: 1500 });
+    await fake.watching();
+    fake.put(PATHS.pkgi, pkgi({ cond: 'ReconcileSucceeded', version: '1.5.4-dev.1' }));
+    await sleep(100);
+    fake.put(PATHS.pkgi, pkgi({ gen: 2, cond: 'Reconciling', version: '1.5.4-dev.1' }));
+    const out = await p;
+    expect(out.verdict).toBe('timed-out');
+    expect(out.reason).toMatch(/^won, but a re-reconcile in flight when the settle window ended had not finished at the 2s time-out; last state: /);
+  }, 30_000);
+
   test('timed out: the reason carries the last state', async () => {
     const kc = await setup();
     const out = await verifyPackageInstall({ kc, target: { namespace: 'ns', name: 'antrea' }, expect: { version: '1.5.4-dev.1', digest: DIGEST }, settleMs: 0, timeoutMs: 1000 });
