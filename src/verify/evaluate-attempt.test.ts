@@ -157,7 +157,7 @@ describe('the workload of the dev version', () => {
   test('ImagePullBackOff of a pod of this deploy is final', () => {
     const e = evaluate(deploying([pod('app-1', '2026-01-01T10:00:12Z', pull)]), { version: DEV, digest: DIGEST });
     expect(e.state).toBe('reconcile-failed');
-    expect(e.reason).toMatch(/^the dev version's workload cannot start: pod ns\/app-1 container main: ImagePullBackOff: Back-off pulling image "localhost:5001\/app:dev" \(kapp-controller is still waiting for it/);
+    expect(e.reason).toMatch(/^the workload of 1\.5\.4-dev\.2 cannot start: pod ns\/app-1 container main: ImagePullBackOff: Back-off pulling image "localhost:5001\/app:dev" \(kapp-controller is still waiting for it/);
   });
   test.each<[string, ReturnType<typeof deploying>, string, RegExp]>([
     ['ErrImagePull is reported, not final', deploying([pod('app-1', '2026-01-01T10:00:12Z', { reason: 'ErrImagePull', message: 'not found' })]), 'pending', /condition Reconciling.*; pods: pod ns\/app-1 container main: ErrImagePull: not found/],

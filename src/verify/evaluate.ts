@@ -308,7 +308,7 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
     return {
       state: 'reconcile-failed',
       reason:
-        `the dev version's workload cannot start: ${podLines(workload)} ` +
+        `the workload of ${dev} cannot start: ${podLines(workload)} ` +
         `(kapp-controller is still waiting for it and would fail only at the workload's progress deadline; ${describePkgi(pkgi)})`,
       holdsDev: false,
     };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import type { KObject } from './evaluate.js';
-import { describePodProblem, podProblems, workloadScope } from './pods.js';
+import { describePodProblem, kappAppLabel, podProblems, workloadScope } from './pods.js';
 
 describe('workloadScope', () => {
   test.each<[string, KObject | undefined, ReturnType<typeof workloadScope>]>([
@@ -53,3 +53,10 @@ describe('podProblems', () => {
     expect(describePodProblem(out[0]!)).toBe('pod ns/a container main: ImagePullBackOff: Back-off pulling image "x"');
   });
 });
+
+test.each<[string, Record<string, string> | undefined, string | undefined]>([
+  ["kapp's app ConfigMap", { spec: '{"labelKey":"kapp.k14s.io/app","labelValue":"1796187786384974455","lastChangeName":"web.app-change-nwqsb"}' }, 'kapp.k14s.io/app=1796187786384974455'],
+  ['no data', undefined, undefined],
+  ['not JSON', { spec: 'labelKey: x' }, undefined],
+  ['no value', { spec: '{"labelKey":"kapp.k14s.io/app"}' }, undefined],
+])('kappAppLabel: %s', (_n, data, want) => expect(kappAppLabel(data)).toBe(want));

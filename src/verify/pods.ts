@@ -99,6 +99,23 @@ export function podProblems(pods: KObject[] | undefined, sinceMs?: number): PodP
   return out.sort((a, b) => Number(b.final) - Number(a.final) || `${a.namespace}/${a.pod}/${a.container}`.localeCompare(`${b.namespace}/${b.pod}/${b.container}`));
 }
 
+/**
+ * The App's kapp label out of kapp's app ConfigMap (`<App>.app`, data.spec JSON with labelKey and
+ * labelValue), written when a deploy starts: during an App's first deploy the App status does not
+ * carry the label yet. Pure; undefined when the ConfigMap says nothing usable.
+ */
+export function kappAppLabel(data: Record<string, string> | undefined): string | undefined {
+  try {
+    const spec = JSON.parse(data?.spec ?? '') as { labelKey?: unknown; labelValue?: unknown };
+    if (typeof spec.labelKey === 'string' && typeof spec.labelValue === 'string' && spec.labelKey && spec.labelValue) {
+      return `${spec.labelKey}=${spec.labelValue}`;
+    }
+  } catch {
+    // not JSON: no label
+  }
+  return undefined;
+}
+
 export function describePodProblem(p: PodProblem): string {
   const restarts = p.reason === 'CrashLoopBackOff' ? ` after ${p.restarts} restart(s)` : '';
   return `pod ${p.namespace}/${p.pod} container ${p.container}: ${p.reason}${restarts}${p.message ? `: ${p.message}` : ''}`;
@@ -112,14 +129,26 @@ export class WorkloadPods {
   private readonly watches = new Map<string, ResumableWatch>();
   private label?: string;
   private stopped = false;
+  private lookingUp = false;
 
   constructor(
     private readonly kc: KubeConfig,
     private readonly events: { onChange(pods: KObject[]): void; onProblem?(message: string): void },
   ) {}
 
-  track(scope: WorkloadScope): void {
-    if (this.stopped || !scope.label) return;
+  /**
+   * Watches the pods of `scope`. Without a label in it (an App's first deploy), the label is read
+   * once from kapp's app ConfigMap of `app`; later calls try again while it is unknown.
+   */
+  track(scope: WorkloadScope, app?: { namespace: string; name: string }): void {
+    if (this.stopped) return;
+    if (!scope.label) {
+      if (!this.label) {
+        if (app && scope.namespaces.length > 0 && !this.lookingUp) this.lookUpLabel(scope, app);
+        return;
+      }
+      scope = { ...scope, label: this.label };
+    }
     if (scope.label !== this.label) {
       for (const w of this.watches.values()) w.stop();
       this.watches.clear();
@@ -139,6 +168,29 @@ export class WorkloadPods {
         w.stop();
       });
     }
+  }
+
+  private lookUpLabel(scope: WorkloadScope, app: { namespace: string; name: string }): void {
+    this.lookingUp = true;
+    void (async () => {
+      const k8s = await import('@kubernetes/client-node');
+      const core = this.kc.makeApiClient(k8s.CoreV1Api);
+      // kapp-controller names the kapp app <App>.app (older releases: <App>-ctrl).
+      for (const name of [`${app.name}.app`, `${app.name}-ctrl`]) {
+        try {
+          const label = kappAppLabel((await core.readNamespacedConfigMap({ namespace: app.namespace, name })).data);
+          if (label) return label;
+        } catch {
+          // absent (not created yet, another name) or not readable: try the next, or later
+        }
+      }
+      return undefined;
+    })()
+      .then((label) => {
+        this.lookingUp = false;
+        if (label && !this.label) this.track({ ...scope, label });
+      })
+      .catch(() => (this.lookingUp = false));
   }
 
   current(): KObject[] {

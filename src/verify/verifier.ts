@@ -205,7 +205,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
       onChange: (objs) => {
         app = objs.get(target.name);
         record('App', app);
-        workload.track(workloadScope(app));
+        workload.track(workloadScope(app), target);
         reevaluate();
       },
       onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`),

@@ -10,7 +10,8 @@
  *   -> the same bundle again under a new dev version: the verdict says it is an earlier result
  *   -> the action's cluster mode with input cluster-registry
  *   -> a Deployment whose pod cannot pull its image: reconcile-failed with the pod's reason, and the
- *      events of the namespace the App deployed into.
+ *      events of the namespace the App deployed into
+ *   -> the same on a PackageInstall's first deploy (the baseline), where the App names no label yet.
  * The harness has no kubelet: the pod of the last scenario is a real Pod, created by the real
  * ReplicaSet controller from what kapp-controller deployed, whose status this test writes through
  * the status subresource (what the kubelet would write). The real ImagePullBackOff on a kind
@@ -77,17 +78,18 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function writePackage(): Promise<void> {
-  await mkdir(path.join(versionDir(), 'bundle', '.imgpkg'), { recursive: true });
-  await mkdir(path.join(versionDir(), 'bundle', 'config'), { recursive: true });
+async function writePackage(name = 'web'): Promise<void> {
+  const dir = path.join(root, name, '1.0.0');
+  await mkdir(path.join(dir, 'bundle', '.imgpkg'), { recursive: true });
+  await mkdir(path.join(dir, 'bundle', 'config'), { recursive: true });
   await writeFile(
-    path.join(versionDir(), 'package.yaml'),
+    path.join(dir, 'package.yaml'),
     `apiVersion: data.packaging.carvel.dev/v1alpha1
 kind: Package
 metadata:
-  name: ${REF}.1.0.0
+  name: ${name}.devpkg.test.1.0.0
 spec:
-  refName: ${REF}
+  refName: ${name}.devpkg.test
   version: 1.0.0
   template:
     spec:
@@ -102,8 +104,56 @@ spec:
         - kapp: {}
 `,
   );
-  await writeFile(path.join(versionDir(), 'bundle', '.imgpkg', 'images.yml'), 'apiVersion: imgpkg.carvel.dev/v1alpha1\nkind: ImagesLock\n');
-  await writeFile(configFile('config.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  namespace: ${ns}\ndata:\n  release: "1.0.0"\n`);
+  await writeFile(path.join(dir, 'bundle', '.imgpkg', 'images.yml'), 'apiVersion: imgpkg.carvel.dev/v1alpha1\nkind: ImagesLock\n');
+  await writeFile(path.join(dir, 'bundle', 'config', 'config.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}-config\n  namespace: ${ns}\ndata:\n  release: "1.0.0"\n`);
+}
+
+function deployment(name: string): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+  namespace: ${ns}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: ${name}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+    spec:
+      containers:
+        - name: ${name}
+          image: localhost:5001/devpkg-vd/no-such-image:dev
+`;
+}
+
+/** Waits for the pod of Deployment `app` and writes what the kubelet would after a failed pull. */
+async function podCannotPull(app: string): Promise<{ name: string; message: string }> {
+  const k8s = await import('@kubernetes/client-node');
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  // kapp-controller deploys; the ReplicaSet controller creates the pod (Pending: no scheduler, no kubelet).
+  const pod = await waitFor(
+    `the pod of Deployment ${app}`,
+    async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: `app=${app}` })).items[0],
+    { timeoutMs: 120_000, intervalMs: 500 },
+  );
+  // What the kubelet would write after a failed pull, through the status subresource.
+  const message = 'Back-off pulling image "localhost:5001/devpkg-vd/no-such-image:dev": ErrImagePull: not found';
+  await core.patchNamespacedPodStatus(
+    {
+      namespace: ns,
+      name: pod.metadata!.name!,
+      body: {
+        status: {
+          phase: 'Pending',
+          containerStatuses: [{ name: app, image: 'localhost:5001/devpkg-vd/no-such-image:dev', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff', message } } }],
+        },
+      },
+    },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  );
+  return { name: pod.metadata!.name!, message };
 }
 
 async function setRelease(value: string): Promise<void> {
@@ -139,7 +189,9 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
       const client = await ClusterClient.create(kc);
       await client.delete('packaging.carvel.dev/v1alpha1', 'PackageInstall', ns, 'web').catch(() => undefined);
       await new Promise((r) => setTimeout(r, 5000)); // kapp-controller's turn to delete the App
+      await client.delete('packaging.carvel.dev/v1alpha1', 'PackageInstall', ns, 'first').catch(() => undefined);
       await client.delete('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', undefined, `web-sa-${ns}-cluster-admin`).catch(() => undefined);
+      await client.delete('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', undefined, `first-sa-${ns}-cluster-admin`).catch(() => undefined);
       await deleteNamespace(kc, ns).catch(() => undefined);
     }
     if (work && !process.env.DEVPKG_KEEP_TEST_DIRS) await rm(work, { recursive: true, force: true });
@@ -271,54 +323,13 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
 
   test('a pod that cannot pull its image: reconcile-failed with the pod\'s reason, and the workload namespace\'s events', async () => {
     await setRelease('deployment');
-    await writeFile(
-      configFile('deployment.yaml'),
-      `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: ${ns}
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-        - name: web
-          image: localhost:5001/devpkg-vd/no-such-image:dev
-`,
-    );
+    await writeFile(configFile('deployment.yaml'), deployment('web'));
     const running = devJson();
-    // kapp-controller deploys; the ReplicaSet controller creates the pod (Pending: no scheduler, no kubelet).
-    const k8s = await import('@kubernetes/client-node');
-    const core = kc.makeApiClient(k8s.CoreV1Api);
-    const pod = await waitFor(
-      'the pod of Deployment web',
-      async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=web' })).items[0],
-      { timeoutMs: 120_000, intervalMs: 500 },
-    );
-    // What the kubelet would write after a failed pull, through the status subresource.
-    const message = 'Back-off pulling image "localhost:5001/devpkg-vd/no-such-image:dev": ErrImagePull: not found';
-    await core.patchNamespacedPodStatus(
-      {
-        namespace: ns,
-        name: pod.metadata!.name!,
-        body: {
-          status: {
-            phase: 'Pending',
-            containerStatuses: [{ name: 'web', image: 'localhost:5001/devpkg-vd/no-such-image:dev', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff', message } } }],
-          },
-        },
-      },
-      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-    );
+    const pod = await podCannotPull('web');
     const { code, res } = await running;
     expect(code).toBe(1);
     expect(res.verdict).toBe('reconcile-failed');
-    expect(res.reason).toContain(`the dev version's workload cannot start: pod ${ns}/${pod.metadata!.name} container web: ImagePullBackOff: ${message}`);
+    expect(res.reason).toContain(`the workload of ${res.devVersion} cannot start: pod ${ns}/${pod.name} container web: ImagePullBackOff: ${pod.message}`);
     expect(res.timeline).toContainEqual(expect.objectContaining({ object: 'Pod', condition: 'ImagePullBackOff' }));
     // The deploy running now has the earlier Bad_Name deploy error in its status: not this attempt's.
     expect(res.diagnostics!.excerpt).not.toContain('Bad_Name');
@@ -330,5 +341,18 @@ spec:
     expect(events).toMatch(/reason: SuccessfulCreate/);
     expect(existsSync(path.join(dir, 'pods.yaml'))).toBe(true);
     expect(await readFile(path.join(dir, 'pods.yaml'), 'utf8')).toContain('ImagePullBackOff');
+  });
+
+  test('a first install whose pod cannot pull: the label comes from kapp\'s app ConfigMap, the baseline fails with the pod\'s reason', async () => {
+    // An App's first deploy: its status names no kapp label until the deploy ends.
+    await writePackage('first');
+    await writeFile(path.join(root, 'first', '1.0.0', 'bundle', 'config', 'deployment.yaml'), deployment('first'));
+    const client = await ClusterClient.create(kc);
+    const loaded = await loadVersion(root, '', 'first', '1.0.0');
+    const installing = installBaseline({ client, kc, exec: execTool, root, loaded, refName: 'first.devpkg.test', registry, namespace: ns, timeoutMs: 150_000, log: () => undefined });
+    const pod = await podCannotPull('first');
+    await expect(installing).rejects.toThrow(
+      `the baseline (released first 1.0.0) did not install: reconcile-failed: the workload of 1.0.0 cannot start: pod ${ns}/${pod.name} container first: ImagePullBackOff: ${pod.message}`,
+    );
   });
 });
