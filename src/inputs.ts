@@ -1,6 +1,7 @@
 import { UsageError } from './errors.js';
 import { parseDuration } from './commands/io.js';
 import { parseImageRepository, type ImageRepository } from './providers/image-repository.js';
+import { parseRegistryAddress } from './bundle/reference.js';
 
 export const MODES = ['plan', 'detect', 'kind', 'cluster', 'bootstrap', 'report'] as const;
 export type Mode = (typeof MODES)[number];
@@ -16,6 +17,8 @@ export interface Inputs {
   headRef: string;
   ignore: string[];
   registry: string;
+  /** Where the cluster pulls from when not from `registry` (cluster mode). */
+  clusterRegistry: string;
   registryUsername: string;
   registryPassword: string;
   refName: string;
@@ -99,6 +102,8 @@ export function parseInputs(src: InputSource): Inputs {
   if (registry.includes('://')) {
     throw new UsageError(`input registry: "${registry}" must be HOST[:PORT][/PATH] without a scheme`);
   }
+  const clusterRegistry = s('cluster-registry');
+  if (clusterRegistry) parseRegistryAddress(clusterRegistry, 'input cluster-registry');
   return {
     mode,
     workingDirectory: s('working-directory', '.'),
@@ -109,6 +114,7 @@ export function parseInputs(src: InputSource): Inputs {
     headRef: s('head-ref'),
     ignore: list(src, 'ignore', '**/*.md'),
     registry,
+    clusterRegistry,
     registryUsername: s('registry-username'),
     registryPassword: get('registry-password'),
     refName: s('ref-name'),

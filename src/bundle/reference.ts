@@ -150,3 +150,44 @@ export function rewriteImageHost(image: string, fromHost: string, toHost: string
   }
   return `${toHost}${image.slice(fromHost.length)}`;
 }
+
+/** Whether a registry host is localhost or a loopback address (as seen from where it is used). */
+export function isLoopbackHost(host: string): boolean {
+  const name = hostname(host).toLowerCase();
+  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+}
+
+/**
+ * Parses a pull address (`--cluster-registry`, input cluster-registry): HOST[:PORT] or
+ * HOST[:PORT]/PATH, no scheme. `what` names the flag or input in errors.
+ */
+export function parseRegistryAddress(text: string, what: string): { host: string; path: string } {
+  const t = text.trim().replace(/\/+$/, '');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(t)) {
+    throw new UsageError(`${what}: "${text}" must be HOST[:PORT][/PATH] without a scheme (e.g. 172.18.0.2:5000)`);
+  }
+  const slash = t.indexOf('/');
+  const host = slash < 0 ? t : t.slice(0, slash);
+  if (!host || !/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host)) {
+    throw new UsageError(`${what}: "${text}" does not start with a registry host; write HOST[:PORT][/PATH], e.g. 172.18.0.2:5000`);
+  }
+  if (slash < 0) return { host, path: '' };
+  return { host, path: parseRepository(t).path };
+}
+
+/**
+ * Where the cluster pulls a pushed image from. `clusterRegistry` is HOST[:PORT] (only the host
+ * changes: same repository path, same digest) or HOST[:PORT]/PATH (it replaces the push
+ * registry `pushRegistry` at the front of the image, for a mirror with another path).
+ */
+export function clusterImage(image: string, pushRegistry: string, clusterRegistry: string | undefined): string {
+  if (!clusterRegistry) return image;
+  const pull = parseRegistryAddress(clusterRegistry, 'cluster registry');
+  const pushHost = image.slice(0, image.indexOf('/'));
+  if (!pull.path) return rewriteImageHost(image, pushHost, pull.host);
+  const from = pushRegistry.trim().replace(/\/+$/, '');
+  if (!image.startsWith(`${from}/`)) {
+    throw new UsageError(`image "${image}" is not under the push registry ${from}; cannot map it to ${clusterRegistry}`);
+  }
+  return `${pull.host}/${pull.path}${image.slice(from.length)}`;
+}

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { pushBundle, rewriteImageHost, type PushBundleResult } from '../bundle/index.js';
+import { clusterImage } from '../bundle/reference.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
 import { DevpkgError } from '../errors.js';
 import { deriveDevPackage } from '../packages/derive.js';
@@ -163,6 +164,11 @@ export interface DevPipelineOptions {
   registry: string;
   /** When the cluster reaches the registry under another host (kind): push host -> cluster host. */
   clusterRegistryHost?: string;
+  /**
+   * Where the cluster pulls from when that is not `registry` (--cluster-registry, input
+   * cluster-registry): HOST[:PORT] swaps the host, HOST[:PORT]/PATH replaces `registry`.
+   */
+  clusterRegistry?: string;
   credentials?: RegistryCredentials;
   pushCommand?: string;
   lockImages?: boolean;
@@ -240,7 +246,7 @@ export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipeline
   });
   const image = o.clusterRegistryHost
     ? rewriteImageHost(pushed.image, pushed.image.slice(0, pushed.image.indexOf('/')), o.clusterRegistryHost)
-    : pushed.image;
+    : clusterImage(pushed.image, o.registry, o.clusterRegistry);
 
   const released = pkgis[0]!.status.version;
   const packages: Package[] = [];

@@ -4,14 +4,16 @@ import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
 import { loadVersion } from '../packages/layout.js';
+import { parseRegistryAddress } from '../bundle/reference.js';
 import { parseRefNameMap } from '../packages/refname.js';
 import { parseAssertions } from '../verify/assertions.js';
+import { pullAddressWarning } from '../verify/hints.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
 
-const USAGE = `Usage: devpkg dev --package <version folder> --registry HOST[:PORT]/PATH [--kubeconfig K]
-                  [--ref-name FROM=TO] [--package-install NS/NAME] [--settle S] [--timeout T] [--json]
+const USAGE = `Usage: devpkg dev --package <version folder> --registry HOST[:PORT]/PATH [--cluster-registry HOST[:PORT][/PATH]]
+                  [--kubeconfig K] [--ref-name FROM=TO] [--package-install NS/NAME] [--settle S] [--timeout T] [--json]
 
 Iterate on a running cluster in one step: push the version folder's bundle, derive a dev
 Package whose version outranks every version in play (earlier dev versions included), apply it
@@ -20,6 +22,10 @@ verify that kapp-controller installs it. Prints the verdict.
 
   --package DIR              a version folder, e.g. addons/packages/antrea/1.5.3 (holds package.yaml, bundle/)
   --registry REPO            where to push, e.g. localhost:5001/devpkg (the package name is appended)
+  --cluster-registry ADDR    where the cluster pulls the same bundle from, when not from --registry:
+                             HOST[:PORT] (same path and digest) or HOST[:PORT]/PATH. With kind's local
+                             registry: push to localhost:5001, pull from the registry container's IP on
+                             the kind network, e.g. 172.18.0.3:5000 (localhost in a pod is the pod)
   --kubeconfig FILE          default: $KUBECONFIG or ~/.kube/config
   --ref-name FROM=TO         map the repository refName to the cluster's (or a bare TO)
   --package-install NS/NAME  the PackageInstall to move (default: every one of the refName)
@@ -42,6 +48,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseFlags(argv, {
     package: { type: 'string' },
     registry: { type: 'string' },
+    'cluster-registry': { type: 'string' },
     kubeconfig: { type: 'string' },
     'ref-name': { type: 'string' },
     'package-install': { type: 'string' },
@@ -63,6 +70,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const folder = resolve(io.cwd, requireFlag(values.package, '--package', 'dev'));
   const registry = requireFlag(values.registry, '--registry', 'dev');
   if (registry.includes('://')) throw new UsageError(`--registry: "${registry}" must be HOST[:PORT][/PATH] without a scheme`);
+  const clusterRegistry = values['cluster-registry'];
+  const pull = parseRegistryAddress(clusterRegistry ?? registry, clusterRegistry !== undefined ? '--cluster-registry' : '--registry');
   const deriveFrom = values['derive-from'] ?? 'repo';
   if (deriveFrom !== 'repo' && deriveFrom !== 'cluster') throw new UsageError(`--derive-from: "${deriveFrom}" is not repo or cluster`);
   const settleMs = parseDuration(values.settle ?? '60s', '--settle');
@@ -71,6 +80,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const named = values['package-install'] ? parsePackageInstallRef(values['package-install']) : undefined;
   const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
   const log = values.json ? () => undefined : (m: string) => io.stderr(`${m}\n`);
+  // Said up front, with --json too: a localhost pull address is the usual reason a fetch fails.
+  const warning = pullAddressWarning(pull.host, clusterRegistry !== undefined ? '--cluster-registry' : '--registry; no --cluster-registry given');
+  if (warning) io.stderr(`warning: ${warning}\n`);
 
   // A version folder is <root>/<name>/<version>: load it with the packages dir being its grandparent.
   const root = dirname(dirname(folder));
@@ -88,6 +100,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     refNames,
     packageInstall: named,
     registry,
+    clusterRegistry,
     credentials: user && password ? { username: user, password } : undefined,
     pushCommand: values['push-command'],
     lockImages: values['lock-images'],

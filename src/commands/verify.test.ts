@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { runCli } from '../cli.js';
-import { digestOf } from './verify.js';
+import { digestOf, verifiedPackage } from './verify.js';
 
 const D = `sha256:${'ab'.repeat(32)}`;
 
@@ -37,4 +37,19 @@ describe('devpkg verify flags', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(msg);
   });
+});
+
+describe('verifiedPackage: what devpkg verify heads its result with', () => {
+  const pkgs = (...v: string[]) => v.map((version) => ({ spec: { version, refName: 'antrea.tanzu.vmware.com' } }));
+  const pkgi = (version?: string) => ({
+    metadata: { name: 'antrea-pi', namespace: 'ns' },
+    spec: { packageRef: { refName: 'antrea.tanzu.vmware.com', versionSelection: { prereleases: {} } } },
+    status: version ? { version } : {},
+  });
+  test.each<[string, Parameters<typeof verifiedPackage>[0], ReturnType<typeof verifiedPackage>]>([
+    ['the released version still in place', { pkgi: pkgi('1.5.3'), packages: pkgs('1.5.3', '1.5.4-dev.1') }, { name: 'antrea', refName: 'antrea.tanzu.vmware.com', releasedVersion: '1.5.3' }],
+    ['the dev version in place: the highest other version', { pkgi: pkgi('1.5.4-dev.1'), packages: pkgs('1.5.2', '1.5.3', '1.5.4-dev.1') }, { name: 'antrea', refName: 'antrea.tanzu.vmware.com', releasedVersion: '1.5.3' }],
+    ['no other version', { pkgi: pkgi('1.5.4-dev.1'), packages: pkgs('1.5.4-dev.1') }, { name: 'antrea', refName: 'antrea.tanzu.vmware.com' }],
+    ['no PackageInstall seen', { packages: [] }, { name: 'fallback' }],
+  ])('%s', (_n, last, want) => expect(verifiedPackage(last, 'fallback', '1.5.4-dev.1')).toEqual(want));
 });

@@ -3,8 +3,10 @@ import { resolve } from 'node:path';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
 import { parseAssertions } from '../verify/assertions.js';
+import type { KObject, SelectFn } from '../verify/evaluate.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
+import { defaultSelect, type VerifyOutcome } from '../verify/verifier.js';
 import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg verify --package-install NS/NAME --expect-version V [--bundle DIGEST] [--kubeconfig K]
@@ -38,6 +40,29 @@ export function digestOf(bundle: string | undefined): string | undefined {
   return m[1];
 }
 
+/**
+ * What `devpkg verify` heads its result with, pure: the package (the first label of the
+ * PackageInstall's refName, else its name) and the released version, i.e. the version the
+ * PackageInstall has in place when that is not the expected one, else the version kapp-controller
+ * would select from the Packages without it.
+ */
+export function verifiedPackage(
+  last: { pkgi?: KObject; packages: KObject[] },
+  fallbackName: string,
+  expected: string,
+  select: SelectFn = defaultSelect,
+): { name: string; refName?: string; releasedVersion?: string } {
+  const refName = last.pkgi?.spec?.packageRef?.refName as string | undefined;
+  const name = refName?.split('.')[0] || fallbackName;
+  const inPlace = last.pkgi?.status?.version as string | undefined;
+  let released = inPlace && inPlace !== expected ? inPlace : undefined;
+  if (!released) {
+    const others = last.packages.map((p) => String(p.spec?.version ?? '')).filter((v) => v && v !== expected);
+    if (others.length) released = select(others, last.pkgi?.spec?.packageRef?.versionSelection).selected;
+  }
+  return { name, ...(refName ? { refName } : {}), ...(released ? { releasedVersion: released } : {}) };
+}
+
 export async function run(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseFlags(argv, {
     'package-install': { type: 'string' },
@@ -62,6 +87,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
 
+  let outcome: VerifyOutcome | undefined;
   const [result] = await verifyAll(
     [
       {
@@ -85,9 +111,16 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       assertions,
       diagnosticsDir: resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'),
       log: values.json ? undefined : (m) => io.stderr(`${m}\n`),
+      onOutcome: (_req, o) => (outcome = o),
     },
   );
   const r = result!;
+  if (outcome) {
+    const head = verifiedPackage(outcome.last, target.name, version);
+    r.name = head.name;
+    r.version = head.releasedVersion ?? '';
+    if (head.releasedVersion) r.releasedVersion = head.releasedVersion;
+  }
   io.stdout(values.json ? `${JSON.stringify(r, null, 2)}\n` : renderResultText(r));
   return passed(r) ? 0 : 1;
 }

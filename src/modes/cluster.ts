@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KindRegistry } from '../bundle/kind-registry.js';
+import { parseRegistryAddress } from '../bundle/reference.js';
 import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { DevpkgError, UsageError } from '../errors.js';
@@ -10,6 +11,7 @@ import { resolveSelection, type PlanRequest } from '../pipeline/plan.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '../verify/index.js';
+import { pullAddressWarning } from '../verify/hints.js';
 import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult } from '../verify/types.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
@@ -66,6 +68,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
           packageInstall: o.packageInstalls?.get(ref.name) ?? named,
           registry: o.registry,
           clusterRegistryHost: o.kindRegistry?.clusterHost,
+          clusterRegistry: o.kindRegistry ? undefined : inputs.clusterRegistry || undefined,
           credentials,
           pushCommand: inputs.pushCommand || undefined,
           lockImages: inputs.lockImages,
@@ -147,6 +150,9 @@ export async function run(ctx: ModeContext): Promise<void> {
     await finishRun(ctx, []);
     return;
   }
+  const pull = parseRegistryAddress(inputs.clusterRegistry || inputs.registry, inputs.clusterRegistry ? 'input cluster-registry' : 'input registry');
+  const warning = pullAddressWarning(pull.host, inputs.clusterRegistry ? 'input cluster-registry' : 'input registry; cluster-registry is empty');
+  if (warning) host.warning(warning);
   const kc = await loadKubeConfig(inputs.kubeconfig ? path.resolve(root, inputs.kubeconfig) : undefined);
   const results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry });
   await finishRun(ctx, results);

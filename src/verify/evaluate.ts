@@ -3,6 +3,8 @@
  * the Packages of its refName), say whether the dev version has won, is still on its way, or has
  * failed and why. Watching and timing live in watch.ts and tracker.ts.
  */
+import { registryHint } from './hints.js';
+import { describePodProblem, podProblems, type PodProblem } from './pods.js';
 
 /** The parts of a Kubernetes object the verdict reads. */
 export interface KObject {
@@ -39,6 +41,8 @@ export interface ObservedState {
   app?: KObject;
   /** Packages of the PackageInstall's refName visible in its namespace (global namespace included). */
   packages?: KObject[];
+  /** Pods of the workload the App deploys (its kapp label, in the namespaces it deploys into). */
+  pods?: KObject[];
 }
 
 export interface Expectation {
@@ -85,19 +89,83 @@ export function trimMessage(text: unknown, max = MAX_MESSAGE): string {
   return `${s.slice(0, max)}… (${s.length - max} more characters)`;
 }
 
-/** The App's stderr of the failing step (fetch, template, deploy), trimmed. */
-export function appFailure(app: KObject | undefined): string {
+/**
+ * The step that failed in the App's last attempt, or undefined. An attempt runs fetch, template,
+ * deploy in that order and stops at the first failure; kapp-controller leaves the status of the
+ * steps after it as an earlier attempt wrote them. So only the first failing step belongs to this
+ * attempt, and a template or deploy status last written before this attempt's fetch started (or,
+ * for a deploy, before the deploy now running started) is stale.
+ */
+export function appFailureStep(app: KObject | undefined): { step: string; exitCode: number; text: string } | undefined {
   const st = app?.status;
-  if (!st) return '';
-  const parts: string[] = [];
+  if (!st) return undefined;
+  const attempt = timeOf(st.fetch?.startedAt);
   for (const step of ['fetch', 'template', 'deploy'] as const) {
     const s = st[step];
-    if (s && typeof s.exitCode === 'number' && s.exitCode !== 0) {
-      const err = String(s.stderr ?? s.error ?? '').trim();
-      parts.push(`${step} failed (exit ${s.exitCode})${err ? `: ${trimMessage(err, 800)}` : ''}`);
-    }
+    if (!s || typeof s.exitCode !== 'number' || s.exitCode === 0) continue;
+    const updated = timeOf(s.updatedAt);
+    if (step !== 'fetch' && attempt !== undefined && updated !== undefined && updated < attempt) continue;
+    const started = timeOf(s.startedAt);
+    if (step === 'deploy' && started !== undefined && updated !== undefined && updated < started) continue;
+    return { step, exitCode: s.exitCode, text: String(s.stderr || s.error || '').trim() };
   }
-  return parts.join('\n');
+  return undefined;
+}
+
+/** The App's stderr of the step that failed in its last attempt, trimmed ('' when none). */
+export function appFailure(app: KObject | undefined): string {
+  const f = appFailureStep(app);
+  if (!f) return '';
+  return `${f.step} failed (exit ${f.exitCode})${f.text ? `: ${trimMessage(f.text, 800)}` : ''}`;
+}
+
+/** The failing step for a reason that already quotes usefulErrorMessage: its stderr only when it says more. */
+function appFailureBeside(app: KObject | undefined, useful: string): string {
+  const f = appFailureStep(app);
+  if (!f) return '';
+  if (useful && trimMessage(f.text) === useful) return `${f.step} failed (exit ${f.exitCode}) with that message`;
+  return appFailure(app);
+}
+
+/** Milliseconds since the epoch of a Kubernetes timestamp (string or Date), or undefined. */
+export function timeOf(t: unknown): number | undefined {
+  if (t === undefined || t === null || t === '') return undefined;
+  const ms = t instanceof Date ? t.getTime() : Date.parse(String(t));
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** The bundle images an App's spec fetches (spec.fetch[].imgpkgBundle.image). */
+export function appBundleImages(app: KObject | undefined): string[] {
+  const fetch = app?.spec?.fetch as Array<{ imgpkgBundle?: { image?: string } }> | undefined;
+  return (fetch ?? []).map((f) => f.imgpkgBundle?.image).filter((i): i is string => typeof i === 'string');
+}
+
+/** The bundle images the Package of `version` fetches (spec.template.spec.fetch[].imgpkgBundle.image). */
+export function packageBundleImages(packages: KObject[] | undefined, version: string): string[] {
+  const pkg = (packages ?? []).find((p) => p.spec?.version === version);
+  return appBundleImages({ spec: pkg?.spec?.template?.spec });
+}
+
+function sameList(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/**
+ * When the App's last fetch started before the dev Package existed, its result is an earlier
+ * attempt's: the dev bundle has the same digest as a bundle the App fetched before, so the App's
+ * spec did not change and kapp-controller did not try again. Pure; undefined when not so.
+ */
+export function earlierAttemptNote(app: KObject | undefined, packages: KObject[] | undefined, dev: string): string | undefined {
+  const fetched = timeOf(app?.status?.fetch?.startedAt);
+  const devPkg = (packages ?? []).find((p) => p.spec?.version === dev);
+  const created = timeOf(devPkg?.metadata?.creationTimestamp);
+  if (fetched === undefined || created === undefined || fetched >= created) return undefined;
+  return (
+    `note: this is the result of an earlier attempt. The App last fetched at ${new Date(fetched).toISOString()}, before the dev ` +
+    `Package ${devPkg?.metadata?.name ?? dev} was created (${new Date(created).toISOString()}): the dev bundle has the same digest ` +
+    'as a bundle an earlier dev version used, so the App\'s spec did not change and kapp-controller reports that attempt\'s result ' +
+    'without trying again. Change the bundle\'s content to get a new attempt.'
+  );
 }
 
 export function packageVersions(packages: KObject[] | undefined): string[] {
@@ -118,6 +186,25 @@ function describePkgi(pkgi: KObject): string {
   const st = pkgi.status ?? {};
   const gen = `generation ${pkgi.metadata?.generation ?? '?'}/observed ${st.observedGeneration ?? '?'}`;
   return `condition ${conditionOf(pkgi) ?? 'none'}, status.version ${st.version ?? 'none'}, lastAttemptedVersion ${st.lastAttemptedVersion ?? 'none'}, ${gen}`;
+}
+
+/**
+ * Waiting pods of the App's attempt at the dev version: the PackageInstall last attempted it, the
+ * App fetched the dev bundle (when its digest is known) and has not succeeded, and the pods were
+ * created since that deploy started.
+ */
+export function devWorkloadProblems(state: ObservedState, expect: Expectation): PodProblem[] {
+  const { pkgi, app, pods } = state;
+  if (!pods?.length || !app || pkgi?.status?.lastAttemptedVersion !== expect.version) return [];
+  if (conditionOf(app) === 'ReconcileSucceeded') return [];
+  if (expect.digest && !String(app.status?.fetch?.stdout ?? '').includes(expect.digest)) return [];
+  return podProblems(pods, timeOf(app.status?.deploy?.startedAt));
+}
+
+function podLines(problems: PodProblem[], max = 3): string {
+  const shown = problems.slice(0, max).map(describePodProblem);
+  if (problems.length > max) shown.push(`and ${problems.length - max} more`);
+  return shown.join('; ');
 }
 
 /** Decides the state of one PackageInstall against the dev version it should install. */
@@ -152,8 +239,14 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
     if (app && (!generationSettled(app) || conditionOf(app) === 'Reconciling')) {
       return { state: 'pending', reason: `the App has not reconciled ${dev} yet (its last result was a failure)`, holdsDev: false };
     }
-    const appErr = appFailure(app);
-    const msg = [useful && `usefulErrorMessage: ${useful}`, appErr && appErr !== useful ? appErr : ''].filter(Boolean).join('\n');
+    const appErr = appFailureBeside(app, useful);
+    const hint = registryHint(`${st.usefulErrorMessage ?? ''}\n${appFailure(app)}`);
+    const earlier = expect.digest ? earlierAttemptNote(app, state.packages, dev) : undefined;
+    const workload = devWorkloadProblems(state, expect);
+    const pods = workload.length ? `pods: ${podLines(workload)}` : '';
+    const msg = [useful && `usefulErrorMessage: ${useful}`, appErr && appErr !== useful ? appErr : '', pods, hint, earlier]
+      .filter(Boolean)
+      .join('\n');
     return {
       state: 'reconcile-failed',
       reason: `kapp-controller could not reconcile ${dev}${msg ? `:\n${msg}` : ' (no error message)'}`,
@@ -178,6 +271,20 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
       const stdout = String(app.status?.fetch?.stdout ?? '');
       if (!stdout.includes(expect.digest)) {
         const named = /sha256:[0-9a-f]{64}/.exec(stdout)?.[0];
+        const images = packageBundleImages(state.packages, dev);
+        // The Package of the dev version itself names another bundle, and the App has reconciled
+        // exactly that spec: nothing changes this short of a new Package, so the verdict is final.
+        // (Right after a switch the PackageInstall can report success before the App's new spec is
+        // seen here; then the App's spec still differs from the Package's and this waits.)
+        if (images.length > 0 && !images.some((i) => i.includes(expect.digest!)) && sameList(images, appBundleImages(app))) {
+          return {
+            state: 'not-selected',
+            reason:
+              `kapp-controller installed ${dev}, but from bundle ${images.join(', ')}, not the dev bundle ${expect.digest}: ` +
+              `the Package ${dev} references that bundle (check --bundle, or whether the Package was replaced)`,
+            holdsDev: false,
+          };
+        }
         return {
           state: 'pending',
           reason: `the App fetched ${named ?? 'a bundle that is not named in its fetch output'}, not the dev bundle ${expect.digest}`,
@@ -193,6 +300,20 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
       holdsDev: true,
     };
   }
+
+  // kapp-controller is still deploying the dev version, but its pods cannot start.
+  const workload = devWorkloadProblems(state, expect);
+  const finalPod = workload.find((p) => p.final);
+  if (finalPod) {
+    return {
+      state: 'reconcile-failed',
+      reason:
+        `the workload of ${dev} cannot start: ${podLines(workload)} ` +
+        `(kapp-controller is still waiting for it and would fail only at the workload's progress deadline; ${describePkgi(pkgi)})`,
+      holdsDev: false,
+    };
+  }
+  const podNote = workload.length ? `; pods: ${podLines(workload)}` : '';
 
   // Another version is in place (or the PackageInstall failed on something else): is that final?
   const versions = packageVersions(state.packages);
@@ -231,7 +352,7 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
 
   return {
     state: 'pending',
-    reason: `${describePkgi(pkgi)}${useful ? `; usefulErrorMessage: ${useful}` : ''}`,
+    reason: `${describePkgi(pkgi)}${useful ? `; usefulErrorMessage: ${useful}` : ''}${podNote}`,
     holdsDev,
   };
 }

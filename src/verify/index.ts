@@ -67,7 +67,7 @@ export async function verifyOne(req: VerifyRequest, opts: VerifyAllOptions): Pro
     result.targetRefName ||= clusterRef;
     result.refName ||= clusterRef;
   }
-  log(`${t}: ${outcome.verdict}: ${outcome.reason.split('\n')[0]}`);
+  log(`${t}: ${outcome.verdict}: ${summaryLine(outcome.reason)}`);
   if (outcome.verdict === 'won' && opts.assertions?.length) {
     result.assertions = await runAssertions(opts.kc, opts.assertions);
     const failed = result.assertions.filter((a) => !a.ok);
@@ -84,6 +84,7 @@ export async function verifyOne(req: VerifyRequest, opts: VerifyAllOptions): Pro
         pkgi: outcome.last.pkgi,
         app: outcome.last.app,
         packages: outcome.last.packages,
+        pods: outcome.last.pods,
         timeline: outcome.timeline,
         reason: result.reason,
         extraLogs: opts.extraLogs,
@@ -94,6 +95,20 @@ export async function verifyOne(req: VerifyRequest, opts: VerifyAllOptions): Pro
     }
   }
   return result;
+}
+
+/**
+ * A reason on one line, for the stderr summary: its lines joined (a reason such as
+ * "could not reconcile X:" continues on the next line), trimmed to `max` characters. Pure.
+ */
+export function summaryLine(reason: string, max = 300): string {
+  const text = reason
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ')
+    .replace(/\s+/g, ' ');
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** Parses `NS/NAME`. */

@@ -76,7 +76,7 @@ export function onTimeout(s: TrackerState, timeoutMs: number): { state: TrackerS
   const secs = Math.round(timeoutMs / 1000);
   const where = s.last ? `; last state: ${s.last.reason}` : '; nothing was observed';
   if (s.phase !== 'waiting') {
-    return finish(s, 'timed-out', `won, but a re-reconcile did not finish within ${secs}s after the settle window${where}`);
+    return finish(s, 'timed-out', `won, but a re-reconcile in flight when the settle window ended had not finished at the ${secs}s time-out${where}`);
   }
   return finish(s, 'timed-out', `the dev version did not win within ${secs}s${where}`);
 }

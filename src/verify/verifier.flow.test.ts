@@ -20,9 +20,12 @@ class Fake {
   rv = 10;
   items = new Map<string, KObject[]>();
   watchers = new Map<string, ServerResponse[]>();
+  /** Collections whose list request is accepted and never answered. */
+  hang = new Set<string>();
   async start(): Promise<string> {
     this.server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
+      if (this.hang.has(url.pathname)) return;
       if (url.searchParams.get('watch') === 'true') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.flushHeaders();
@@ -122,6 +125,46 @@ describe('verifyPackageInstall (fake API server)', () => {
     const out = await p;
     expect(out.verdict).toBe('lost');
     expect(out.reason).toMatch(/won, then lost it after PackageInstall ns\/antrea changed \(generation 2, condition ReconcileSucceeded, status.version 1.5.3; last written by tanzu-addons-manager\) at \d{4}-/);
+  }, 30_000);
+
+  test('a list that is never answered does not hold the verdict past the time-out', async () => {
+    const kc = await setup();
+    fake.hang.add(PATHS.pkgs);
+    const out = await verifyPackageInstall({ kc, target: { namespace: 'ns', name: 'antrea' }, expect: { version: '1.5.4-dev.1' }, settleMs: 0, timeoutMs: 1000 });
+    expect(out.verdict).toBe('timed-out');
+    expect(out.reason).toMatch(/did not win within 1s; nothing was observed/);
+  }, 30_000);
+
+  test('the App settled on another bundle: decided then, not at the time-out', async () => {
+    const kc = await setup();
+    const other = `sha256:${'e'.repeat(64)}`;
+    fake.items.set(PATHS.pkgi, [pkgi({ cond: 'ReconcileSucceeded', version: '1.5.4-dev.1' })]);
+    const fetch = [{ imgpkgBundle: { image: `r/antrea@${other}` } }];
+    fake.items.set(PATHS.pkgs, [pkg('1.5.3'), { ...pkg('1.5.4-dev.1'), spec: { ...pkg('1.5.4-dev.1').spec, template: { spec: { fetch } } } }]);
+    fake.items.set(PATHS.app, [{ ...app(), spec: { fetch }, status: { ...app().status, fetch: { exitCode: 0, stdout: `image: r/antrea@${other}` } } }]);
+    const out = await verifyPackageInstall({ kc, target: { namespace: 'ns', name: 'antrea' }, expect: { version: '1.5.4-dev.1', digest: DIGEST }, settleMs: 0, timeoutMs: 60_000 });
+    expect(out.verdict).toBe('not-selected');
+    expect(out.reason).toMatch(`from bundle r/antrea@${other}, not the dev bundle ${DIGEST}`);
+  }, 30_000);
+
+  test('a win seen just before the time-out still gets its settle window', async () => {
+    const kc = await setup();
+    fake.items.set(PATHS.pkgi, [pkgi({ cond: 'ReconcileSucceeded', version: '1.5.4-dev.1' })]);
+    const out = await verifyPackageInstall({ kc, target: { namespace: 'ns', name: 'antrea' }, expect: { version: '1.5.4-dev.1', digest: DIGEST }, settleMs: 1500, timeoutMs: 1000 });
+    expect(out.verdict).toBe('won');
+    expect(out.reason).toMatch(/held through the 2s settle window/);
+  }, 30_000);
+
+  test('a re-reconcile still in flight at the time-out: timed out, saying so', async () => {
+    const kc = await setup();
+    const p = verifyPackageInstall({ kc, target: { namespace: 'ns', name: 'antrea' }, expect: { version: '1.5.4-dev.1', digest: DIGEST }, settleMs: 300, timeoutMs: 1500 });
+    await fake.watching();
+    fake.put(PATHS.pkgi, pkgi({ cond: 'ReconcileSucceeded', version: '1.5.4-dev.1' }));
+    await sleep(100);
+    fake.put(PATHS.pkgi, pkgi({ gen: 2, cond: 'Reconciling', version: '1.5.4-dev.1' }));
+    const out = await p;
+    expect(out.verdict).toBe('timed-out');
+    expect(out.reason).toMatch(/^won, but a re-reconcile in flight when the settle window ended had not finished at the 2s time-out; last state: /);
   }, 30_000);
 
   test('timed out: the reason carries the last state', async () => {

@@ -7,6 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { selectVersion } from '../versions/index.js';
 import { conditionOf, evaluate, trimMessage, type Evaluation, type Expectation, type KObject, type SelectFn } from './evaluate.js';
 import { initialTracker, onEvaluation, onSettleExpired, onTimeout, type ChangeInfo, type TrackerAction, type TrackerState } from './tracker.js';
+import { podProblems, WorkloadPods, workloadScope } from './pods.js';
 import type { TimelineEntry, Verdict } from './types.js';
 import { ResumableWatch } from './watch.js';
 
@@ -35,7 +36,7 @@ export interface VerifyOutcome {
   /** When devpkg first saw the full proof (ISO), and when it gave the verdict. */
   wonAt?: string;
   decidedAt: string;
-  last: { pkgi?: KObject; app?: KObject; packages: KObject[] };
+  last: { pkgi?: KObject; app?: KObject; packages: KObject[]; pods?: KObject[] };
   /** Watch statistics, for tests: how often each collection was listed and connected. */
   watchStats: Record<string, { lists: number; connects: number }>;
 }
@@ -89,6 +90,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
   let pkgi: KObject | undefined;
   let app: KObject | undefined;
   let packages: KObject[] = [];
+  let pods: KObject[] = [];
   let tracker: TrackerState = initialTracker();
   let wonAt: string | undefined;
   let lastChange: ChangeInfo | undefined;
@@ -97,14 +99,17 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
   let resolveDone!: (o: VerifyOutcome) => void;
   const done = new Promise<VerifyOutcome>((r) => (resolveDone = r));
   const watches: Record<string, ResumableWatch> = {};
+  // The --timeout bounds the whole wait; only a win seen before it may hold its settle window past it.
+  const deadline = Date.now() + timeoutMs;
 
   const finish = (verdict: Verdict, reason: string): void => {
     if (settleTimer) clearTimeout(settleTimer);
     if (timeoutTimer) clearTimeout(timeoutTimer);
     for (const w of Object.values(watches)) w.stop();
+    workload.stop();
     const stats: VerifyOutcome['watchStats'] = {};
     for (const [k, w] of Object.entries(watches)) stats[k] = { lists: w.lists, connects: w.connects };
-    resolveDone({ verdict, reason, timeline, wonAt, decidedAt: new Date().toISOString(), last: { pkgi, app, packages }, watchStats: stats });
+    resolveDone({ verdict, reason, timeline, wonAt, decidedAt: new Date().toISOString(), last: { pkgi, app, packages, pods }, watchStats: stats });
   };
 
   const apply = (r: { state: TrackerState; action: TrackerAction }): void => {
@@ -113,9 +118,9 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
     if (a.type === 'start-settle') {
       log(`${target.namespace}/${target.name}: ${expect.version} won; holding for the ${Math.round(a.ms / 1000)}s settle window`);
       settleTimer = setTimeout(() => apply(onSettleExpired(tracker, settleMs)), a.ms);
-      // The time-out now bounds the settle window plus one more reconcile.
+      // The settle window may end after the deadline; nothing else waits past it.
       if (timeoutTimer) clearTimeout(timeoutTimer);
-      timeoutTimer = setTimeout(() => apply(onTimeout(tracker, timeoutMs)), a.ms + timeoutMs);
+      timeoutTimer = setTimeout(() => apply(onTimeout(tracker, timeoutMs)), Math.max(deadline - Date.now(), a.ms));
     } else if (a.type === 'done') {
       finish(a.verdict, a.reason);
     }
@@ -123,7 +128,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
 
   const reevaluate = (): void => {
     if (tracker.phase === 'done') return;
-    const e = evaluate({ pkgi, app, packages }, expect, select);
+    const e = evaluate({ pkgi, app, packages, pods }, expect, select);
     const now = new Date();
     if (e.state === 'won' && !wonAt) wonAt = now.toISOString();
     opts.onEvaluation?.(e, now);
@@ -144,6 +149,22 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
       at: entry.at,
     };
   };
+
+  // Why the workload's pods do not start (image pulls, crash loops), as the timeline sees it.
+  const seenPodProblems = new Set<string>();
+  const workload = new WorkloadPods(kc, {
+    onChange: (current) => {
+      pods = current;
+      for (const p of podProblems(pods)) {
+        const key = `${p.namespace}/${p.pod}/${p.container}/${p.reason}`;
+        if (seenPodProblems.has(key)) continue;
+        seenPodProblems.add(key);
+        timeline.push({ at: new Date().toISOString(), object: 'Pod', condition: p.reason, message: trimMessage(`${p.namespace}/${p.pod} ${p.container}: ${p.message}`, 300) });
+      }
+      reevaluate();
+    },
+    onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`),
+  });
 
   // When the packaging API serves no watch, the Packages are listed again on each change of the
   // PackageInstall (event-driven still: no timer).
@@ -184,6 +205,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
       onChange: (objs) => {
         app = objs.get(target.name);
         record('App', app);
+        workload.track(workloadScope(app), target);
         reevaluate();
       },
       onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`),
@@ -206,7 +228,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
   );
 
   timeoutTimer = setTimeout(() => apply(onTimeout(tracker, timeoutMs)), timeoutMs);
-  try {
+  const starting = (async () => {
     // Packages first, so the first PackageInstall evaluation already sees them.
     await watches.packages.start().catch((err: unknown) => {
       // Without the Packages a not-selected verdict cannot be explained, but a win can still be proven.
@@ -215,12 +237,14 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
     });
     await watches.app.start();
     await watches.packageInstall.start();
-  } catch (err) {
+  })().catch((err: unknown) => {
     if (tracker.phase !== 'done') {
       tracker = { ...tracker, phase: 'done' };
       finish('error', `could not watch ${target.namespace}/${target.name}: ${describeApiError(err)}`);
     }
-  }
+  });
+  // A start that hangs (an API server that accepts but does not answer) must not outlive the verdict.
+  void starting;
   return done;
 }
 

@@ -14,6 +14,8 @@ export interface CollectionRef {
   namespace: string;
   /** Watch only this object (fieldSelector metadata.name=...). */
   name?: string;
+  /** Watch only objects with these labels. */
+  labelSelector?: string;
 }
 
 export interface WatchEvents {
@@ -96,14 +98,27 @@ export class ResumableWatch {
 
   private async list(reason: string): Promise<void> {
     const k8s = await import('@kubernetes/client-node');
-    const api = this.kc.makeApiClient(k8s.CustomObjectsApi);
-    const data = (await api.listNamespacedCustomObject({
-      group: this.ref.group,
-      version: this.ref.version,
-      namespace: this.ref.namespace,
-      plural: this.ref.plural,
+    const selectors = {
       ...(this.ref.name ? { fieldSelector: `metadata.name=${this.ref.name}` } : {}),
-    })) as { metadata?: { resourceVersion?: string }; items?: KObject[] };
+      ...(this.ref.labelSelector ? { labelSelector: this.ref.labelSelector } : {}),
+    };
+    let data: { metadata?: { resourceVersion?: string }; items?: KObject[] };
+    if (this.ref.group === '') {
+      // The core group: only pods are watched there (the workload of an App).
+      if (this.ref.plural !== 'pods') throw new Error(`ResumableWatch: core ${this.ref.plural} is not supported`);
+      const list = await this.kc.makeApiClient(k8s.CoreV1Api).listNamespacedPod({ namespace: this.ref.namespace, ...selectors });
+      // Typed models carry Dates; the watch delivers JSON. Keep one form.
+      data = JSON.parse(JSON.stringify(list)) as typeof data;
+    } else {
+      const api = this.kc.makeApiClient(k8s.CustomObjectsApi);
+      data = (await api.listNamespacedCustomObject({
+        group: this.ref.group,
+        version: this.ref.version,
+        namespace: this.ref.namespace,
+        plural: this.ref.plural,
+        ...selectors,
+      })) as typeof data;
+    }
     this.objects.clear();
     for (const o of data.items ?? []) {
       if (o.metadata?.name) this.objects.set(o.metadata.name, o);
@@ -126,6 +141,7 @@ export class ResumableWatch {
       timeoutSeconds: 240 + Math.floor(Math.random() * 60),
     };
     if (this.ref.name) params.fieldSelector = `metadata.name=${this.ref.name}`;
+    if (this.ref.labelSelector) params.labelSelector = this.ref.labelSelector;
     this.connects++;
     this.abort = await w.watch(
       collectionPath(this.ref),

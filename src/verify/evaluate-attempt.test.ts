@@ -1,0 +1,183 @@
+/**
+ * The verdict's view of one attempt: only the failing step of the App's last attempt, a result
+ * kapp-controller carried over from an earlier attempt with the same digest, a bundle other than
+ * the expected one, registry hints, and the workload's pods.
+ */
+import { describe, expect, test } from '@jest/globals';
+import { appFailure, earlierAttemptNote, evaluate, type KObject } from './evaluate.js';
+
+const DEV = '1.5.4-dev.2';
+const DIGEST = `sha256:${'a'.repeat(64)}`;
+const OTHER = `sha256:${'b'.repeat(64)}`;
+const LOCK = (d: string): string => `apiVersion: vendir.k14s.io/v1alpha1\ndirectories:\n- contents:\n  - imgpkgBundle:\n      image: reg/antrea@${d}\n`;
+
+function pkgi(cond: string, o: { version?: string; last?: string; useful?: string } = {}): KObject {
+  return {
+    metadata: { name: 'antrea', namespace: 'ns', generation: 2 },
+    spec: { packageRef: { refName: 'antrea.tanzu.vmware.com', versionSelection: { prereleases: {} } } },
+    status: {
+      observedGeneration: 2,
+      conditions: [{ type: cond, status: 'True' }],
+      version: o.version ?? DEV,
+      lastAttemptedVersion: o.last ?? o.version ?? DEV,
+      ...(o.useful ? { usefulErrorMessage: o.useful } : {}),
+    },
+  };
+}
+
+function app(cond: string, status: Record<string, unknown> = {}, spec?: Record<string, unknown>): KObject {
+  return {
+    metadata: { name: 'antrea', namespace: 'ns', generation: 3 },
+    ...(spec ? { spec } : {}),
+    status: { observedGeneration: 3, conditions: [{ type: cond, status: 'True' }], fetch: { exitCode: 0, stdout: LOCK(DIGEST), startedAt: '2026-01-01T10:00:05Z' }, ...status },
+  };
+}
+
+function pod(name: string, created: string, waiting?: { reason: string; message?: string }, restarts = 0): KObject {
+  return {
+    metadata: { name, namespace: 'ns', creationTimestamp: created },
+    status: { containerStatuses: [{ name: 'main', restartCount: restarts, state: waiting ? { waiting } : { running: {} } }] },
+  };
+}
+
+const devPackage = (created: string): KObject => ({ metadata: { name: `antrea.tanzu.vmware.com.${DEV}`, creationTimestamp: created }, spec: { version: DEV, refName: 'antrea.tanzu.vmware.com' } });
+
+describe('appFailure: the failing step of the last attempt only', () => {
+  test.each<[string, Record<string, unknown>, string]>([
+    ['deploy failed', { fetch: { exitCode: 0 }, template: { exitCode: 0 }, deploy: { exitCode: 1, stderr: 'kapp: Error: configmap/Bad_Name' } }, 'deploy failed (exit 1): kapp: Error: configmap/Bad_Name'],
+    // A YAML syntax error after a deploy error: the template step failed, deploy did not run; its error is the previous attempt's.
+    ['template failed after an earlier deploy error', { fetch: { exitCode: 0 }, template: { exitCode: 1, stderr: 'yaml: line 3: mapping values' }, deploy: { exitCode: 1, stderr: 'kapp: Error: configmap/Bad_Name' } }, 'template failed (exit 1): yaml: line 3: mapping values'],
+    ['fetch failed: template and deploy are stale', { fetch: { exitCode: 1, stderr: 'dial tcp [::1]:5001: connect: connection refused' }, template: { exitCode: 1, stderr: 'old' }, deploy: { exitCode: 1, stderr: 'older' } }, 'fetch failed (exit 1): dial tcp [::1]:5001: connect: connection refused'],
+    ['an empty stderr falls back to the error', { fetch: { exitCode: 1, stderr: '', error: 'Fetching resources: Error' } }, 'fetch failed (exit 1): Fetching resources: Error'],
+    ['nothing failed', { fetch: { exitCode: 0 }, template: { exitCode: 0 }, deploy: { exitCode: 0 } }, ''],
+    // A deploy in progress: its status is still the previous deploy's (written before this attempt's fetch).
+    [
+      'a deploy running now, with the previous deploy\'s error in its status',
+      { fetch: { exitCode: 0, startedAt: '2026-01-01T10:00:03Z' }, template: { exitCode: 0, updatedAt: '2026-01-01T10:00:03Z' }, deploy: { exitCode: 1, stderr: 'configmap/Bad_Name', startedAt: '2026-01-01T10:00:03Z', updatedAt: '2026-01-01T10:00:01Z' } },
+      '',
+    ],
+    [
+      'a template error from before this attempt\'s fetch',
+      { fetch: { exitCode: 0, startedAt: '2026-01-01T10:00:03Z' }, template: { exitCode: 1, stderr: 'old', updatedAt: '2026-01-01T10:00:01Z' } },
+      '',
+    ],
+    [
+      'a deploy that failed in this attempt',
+      { fetch: { exitCode: 0, startedAt: '2026-01-01T10:00:03Z' }, template: { exitCode: 0, updatedAt: '2026-01-01T10:00:03Z' }, deploy: { exitCode: 1, stderr: 'new', startedAt: '2026-01-01T10:00:03Z', updatedAt: '2026-01-01T10:00:09Z' } },
+      'deploy failed (exit 1): new',
+    ],
+  ])('%s', (_n, status, want) => expect(appFailure({ status })).toBe(want));
+});
+
+describe('reconcile-failed names only the attempt being judged', () => {
+  test('a deploy error of the previous attempt is left out', () => {
+    const e = evaluate(
+      {
+        pkgi: pkgi('ReconcileFailed', { useful: 'yaml: line 3: mapping values are not allowed' }),
+        app: app('ReconcileFailed', { template: { exitCode: 1, stderr: 'yaml: line 3: mapping values are not allowed' }, deploy: { exitCode: 1, stderr: 'configmap/Bad_Name invalid' } }),
+      },
+      { version: DEV },
+    );
+    expect(e.state).toBe('reconcile-failed');
+    expect(e.reason).toContain('usefulErrorMessage: yaml: line 3: mapping values are not allowed\ntemplate failed (exit 1) with that message');
+    expect(e.reason).not.toContain('Bad_Name');
+  });
+
+  test.each<[string, string | undefined, RegExp | undefined]>([
+    ['fetched before the dev Package existed: an earlier attempt', '2026-01-01T10:00:09Z', /note: this is the result of an earlier attempt\. The App last fetched at 2026-01-01T10:00:05\.000Z, before the dev Package antrea\.tanzu\.vmware\.com\.1\.5\.4-dev\.2 was created \(2026-01-01T10:00:09\.000Z\)/],
+    ['fetched after the dev Package was created: this attempt', '2026-01-01T10:00:01Z', undefined],
+    ['same second: this attempt', '2026-01-01T10:00:05Z', undefined],
+    ['dev Package not visible: nothing said', undefined, undefined],
+  ])('%s', (_n, created, note) => {
+    const state = {
+      pkgi: pkgi('ReconcileFailed', { useful: 'kapp: Error: boom' }),
+      app: app('ReconcileFailed', { deploy: { exitCode: 1, stderr: 'kapp: Error: boom' } }),
+      packages: created ? [devPackage(created)] : [],
+    };
+    const e = evaluate(state, { version: DEV, digest: DIGEST });
+    expect(e.state).toBe('reconcile-failed');
+    if (note) expect(e.reason).toMatch(note);
+    else expect(e.reason).not.toMatch(/earlier attempt/);
+    expect(earlierAttemptNote(state.app, state.packages, DEV) !== undefined).toBe(note !== undefined);
+  });
+
+  test('a step whose stderr is the usefulErrorMessage is named, not quoted twice', () => {
+    const err = 'vendir: Error: Syncing directory';
+    const e = evaluate({ pkgi: pkgi('ReconcileFailed', { useful: err }), app: app('ReconcileFailed', { fetch: { exitCode: 1, stderr: `${err}\n` } }) }, { version: DEV });
+    expect(e.reason).toBe(`kapp-controller could not reconcile ${DEV}:\nusefulErrorMessage: ${err}\nfetch failed (exit 1) with that message`);
+  });
+
+  test.each<[string, string, RegExp]>([
+    ['localhost refused', 'vendir: Error: dial tcp [::1]:5001: connect: connection refused', /hint: kapp-controller could not connect to \[::1\]:5001, a localhost registry.*--cluster-registry \(input cluster-registry\)/s],
+    ['127.0.0.1 refused', 'Get "http://127.0.0.1:5001/v2/": dial tcp 127.0.0.1:5001: connect: connection refused', /could not connect to 127\.0\.0\.1:5001/],
+    ['a registry name over HTTP', 'Get "https://kind-registry:5000/v2/": http: server gave HTTP response to HTTPS client', /hint: the registry speaks plain HTTP.*RFC1918/s],
+  ])('a fetch error with a registry hint: %s', (_n, err, hint) => {
+    const e = evaluate({ pkgi: pkgi('ReconcileFailed', { useful: err }), app: app('ReconcileFailed', { fetch: { exitCode: 1, stderr: err } }) }, { version: DEV });
+    expect(e.state).toBe('reconcile-failed');
+    expect(e.reason).toMatch(hint);
+  });
+
+  test('a refused connection to a non-local registry gets no localhost hint', () => {
+    const err = 'dial tcp 172.18.0.3:5000: connect: connection refused';
+    const e = evaluate({ pkgi: pkgi('ReconcileFailed', { useful: err }), app: app('ReconcileFailed', { fetch: { exitCode: 1, stderr: err } }) }, { version: DEV });
+    expect(e.reason).not.toMatch(/hint/);
+  });
+});
+
+describe('another bundle than the expected one', () => {
+  const won = pkgi('ReconcileSucceeded');
+  const fetchOf = (d: string) => ({ fetch: [{ imgpkgBundle: { image: `reg/antrea@${d}` } }] });
+  const pkgOf = (d: string): KObject => ({ metadata: { name: `antrea.tanzu.vmware.com.${DEV}` }, spec: { version: DEV, refName: 'antrea.tanzu.vmware.com', template: { spec: fetchOf(d) } } });
+  const settledOn = (d: string) => app('ReconcileSucceeded', { fetch: { exitCode: 0, stdout: LOCK(d) } }, fetchOf(d));
+  test('final once the dev Package names another bundle and the App has reconciled exactly that', () => {
+    const e = evaluate({ pkgi: won, app: settledOn(OTHER), packages: [pkgOf(OTHER)] }, { version: DEV, digest: DIGEST });
+    expect(e.state).toBe('not-selected');
+    expect(e.reason).toBe(
+      `kapp-controller installed ${DEV}, but from bundle reg/antrea@${OTHER}, not the dev bundle ${DIGEST}: the Package ${DEV} references that bundle (check --bundle, or whether the Package was replaced)`,
+    );
+  });
+  test.each<[string, KObject, KObject[]]>([
+    // Right after the switch: the PackageInstall reports success while the App seen here is still the old one.
+    ['the App seen here still has the previous spec', settledOn(OTHER), [pkgOf(DIGEST)]],
+    ['the App spec already names the expected bundle', app('ReconcileSucceeded', { fetch: { exitCode: 0, stdout: LOCK(OTHER) } }, fetchOf(DIGEST)), [pkgOf(DIGEST)]],
+    ['the dev Package is not visible', settledOn(OTHER), []],
+  ])('still pending: %s', (_n, a, packages) => {
+    expect(evaluate({ pkgi: won, app: a, packages }, { version: DEV, digest: DIGEST }).state).toBe('pending');
+  });
+});
+
+describe('the workload of the dev version', () => {
+  const deploying = (pods: KObject[], o: { fetch?: string; last?: string } = {}) => ({
+    pkgi: pkgi('Reconciling', { version: DEV, last: o.last ?? DEV }),
+    app: app('Reconciling', { fetch: { exitCode: 0, stdout: LOCK(o.fetch ?? DIGEST) }, deploy: { startedAt: '2026-01-01T10:00:10Z', exitCode: 0, finished: false } }),
+    pods,
+  });
+  const pull = { reason: 'ImagePullBackOff', message: 'Back-off pulling image "localhost:5001/app:dev"' };
+
+  test('ImagePullBackOff of a pod of this deploy is final', () => {
+    const e = evaluate(deploying([pod('app-1', '2026-01-01T10:00:12Z', pull)]), { version: DEV, digest: DIGEST });
+    expect(e.state).toBe('reconcile-failed');
+    expect(e.reason).toMatch(/^the workload of 1\.5\.4-dev\.2 cannot start: pod ns\/app-1 container main: ImagePullBackOff: Back-off pulling image "localhost:5001\/app:dev" \(kapp-controller is still waiting for it/);
+  });
+  test.each<[string, ReturnType<typeof deploying>, string, RegExp]>([
+    ['ErrImagePull is reported, not final', deploying([pod('app-1', '2026-01-01T10:00:12Z', { reason: 'ErrImagePull', message: 'not found' })]), 'pending', /condition Reconciling.*; pods: pod ns\/app-1 container main: ErrImagePull: not found/],
+    ['CrashLoopBackOff before 3 restarts is not final', deploying([pod('app-1', '2026-01-01T10:00:12Z', { reason: 'CrashLoopBackOff' }, 2)]), 'pending', /pods: .*CrashLoopBackOff after 2 restart\(s\)/],
+    ['CrashLoopBackOff at 3 restarts is final', deploying([pod('app-1', '2026-01-01T10:00:12Z', { reason: 'CrashLoopBackOff', message: 'back-off 40s' }, 3)]), 'reconcile-failed', /CrashLoopBackOff after 3 restart\(s\): back-off 40s/],
+    ['a pod from before this deploy is not the dev version\'s', deploying([pod('old-1', '2026-01-01T09:59:00Z', pull)]), 'pending', /^condition Reconciling[^;]*$/],
+    ['the App still fetched another bundle: not the dev version\'s pods', deploying([pod('app-1', '2026-01-01T10:00:12Z', pull)], { fetch: OTHER }), 'pending', /condition Reconciling/],
+    ['the PackageInstall attempted another version', deploying([pod('app-1', '2026-01-01T10:00:12Z', pull)], { last: '1.5.3' }), 'pending', /condition Reconciling/],
+    ['running pods: nothing to say', deploying([pod('app-1', '2026-01-01T10:00:12Z')]), 'pending', /^condition Reconciling[^;]*$/],
+  ])('%s', (_n, state, want, reason) => {
+    const e = evaluate(state, { version: DEV, digest: DIGEST });
+    expect(e.state).toBe(want);
+    expect(e.reason).toMatch(reason);
+  });
+  test('a deploy that failed in the end names the pods too', () => {
+    const state = deploying([pod('app-1', '2026-01-01T10:00:12Z', pull)]);
+    state.pkgi = pkgi('ReconcileFailed', { useful: 'kapp: Error: waiting on reconcile deployment/app: Deployment is not progressing' });
+    state.app = { ...state.app, status: { ...state.app.status, conditions: [{ type: 'ReconcileFailed', status: 'True' }], deploy: { ...state.app.status.deploy, exitCode: 1, stderr: 'kapp: Error: waiting on reconcile deployment/app' } } };
+    const e = evaluate(state, { version: DEV, digest: DIGEST });
+    expect(e.state).toBe('reconcile-failed');
+    expect(e.reason).toMatch(/pods: pod ns\/app-1 container main: ImagePullBackOff/);
+  });
+});

@@ -1,0 +1,63 @@
+// The pull address (--cluster-registry, input cluster-registry): how it maps a pushed image, and
+// how bad values are refused before anything is pushed.
+import { describe, expect, test } from '@jest/globals';
+import { clusterImage, isLoopbackHost, parseRegistryAddress } from '../../src/bundle/reference.js';
+import { runCli } from '../../src/cli.js';
+import { parseInputs } from '../../src/inputs.js';
+import { inputsFrom } from '../support/inputs.js';
+
+const D = `sha256:${'c'.repeat(64)}`;
+
+describe('clusterImage', () => {
+  test.each<[string, string, string | undefined, string]>([
+    [`localhost:5001/devpkg/antrea@${D}`, 'localhost:5001/devpkg', undefined, `localhost:5001/devpkg/antrea@${D}`],
+    // kind's local registry: push to localhost:5001, the cluster pulls from the container's IP.
+    [`localhost:5001/devpkg/antrea@${D}`, 'localhost:5001/devpkg', '172.18.0.3:5000', `172.18.0.3:5000/devpkg/antrea@${D}`],
+    // A mirror with another path replaces the whole push registry.
+    [`ghcr.io/me/dev/antrea@${D}`, 'ghcr.io/me/dev', 'mirror.internal:5000/cache/dev', `mirror.internal:5000/cache/dev/antrea@${D}`],
+    [`ghcr.io/me/dev/antrea@${D}`, 'ghcr.io/me/dev/', 'mirror.internal/x/', `mirror.internal/x/antrea@${D}`],
+  ])('%s pushed to %s, pulled from %s', (image, push, pull, want) => expect(clusterImage(image, push, pull)).toBe(want));
+
+  test('an image outside the push registry cannot be mapped to a path', () => {
+    expect(() => clusterImage(`other.io/x/antrea@${D}`, 'ghcr.io/me/dev', 'mirror.internal/x')).toThrow(/not under the push registry ghcr.io\/me\/dev/);
+  });
+});
+
+describe('parseRegistryAddress', () => {
+  test.each<[string, { host: string; path: string }]>([
+    ['172.18.0.3:5000', { host: '172.18.0.3:5000', path: '' }],
+    ['kind-registry:5000/devpkg', { host: 'kind-registry:5000', path: 'devpkg' }],
+    ['[::1]:5001/', { host: '[::1]:5001', path: '' }],
+  ])('%s', (text, want) => expect(parseRegistryAddress(text, '--cluster-registry')).toEqual(want));
+  test.each<[string, RegExp]>([
+    ['http://172.18.0.3:5000', /--cluster-registry: "http:\/\/172\.18\.0\.3:5000" must be HOST\[:PORT\]\[\/PATH\] without a scheme/],
+    ['bad host!/x', /does not start with a registry host/],
+    ['172.18.0.3:5000/Upper', /path component "Upper" is not valid/],
+  ])('refuses %s', (text, msg) => expect(() => parseRegistryAddress(text, '--cluster-registry')).toThrow(msg));
+});
+
+test.each<[string, boolean]>([
+  ['localhost:5001', true],
+  ['127.0.0.2', true],
+  ['[::1]:5000', true],
+  ['172.18.0.3:5000', false],
+  ['localhost.example.com', false],
+])('isLoopbackHost(%s) = %s', (h, want) => expect(isLoopbackHost(h)).toBe(want));
+
+describe('bad pull addresses are usage errors', () => {
+  test('CLI: --cluster-registry with a scheme exits 2 before anything else', async () => {
+    let err = '';
+    const code = await runCli(['dev', '--package', 'p', '--registry', 'localhost:5001/devpkg', '--cluster-registry', 'http://172.18.0.3:5000'], {
+      stdout: () => undefined,
+      stderr: (t) => (err += t),
+      env: {},
+      cwd: '/',
+    });
+    expect(code).toBe(2);
+    expect(err).toMatch(/--cluster-registry: "http:\/\/172\.18\.0\.3:5000" must be HOST\[:PORT\]\[\/PATH\] without a scheme/);
+  });
+  test('action: input cluster-registry is checked with the other inputs', () => {
+    expect(() => parseInputs(inputsFrom({ mode: 'cluster', registry: 'localhost:5001/devpkg', 'cluster-registry': 'https://x' }))).toThrow(/input cluster-registry: "https:\/\/x"/);
+    expect(parseInputs(inputsFrom({ mode: 'cluster', registry: 'localhost:5001/devpkg', 'cluster-registry': '172.18.0.3:5000' })).clusterRegistry).toBe('172.18.0.3:5000');
+  });
+});
