@@ -239,4 +239,9 @@ engine_stop() {
   fi
   [ -z "$(engine_mounts "$ENGINE_DIR")" ] || die "mounts are left under $ENGINE_DIR: $(engine_mounts "$ENGINE_DIR" | tr '\n' ' ')"
   rm -rf "$ENGINE_DIR"
+  # Its log too, and the folders it made for it when they are empty now (the control plane's
+  # harness may share them).
+  rm -f "$ENGINE_LOG"
+  rmdir "$DEVPKG_HARNESS_DIR/logs" 2>/dev/null || true
+  rmdir "$DEVPKG_HARNESS_DIR" 2>/dev/null || true
 }

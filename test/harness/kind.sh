@@ -106,7 +106,7 @@ cmd_up() {
   "$HARNESS_SRC/kind-build.sh" debian wrapper rootfs kind containerd crictl cni coredns kubernetes-node pause >&2
   cmd_check
   [ -d "$ENGINE_DIR" ] && { log "cleaning up a stale engine state in $ENGINE_DIR"; engine_stop; }
-  trap 'if [ "${UP_OK:-0}" != 1 ]; then log "up failed; bringing the engine down"; engine_stop || true; fi' EXIT
+  trap 'if [ "${UP_OK:-0}" != 1 ]; then up_failed; fi' EXIT
   engine_start
   export DOCKER_HOST="unix://$ENGINE_SOCK"
   # Images: built into this engine when not cached, then loaded from the cache.
@@ -124,6 +124,13 @@ cmd_up() {
   UP_OK=1
   log "kind harness up in $((SECONDS - started))s (state $ENGINE_DIR)"
   print_exports
+}
+
+# A failed up leaves nothing running; dockerd's log goes to stderr first (down removes it).
+up_failed() {
+  log "up failed; bringing the engine down (last lines of $ENGINE_LOG follow)"
+  tail -n 30 "$ENGINE_LOG" >&2 2>/dev/null || true
+  engine_stop || true
 }
 
 load_image() { # image tar

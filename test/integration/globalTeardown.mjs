@@ -2,13 +2,14 @@
 // (test/harness/controlplane.sh down), unless DEVPKG_HARNESS_KEEP=1 or the harness was
 // already running before the tests started (then it is not ours to stop).
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const controlplane = join(root, 'test', 'harness', 'controlplane.sh');
+const kindScript = join(root, 'test', 'harness', 'kind.sh');
 
 export default async function globalTeardown() {
   if (process.env.DEVPKG_HARNESS_KEEP === '1') {
@@ -17,6 +18,16 @@ export default async function globalTeardown() {
         'stop it with test/harness/controlplane.sh down\n',
     );
     return;
+  }
+  // The kind engine a test file started (helpers/kind.ts), unless it ran before the tests.
+  if (existsSync(kindScript) && globalThis.__DEVPKG_KIND_PREEXISTING__ === false) {
+    const kind = spawnSync('bash', [kindScript, 'down'], {
+      cwd: root,
+      env: process.env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+    });
+    if (kind.status !== 0) throw new Error(`test/harness/kind.sh down failed (exit ${kind.status}):\n${kind.stderr}`);
   }
   if (globalThis.__DEVPKG_HARNESS_PREEXISTING__) {
     process.stderr.write('[harness] it was running before the tests; leaving it running\n');
