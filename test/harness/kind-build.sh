@@ -380,8 +380,8 @@ YAML
   rm -rf "$work"
 }
 
-# Images kubeadm asks for, under exactly those names, plus kapp-controller's.
-# Echoes "image dir change..." lines? No: builds them and prints the names.
+# The images kubeadm asks for (`kubeadm config images list`), made under exactly those names
+# (etcd under the tag the kind config pins) in the engine; prints the names.
 build_component_images() { # rootfs-dir -> names on stdout
   local root=$1 v=$KUBERNETES_VERSION
   local kn; kn=$(kind_dir kubernetes-node "$v")/bin
@@ -414,7 +414,6 @@ build_component_images() { # rootfs-dir -> names on stdout
         cp "$(kind_dir coredns "$COREDNS_VERSION")/bin/coredns" "$dir/coredns"
         import_dir "$dir" "$img" 'ENTRYPOINT ["/coredns"]' ;;
       pause)
-        img="$name:$(cat "$(kind_dir pause "$v")/TAG")"
         cp "$(kind_dir pause "$v")/bin/pause" "$dir/pause"
         import_dir "$dir" "$img" 'ENTRYPOINT ["/pause"]' ;;
       *) die "kubeadm asks for an image the harness does not make: $img" ;;
@@ -512,13 +511,16 @@ spec = json.load(sys.stdin)
 spec.setdefault("hooks", {}).setdefault("createContainer", []).append({"path": "/kind/bin/mount-product-files.sh"})
 spec["process"].pop("rlimits", None)
 json.dump(spec, sys.stdout, indent=4)' > "$root/etc/containerd/cri-base.json"
+  log "node: component images"
+  local names; names=$(build_component_images "$root")
   # Machine-specific containerd settings: without CAP_SYS_RESOURCE runc cannot lower
-  # oom_score_adj ("can't get final child's PID from pipe: EOF"); the sandbox image is our pause.
-  local pause_tag; pause_tag=$(cat "$(kind_dir pause "$v")/TAG")
+  # oom_score_adj ("can't get final child's PID from pipe: EOF"); the sandbox image is our pause,
+  # under the name kubeadm gives it.
+  local pause_image; pause_image=$(grep -m1 '/pause:' <<< "$names") || die "kubeadm lists no pause image"
   sed -i -e 's/restrict_oom_score_adj = false/restrict_oom_score_adj = true/' \
-    -e "s|sandbox_image = \".*\"|sandbox_image = \"registry.k8s.io/pause:$pause_tag\"|" "$root/etc/containerd/config.toml"
+    -e "s|sandbox_image = \".*\"|sandbox_image = \"$pause_image\"|" "$root/etc/containerd/config.toml"
   grep -q 'restrict_oom_score_adj = true' "$root/etc/containerd/config.toml" || die "kind's containerd config has no restrict_oom_score_adj to set"
-  grep -q "sandbox_image = \"registry.k8s.io/pause:$pause_tag\"" "$root/etc/containerd/config.toml" || die "kind's containerd config has no sandbox_image to set"
+  grep -q "sandbox_image = \"$pause_image\"" "$root/etc/containerd/config.toml" || die "kind's containerd config has no sandbox_image to set"
   # kindnetd is not obtainable: a static ptp + host-local network on kind's default pod subnet
   # (single node; the kind config disables kind's default CNI).
   cat > "$root/etc/cni/net.d/10-devpkg-ptp.conflist" <<'JSON'
@@ -540,8 +542,6 @@ JSON
   install -m 755 "$kn/kubelet" "$kn/kubeadm" "$(binary_path kubectl)" "$root/usr/bin/"
   printf '%s' "$v" > "$root/kind/version"
 
-  log "node: component images"
-  local names; names=$(build_component_images "$root")
   load_saved "$KIND_KAPP_CONTROLLER_IMAGE" "$KIND_KAPP_CONTROLLER_TAR"
   names+=$'\n'"$KIND_KAPP_CONTROLLER_IMAGE"
 

@@ -111,6 +111,8 @@ net_snapshot() { # dir
     ip6tables -t $t -S > "$1/ip6tables-$t" 2>/dev/null || true
   done
   ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort > "$1/links"
+  # dockerd (cgroupfs driver) makes a docker/ cgroup in every hierarchy and leaves it.
+  ls -d /sys/fs/cgroup/*/docker /sys/fs/cgroup/docker 2>/dev/null | sort > "$1/cgroups" || true
 }
 
 # Undo every iptables rule and chain, and every link, that is not in the snapshot taken before
@@ -137,6 +139,10 @@ net_restore() { # snapshot-dir
       done
     done
   done
+  local cg
+  while IFS= read -r cg; do
+    [ -d "$cg" ] && { find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null || log "could not remove cgroup $cg"; }
+  done < <(ls -d /sys/fs/cgroup/*/docker /sys/fs/cgroup/docker 2>/dev/null | sort | comm -13 "$snap/cgroups" -)
   local link
   while IFS= read -r link; do
     [ -n "$link" ] || continue
@@ -174,6 +180,9 @@ engine_start() {
   mkdir -p "$ENGINE_DIR" "$DEVPKG_HARNESS_DIR/logs"
   touch "$DEVPKG_HARNESS_DIR/kind/.devpkg-kind-harness"
   net_snapshot "$ENGINE_DIR/net-before"
+  # kind mounts the host's /lib/modules into its nodes; where there is none (this machine's kernel
+  # has no modules), docker would create it: create it here instead, and remove it at stop.
+  if [ ! -e /lib/modules ]; then mkdir /lib/modules; echo /lib/modules >> "$ENGINE_DIR/created-paths"; fi
   local flags=(); mapfile -t flags < <(engine_flags)
   log "starting dockerd on $ENGINE_SOCK (log $ENGINE_LOG)"
   rm -f "$ENGINE_PID"
@@ -232,6 +241,9 @@ engine_stop() {
     net_restore "$ENGINE_DIR/net-before"
   else
     log "no network snapshot in $ENGINE_DIR; iptables rules and links are not checked"
+  fi
+  if [ -f "$ENGINE_DIR/created-paths" ]; then
+    local created; while IFS= read -r created; do rmdir "$created" 2>/dev/null || log "could not remove $created"; done < "$ENGINE_DIR/created-paths"
   fi
   if [ -s "$ENGINE_OWNER" ]; then
     local odir; read -r odir _ < "$ENGINE_OWNER" || true

@@ -18,6 +18,8 @@ interface HostSnapshot {
   rules: string;
   links: string[];
   ipForward: string;
+  /** Paths the engine may create on the host: /lib/modules, dockerd's cgroups. */
+  paths: string[];
 }
 
 let kh: KindHarness | undefined;
@@ -46,6 +48,9 @@ async function snapshot(): Promise<HostSnapshot> {
     rules: await iptablesDump(),
     links,
     ipForward: readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim(),
+    paths: ['/lib/modules', ...readdirSync('/sys/fs/cgroup').map((h) => `/sys/fs/cgroup/${h}/docker`)].filter((p) =>
+      existsSync(p),
+    ),
   };
 }
 
@@ -225,6 +230,7 @@ test(
     expect(after.rules).toBe(before.rules);
     expect(after.links).toEqual(before.links);
     expect(after.ipForward).toBe(before.ipForward);
+    expect(after.paths).toEqual(before.paths);
     const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.includes(`${state}/`));
     expect(mounts).toEqual([]);
     expect(processesNaming(`${state}/`)).toEqual([]);
