@@ -429,8 +429,11 @@ build_component_images() { # rootfs-dir -> names on stdout
 kube_proxy_userland() { # rootfs image-dir
   local root=$1 dir=$2
   copy_with_libs "$root" "$dir" /usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi /usr/sbin/conntrack /bin/sh /bin/dash
-  mkdir -p "$dir/usr/lib/x86_64-linux-gnu/xtables"
-  cp -a "$root"/usr/lib/x86_64-linux-gnu/xtables/. "$dir/usr/lib/x86_64-linux-gnu/xtables/"
+  # The extensions iptables loads (libxt_statistic.so needs libm, ...), with their libraries.
+  local ext=() f
+  for f in "$root"/usr/lib/x86_64-linux-gnu/xtables/*.so; do ext+=("${f#"$root"}"); done
+  [ ${#ext[@]} -gt 0 ] || die "no iptables extensions in the rootfs"
+  copy_with_libs "$root" "$dir" "${ext[@]}"
   [ -f "$root/etc/protocols" ] && { mkdir -p "$dir/etc"; cp "$root/etc/protocols" "$dir/etc/"; }
   local mode cmd
   for mode in nft legacy; do
@@ -569,7 +572,8 @@ JSON
   listed=$(D exec "$id" ctr --namespace=k8s.io images list -q)
   for n in $names; do grep -qxF "$n" <<< "$listed" || grep -qxF "docker.io/$n" <<< "$listed" || missing+=" $n"; done
   [ -z "$missing" ] || { D rm -f "$id" >/dev/null; die "images missing in the node's containerd after import:$missing"; }
-  D exec "$id" bash -c 'pkill containerd; for i in $(seq 1 40); do pgrep -x containerd >/dev/null || exit 0; sleep 0.25; done; exit 1' \
+  # (it becomes a zombie: the container's PID 1 is sleep, which reaps nothing)
+  D exec "$id" bash -c 'pkill -x containerd; for i in $(seq 1 40); do pgrep -x -r R,S,D containerd >/dev/null || exit 0; sleep 0.25; done; exit 1' \
     || log "containerd in the build container did not stop on TERM"
   D exec "$id" rm -f /var/log/containerd-build.log
   D commit --change 'ENTRYPOINT [ "/usr/local/bin/entrypoint", "/sbin/init" ]' \
