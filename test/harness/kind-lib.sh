@@ -168,13 +168,23 @@ engine_start() {
   [ -x "$wrapper" ] || die "the runtime wrapper is not built; run test/harness/kind-build.sh wrapper"
   command -v dockerd >/dev/null 2>&1 || die "dockerd is missing; run test/harness/kind-build.sh debian (as root)"
   [ "$(id -u)" = 0 ] || die "the kind harness runs dockerd and needs root"
-  if [ -s "$ENGINE_OWNER" ]; then
-    local odir opid; read -r odir opid < "$ENGINE_OWNER" || true
-    if pid_alive "$opid" && [ "$(cat "/proc/$opid/comm" 2>/dev/null)" = dockerd ]; then
-      die "another kind harness engine runs on this machine (state $odir, dockerd pid $opid); only one can (they share the machine's bridges and iptables). Use it (DEVPKG_HARNESS_DIR=${odir%/kind}) or stop it: DEVPKG_HARNESS_DIR=${odir%/kind} test/harness/kind.sh down"
+  # Taking the machine's one engine slot: checked and claimed under a lock, so two `up`s waiting
+  # for the same engine to go away do not both start.
+  mkdir -p "$DEVPKG_CACHE"
+  exec 6>"$DEVPKG_CACHE/kind-engine.lock"
+  flock 6
+  local waited=0 limit=${DEVPKG_KIND_ENGINE_WAIT:-0} odir opid
+  while [ -s "$ENGINE_OWNER" ] && read -r odir opid < "$ENGINE_OWNER" && pid_alive "$opid" \
+        && [ "$(cat "/proc/$opid/comm" 2>/dev/null)" = dockerd ]; do
+    if [ "$waited" -ge "$limit" ]; then
+      exec 6>&-
+      die "another kind harness engine runs on this machine (state $odir, dockerd pid $opid); only one can (they share the machine's bridges and iptables). Use it (DEVPKG_HARNESS_DIR=${odir%/kind}), stop it (DEVPKG_HARNESS_DIR=${odir%/kind} test/harness/kind.sh down) or wait for it (DEVPKG_KIND_ENGINE_WAIT=<seconds>)"
     fi
-  fi
+    [ "$waited" = 0 ] && log "waiting up to ${limit}s for the kind engine in $odir (dockerd pid $opid) to stop"
+    flock -u 6; sleep 5; waited=$((waited + 5)); flock 6
+  done
   if iptables -S DOCKER-USER >/dev/null 2>&1 || ip link show docker0 >/dev/null 2>&1; then
+    exec 6>&-
     die "dockerd's chains or docker0 are already on this machine but no kind harness engine runs: leftovers of an engine that was not brought down (run test/harness/kind.sh down with its DEVPKG_HARNESS_DIR) or another Docker; stop that first"
   fi
   mkdir -p "$ENGINE_DIR" "$DEVPKG_HARNESS_DIR/logs"
@@ -188,7 +198,7 @@ engine_start() {
   rm -f "$ENGINE_PID"
   (
     exec setsid dockerd "${flags[@]}"
-  ) >>"$ENGINE_LOG" 2>&1 </dev/null 7>&- 8>&- 9>&- &
+  ) >>"$ENGINE_LOG" 2>&1 </dev/null 6>&- 7>&- 8>&- 9>&- &
   local launcher=$!
   if ! wait_for 60 "dockerd on $ENGINE_SOCK" docker_up; then
     tail -n 20 "$ENGINE_LOG" >&2 || true
@@ -197,6 +207,7 @@ engine_start() {
   fi
   local pid; pid=$(engine_pid) || die "dockerd runs but wrote no pid file $ENGINE_PID"
   printf '%s %s\n' "$ENGINE_DIR" "$pid" > "$ENGINE_OWNER"
+  exec 6>&-
   # Before anything else runs in it: nothing leaves the machine.
   isolation_rules add || die "could not add the isolation rules"
   isolation_rules check || die "the isolation rules are not in force"

@@ -148,7 +148,6 @@ test(
     const { env, registryImage, nodeImage } = h();
     // kind's local-registry pattern, on a free host port instead of 5001.
     await docker(['run', '-d', '--restart=always', '-p', '127.0.0.1::5000', '--name', 'kind-registry', registryImage]);
-    const port = (await docker(['port', 'kind-registry', '5000/tcp'])).stdout.trim().split(':').pop()!;
     const config = `${readFileSync(h().config, 'utf8')}
 containerdConfigPatches:
 - |-
@@ -169,8 +168,11 @@ containerdConfigPatches:
     const version = JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as { serverVersion: { gitVersion: string } };
     expect(version.serverVersion.gitVersion).toBe(readVersion('KUBERNETES_VERSION'));
 
-    // The registry joins the kind network; the node maps localhost:<port> to it.
+    // The registry joins the kind network; the node maps localhost:<port> to it. (dockerd 20.10
+    // gives an ephemeral published port a new number when the container joins a network: read it
+    // only now.)
     await docker(['network', 'connect', 'kind', 'kind-registry']);
+    const port = (await docker(['port', 'kind-registry', '5000/tcp'])).stdout.trim().split(':').pop()!;
     const node = `${CLUSTER}-control-plane`;
     const dir = `/etc/containerd/certs.d/localhost:${port}`;
     await docker(['exec', node, 'mkdir', '-p', dir]);

@@ -67,9 +67,14 @@ export function kindHarnessFromExports(stdout: string, base: NodeJS.ProcessEnv =
   };
 }
 
-/** `kind.sh up` (a no-op printing the same exports when the engine is already up). */
+/**
+ * `kind.sh up` (a no-op printing the same exports when the engine is already up). Only one engine
+ * runs per machine: while another harness dir's engine runs, this waits for it to stop, up to
+ * DEVPKG_KIND_ENGINE_WAIT seconds (default 1200).
+ */
 export async function kindHarnessUp(): Promise<KindHarness> {
-  const r = await runTool('bash', [kindScript, 'up'], { cwd: repoRoot, timeoutMs: 1_800_000 });
+  const env = { ...process.env, DEVPKG_KIND_ENGINE_WAIT: process.env.DEVPKG_KIND_ENGINE_WAIT ?? '1200' };
+  const r = await runTool('bash', [kindScript, 'up'], { cwd: repoRoot, env, timeoutMs: 1_800_000 });
   return kindHarnessFromExports(r.stdout);
 }
 
