@@ -158,6 +158,15 @@ engine_processes() { # dir -> pids whose command line names the state dir
   done
   return 0
 }
+# Every descendant of a process (docker-proxy and the like name no state dir).
+descendants() { # pid
+  local all; all=$(for f in /proc/[0-9]*/stat; do awk '{print $1, $4}' "$f" 2>/dev/null; done)
+  local queue=("$1") p c
+  while [ ${#queue[@]} -gt 0 ]; do
+    p=${queue[0]}; queue=("${queue[@]:1}")
+    for c in $(awk -v p="$p" '$2 == p {print $1}' <<< "$all"); do printf '%s\n' "$c"; queue+=("$c"); done
+  done
+}
 engine_mounts() { # dir -> mount points under it, deepest first
   awk -v d="$1/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo | sort -r
 }
@@ -221,7 +230,7 @@ docker_up() { DOCKER_HOST="unix://$ENGINE_SOCK" /usr/bin/docker version >/dev/nu
 engine_stop() {
   engine_paths
   [ -d "$ENGINE_DIR" ] || { log "no kind engine state in $ENGINE_DIR"; return 0; }
-  local pid
+  local pid family="" p
   if pid=$(engine_pid); then
     local d=(/usr/bin/docker -H "unix://$ENGINE_SOCK")
     local ids; ids=$("${d[@]}" ps -aq 2>/dev/null || true)
@@ -231,14 +240,19 @@ engine_stop() {
       "${d[@]}" rm -f -v $ids >/dev/null 2>&1 || log "docker rm failed for some containers"
     fi
     "${d[@]}" network prune -f >/dev/null 2>&1 || log "docker network prune failed"
+    family=$(for p in $(descendants "$pid"); do printf '%s %s\n' "$p" "$(cat "/proc/$p/comm" 2>/dev/null)"; done)
     log "stopping dockerd (pid $pid)"
     kill -TERM "$pid" 2>/dev/null || true
     local i; for i in $(seq 1 60); do pid_alive "$pid" || break; sleep 0.5; done
     pid_alive "$pid" && { log "dockerd did not stop on TERM; killing"; kill -KILL "$pid" 2>/dev/null || true; }
   fi
-  # Its containerd and any shim (their command lines name the state dir).
+  # Its containerd and any shim (their command lines name the state dir), and whatever else it
+  # started that is still there.
   local p left
-  left=$(engine_processes "$ENGINE_DIR")
+  # (a descendant counts only while it still has the name it had: its pid may have been reused)
+  local c
+  left=$(engine_processes "$ENGINE_DIR"
+    while read -r p c; do [ -n "$p" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$c" ] && echo "$p"; done <<< "$family")
   if [ -n "$left" ]; then
     for p in $left; do kill -TERM "$p" 2>/dev/null || true; done
     sleep 2
