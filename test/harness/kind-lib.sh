@@ -192,7 +192,9 @@ engine_start() {
     [ "$waited" = 0 ] && log "waiting up to ${limit}s for the kind engine in $odir (dockerd pid $opid) to stop"
     flock -u 6; sleep 5; waited=$((waited + 5)); flock 6
   done
-  if iptables -S DOCKER-USER >/dev/null 2>&1 || ip link show docker0 >/dev/null 2>&1; then
+  # An engine that is being brought down removes its chains and docker0 last: give it time.
+  while docker_leftovers && [ "$waited" -lt "$limit" ]; do sleep 2; waited=$((waited + 2)); done
+  if docker_leftovers; then
     exec 6>&-
     die "dockerd's chains or docker0 are already on this machine but no kind harness engine runs: leftovers of an engine that was not brought down (run test/harness/kind.sh down with its DEVPKG_HARNESS_DIR) or another Docker; stop that first"
   fi
@@ -222,6 +224,8 @@ engine_start() {
   isolation_rules check || die "the isolation rules are not in force"
   log "dockerd up (pid $pid); containers cannot reach beyond this machine (DROP to $(uplink) in DOCKER-USER)"
 }
+
+docker_leftovers() { iptables -S DOCKER-USER >/dev/null 2>&1 || ip link show docker0 >/dev/null 2>&1; }
 
 docker_up() { DOCKER_HOST="unix://$ENGINE_SOCK" /usr/bin/docker version >/dev/null 2>&1; }
 

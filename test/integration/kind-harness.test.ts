@@ -182,6 +182,7 @@ containerdConfigPatches:
     const image = `localhost:${port}/devpkg/registry:harness-test`;
     await docker(['tag', registryImage, image]);
     await docker(['push', image]);
+    await kubectl(['wait', '--for=create', 'serviceaccount/default', '--timeout=60s']);
     await kubectl(['run', 'pulled', `--image=${image}`, '--image-pull-policy=Always', '--port=5000']);
     await kubectl(['wait', '--for=condition=Ready', 'pod/pulled', '--timeout=180s']);
     const pod = JSON.parse((await kubectl(['get', 'pod', 'pulled', '-o', 'json'])).stdout) as {
