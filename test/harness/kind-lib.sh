@@ -256,7 +256,9 @@ engine_stop() {
   # (a descendant counts only while it still has the name it had: its pid may have been reused)
   local c
   left=$(engine_processes "$ENGINE_DIR"
-    while read -r p c; do [ -n "$p" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$c" ] && echo "$p"; done <<< "$family")
+    while read -r p c; do
+      if [ -n "$p" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$c" ]; then echo "$p"; fi
+    done <<< "$family")
   if [ -n "$left" ]; then
     for p in $left; do kill -TERM "$p" 2>/dev/null || true; done
     sleep 2

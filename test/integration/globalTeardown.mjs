@@ -19,6 +19,7 @@ export default async function globalTeardown() {
     );
     return;
   }
+  let kindError;
   // The kind engine a test file started (helpers/kind.ts), unless it ran before the tests.
   if (existsSync(kindScript) && globalThis.__DEVPKG_KIND_PREEXISTING__ === false) {
     const kind = spawnSync('bash', [kindScript, 'down'], {
@@ -27,10 +28,12 @@ export default async function globalTeardown() {
       stdio: ['ignore', 'ignore', 'pipe'],
       encoding: 'utf8',
     });
-    if (kind.status !== 0) throw new Error(`test/harness/kind.sh down failed (exit ${kind.status}):\n${kind.stderr}`);
+    // Reported after the control plane is down too (below), not instead of it.
+    if (kind.status !== 0) kindError = new Error(`test/harness/kind.sh down failed (exit ${kind.status}):\n${kind.stderr}`);
   }
   if (globalThis.__DEVPKG_HARNESS_PREEXISTING__) {
     process.stderr.write('[harness] it was running before the tests; leaving it running\n');
+    if (kindError) throw kindError;
     return;
   }
   const result = spawnSync('bash', [controlplane, 'down'], {
@@ -46,4 +49,5 @@ export default async function globalTeardown() {
   // and controlplane.sh's lock file beside the state folder.
   rmSync(join(tmpdir(), 'devpkg-harness-setup.log'), { force: true });
   if (process.env.DEVPKG_HARNESS_DIR) rmSync(`${process.env.DEVPKG_HARNESS_DIR}.lock`, { force: true });
+  if (kindError) throw kindError;
 }
