@@ -113,6 +113,7 @@ net_snapshot() { # dir
   ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort > "$1/links"
   # dockerd (cgroupfs driver) makes a docker/ cgroup in every hierarchy and leaves it.
   ls -d /sys/fs/cgroup/*/docker /sys/fs/cgroup/docker 2>/dev/null | sort > "$1/cgroups" || true
+  cat /proc/sys/net/ipv4/ip_forward > "$1/ip_forward"
 }
 
 # Undo every iptables rule and chain, and every link, that is not in the snapshot taken before

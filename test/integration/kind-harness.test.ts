@@ -38,6 +38,31 @@ async function iptablesDump(): Promise<string> {
   return out.join('\n');
 }
 
+/**
+ * The machine as it was just before dockerd started: the raw `iptables -S` / `ip6tables -S` of
+ * every table, the links, dockerd's cgroups and IP forwarding, recorded by `kind.sh up` in
+ * $state/net-before while it held the machine's one engine slot (a snapshot taken by this file
+ * before `up` would include another harness's engine that `up` waited for).
+ */
+function recordedSnapshot(state: string): HostSnapshot {
+  const dir = join(state, 'net-before');
+  const read = (f: string) => readFileSync(join(dir, f), 'utf8');
+  const out: string[] = [];
+  for (const cmd of ['iptables', 'ip6tables']) {
+    for (const table of ['filter', 'nat', 'mangle', 'raw']) out.push(`# ${cmd} -t ${table}\n${read(`${cmd}-${table}`)}`);
+  }
+  const created = existsSync(join(state, 'created-paths')) ? read('../created-paths').split('\n') : [];
+  return {
+    rules: out.join('\n'),
+    links: read('links').split('\n').filter(Boolean).sort(),
+    ipForward: read('ip_forward').trim(),
+    paths: [
+      ...(existsSync('/lib/modules') && !created.includes('/lib/modules') ? ['/lib/modules'] : []),
+      ...read('cgroups').split('\n').filter(Boolean),
+    ].sort(),
+  };
+}
+
 async function snapshot(): Promise<HostSnapshot> {
   const links = (await runTool('ip', ['-o', 'link', 'show'])).stdout
     .split('\n')
@@ -48,9 +73,9 @@ async function snapshot(): Promise<HostSnapshot> {
     rules: await iptablesDump(),
     links,
     ipForward: readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim(),
-    paths: ['/lib/modules', ...readdirSync('/sys/fs/cgroup').map((h) => `/sys/fs/cgroup/${h}/docker`)].filter((p) =>
-      existsSync(p),
-    ),
+    paths: ['/lib/modules', ...readdirSync('/sys/fs/cgroup').map((h) => `/sys/fs/cgroup/${h}/docker`)]
+      .filter((p) => existsSync(p))
+      .sort(),
   };
 }
 
@@ -105,7 +130,6 @@ function withDiagnostics(fn: () => Promise<void>): () => Promise<void> {
 beforeAll(async () => {
   // The engine's whole life belongs to this file: start from none.
   if (await kindHarnessIsUp()) await kindHarnessDown();
-  before = await snapshot();
 }, T);
 
 afterAll(async () => {
@@ -117,6 +141,7 @@ test(
   'up starts dockerd with the isolation flags and the DROP rule on the uplink before any container exists',
   withHarnessLogs(async () => {
     kh = await kindHarnessUp();
+    before = recordedSnapshot(kh.state);
     dockerdPid = Number(readFileSync(join(kh.state, 'dockerd.pid'), 'utf8').trim());
     const argv = readFileSync(`/proc/${dockerdPid}/cmdline`, 'utf8').split('\0');
     expect(argv[0]).toMatch(/dockerd$/);
