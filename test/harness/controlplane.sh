@@ -390,6 +390,8 @@ cmd_down_core() {
   load_ports || true
   local i
   for ((i = ${#PROCS[@]} - 1; i >= 0; i--)); do stop_proc "${PROCS[$i]}"; done
+  # A kind engine (test/harness/kind.sh) keeps its state in $D/kind: stop it before removing $D.
+  if [ -d "$D/kind" ]; then "$HARNESS_SRC/kind.sh" down || log "kind.sh down failed; continuing"; fi
   # Remove only a directory this harness made.
   if [ -f "$MARKER" ]; then
     rm -rf "$D"

@@ -68,6 +68,10 @@ harness_commands() {
   for c in $MACHINE_COMMANDS; do printf '%s machine\n' "$c"; done
   for pair in $DEBIAN_PACKAGES; do printf '%s debian:%s\n' "${pair%%:*}" "${pair#*:}"; done
   while read -r b comp v; do printf '%s built:%s\n' "$b" "$comp"; done < <(harness_binaries)
+  # The kind harness's (test/harness/kind.sh check verifies these; check_commands does not, as
+  # the control plane runs without them).
+  for pair in $KIND_DEBIAN_PACKAGES; do printf '%s kind-debian:%s\n' "${pair%%:*}" "${pair#*:}"; done
+  printf '%s kind-built:%s\n' kind kind devpkg-runc runtime-wrapper
 }
 
 # Fails once, naming every missing command and how to get it (built ones are looked up in the

@@ -8,6 +8,10 @@
 //
 // DEVPKG_HARNESS_KAPP_CONTROLLER=1|0 turns kapp-controller on or off; by default it is on
 // when test/harness/kapp-controller.sh exists.
+//
+// The kind harness (test/harness/kind.sh) is built here too (`kind.sh build`: a cold build takes
+// long, longer than a test may), but not started: the kind test files start its engine
+// (helpers/kind.ts) and teardown stops it. DEVPKG_HARNESS_KIND=0 skips the build.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const controlplane = join(root, 'test', 'harness', 'controlplane.sh');
 const kappControllerScript = join(root, 'test', 'harness', 'kapp-controller.sh');
+const kindScript = join(root, 'test', 'harness', 'kind.sh');
 
 /** Parse `export NAME='value'` lines (single quotes, '\'' escapes) into a record. */
 export function parseExports(text) {
@@ -41,9 +46,15 @@ function wantKappController() {
   return !['0', 'false', 'no', 'off'].includes(v.toLowerCase());
 }
 
-function run(args) {
+function wantKind() {
+  const v = process.env.DEVPKG_HARNESS_KIND;
+  if (v === undefined || v === '') return existsSync(kindScript);
+  return !['0', 'false', 'no', 'off'].includes(v.toLowerCase());
+}
+
+function run(args, script = controlplane) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('bash', [controlplane, ...args], {
+    const child = spawn('bash', [script, ...args], {
       cwd: root,
       env: process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -116,6 +127,18 @@ export default async function globalSetup() {
   }
   Object.assign(process.env, exported);
   process.env.DEVPKG_HARNESS_UP = '1';
+  if (wantKind()) {
+    globalThis.__DEVPKG_KIND_PREEXISTING__ = (await run(['status'], kindScript)).code === 0;
+    const kind = await run(['build'], kindScript);
+    writeFileSync(setupLog, kind.stderr, { flag: 'a' });
+    if (kind.code !== 0) {
+      if (process.env.DEVPKG_HARNESS_KEEP !== '1' && !globalThis.__DEVPKG_HARNESS_PREEXISTING__) await run(['down']);
+      throw new Error(
+        `The kind harness did not build: \`test/harness/kind.sh build\` exited with ${kind.signal ?? kind.code}. ` +
+          `Full output: ${setupLog}.\n--- last lines of its output ---\n${tail(kind.stderr, 40)}`,
+      );
+    }
+  }
   process.stderr.write(
     `[harness] ready in ${Math.round((Date.now() - started) / 1000)}s: apiserver ${exported.DEVPKG_TEST_APISERVER}, ` +
       `registry ${exported.DEVPKG_TEST_REGISTRY}, state ${exported.DEVPKG_HARNESS_DIR}\n`,

@@ -1,0 +1,3 @@
+module devpkg.test/harness/runtime-wrapper
+
+go 1.22
