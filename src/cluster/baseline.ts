@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { pushBundle, rewriteImageHost } from '../bundle/index.js';
+import { bundleRepository, pushBundle, rewriteImageHost } from '../bundle/index.js';
 import { DevpkgError } from '../errors.js';
 import { deriveDevPackage } from '../packages/derive.js';
 import type { LoadedVersion } from '../packages/layout.js';
@@ -120,7 +120,7 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
     }
     const pushed = await pushBundle({
       bundleDir,
-      repository: `${o.registry.replace(/\/+$/, '')}/${o.loaded.name}`,
+      repository: bundleRepository(o.registry, o.loaded.name),
       tag: toOciTag(released),
       exec: o.exec,
       log,

@@ -19,7 +19,7 @@ Package whose version outranks every version in play (earlier dev versions inclu
 verify that kapp-controller installs it. Prints the verdict.
 
   --package DIR              a version folder, e.g. addons/packages/antrea/1.5.3 (holds package.yaml, bundle/)
-  --registry REPO            where to push, e.g. localhost:5001/devpkg (the package name is appended)
+  --registry REPO            where to push, e.g. localhost:5001/devpkg (<package>-bundle is appended)
   --kubeconfig FILE          default: $KUBECONFIG or ~/.kube/config
   --ref-name FROM=TO         map the repository refName to the cluster's (or a bare TO)
   --package-install NS/NAME  the PackageInstall to move (default: every one of the refName)
