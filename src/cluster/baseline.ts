@@ -82,6 +82,8 @@ export interface BaselineOptions {
   clusterRegistryHost?: string;
   namespace?: string;
   serviceAccount?: string;
+  /** The repository's own push target (input push-command), run in `root` for the released bundle too. */
+  pushCommand?: string;
   /** Data values for the PackageInstall (the addons manager passes the cluster's), as YAML. */
   values?: string;
   timeoutMs: number;
@@ -122,6 +124,9 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
       bundleDir,
       repository: bundleRepository(o.registry, o.loaded.name),
       tag: toOciTag(released),
+      pushCommand: o.pushCommand,
+      cwd: o.root,
+      env: { package: o.loaded.name, version: released },
       exec: o.exec,
       log,
     });
