@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import type { KObject } from '../verify/evaluate.js';
-import { manifestObjects, podProblems, readiness, readinessTargets } from './manifest.js';
+import { applyOrder, manifestObjects, podProblems, readiness, readinessTargets } from './manifest.js';
 
 const RELEASE = `---
 apiVersion: v1
@@ -33,6 +33,12 @@ describe('manifestObjects', () => {
     ['no name', 'apiVersion: v1\nkind: Namespace\nmetadata: {}\n', /document 1 is not a Kubernetes object/],
     ['nothing', '---\n---\n', /release.yml: no Kubernetes objects in it/],
   ])('%s', (_n, text, message) => expect(() => manifestObjects(text, 'release.yml')).toThrow(message));
+});
+
+test('applyOrder: namespaces, then CRDs, then the rest as written', () => {
+  const o = (kind: string, name: string) => ({ apiVersion: 'v1', kind, metadata: { name } });
+  const order = applyOrder([o('ServiceAccount', 'sa'), o('CustomResourceDefinition', 'apps'), o('Deployment', 'd'), o('Namespace', 'ns'), o('CustomResourceDefinition', 'pkgi')]);
+  expect(order.map((x) => x.metadata?.name)).toEqual(['ns', 'apps', 'pkgi', 'sa', 'd']);
 });
 
 test('readinessTargets: Deployments and APIServices', () => {

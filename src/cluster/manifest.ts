@@ -25,6 +25,15 @@ export function manifestObjects(text: string, source = 'manifest'): KubernetesOb
   return out;
 }
 
+/**
+ * The order to apply in: Namespaces, then CustomResourceDefinitions, then the rest as written
+ * (stable), so no object arrives before the namespace or type it needs (pure).
+ */
+export function applyOrder(objects: KubernetesObject[]): KubernetesObject[] {
+  const rank = (o: KubernetesObject) => (o.kind === 'Namespace' ? 0 : o.kind === 'CustomResourceDefinition' ? 1 : 2);
+  return objects.map((o, i) => ({ o, i })).sort((a, b) => rank(a.o) - rank(b.o) || a.i - b.i).map((x) => x.o);
+}
+
 /** What the wait watches: Deployments and APIServices of the manifest (pure). */
 export function readinessTargets(objects: KubernetesObject[]): Array<{ apiVersion: string; kind: string; namespace?: string; name: string }> {
   return objects
@@ -81,7 +90,7 @@ export async function applyAndWait(kc: KubeConfig, text: string, o: ApplyAndWait
   const { describeApiError } = await import('../verify/verifier.js');
   const client = await ClusterClient.create(kc);
   const objects = manifestObjects(text, o.source);
-  for (const obj of objects) await client.apply(obj);
+  for (const obj of applyOrder(objects)) await client.apply(obj);
   o.log?.(`applied ${objects.length} objects`);
 
   const api = k8s.KubernetesObjectApi.makeApiClient(kc);
