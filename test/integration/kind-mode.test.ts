@@ -216,10 +216,13 @@ async function leftovers(cluster: string): Promise<string[]> {
   return [...clusters, ...containers];
 }
 
-/** Every kind cluster and container on this engine (to compare before and after a run). */
+/** devpkg's run names: devpkg-<run id>-<attempt>, its nodes and its registry container. */
+const RUN_NAME = /^devpkg-[0-9a-z]+-\d+(-control-plane|-worker\d*|-registry)?$/;
+
+/** devpkg's kind clusters and containers on this engine (to compare before and after a run). */
 async function engineState(): Promise<{ clusters: string[]; containers: string[] }> {
-  const clusters = (await runTool('kind', ['get', 'clusters'], { allowFail: true })).stdout.split('\n').filter((c) => c.trim() && !c.startsWith('No kind clusters'));
-  const containers = (await runTool('docker', ['ps', '-a', '--format', '{{.Names}}'])).stdout.split('\n').filter(Boolean);
+  const clusters = (await runTool('kind', ['get', 'clusters'], { allowFail: true })).stdout.split('\n').filter((c) => RUN_NAME.test(c.trim()));
+  const containers = (await runTool('docker', ['ps', '-a', '--format', '{{.Names}}'])).stdout.split('\n').filter((n) => RUN_NAME.test(n));
   return { clusters: clusters.sort(), containers: containers.sort() };
 }
 
