@@ -267,7 +267,7 @@ test('mode kind (the action in process): the changed package\'s dev version wins
       [expect.stringContaining('availableReplicas'), true],
     ]);
     // The phases of the setup and the baseline installed the way the addons manager would.
-    expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', 'baseline web 1.0.0', 'dev Package applied']);
+    expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', 'baseline web 1.0.0', 'dev Package applied', 'won']);
     // The bundle is <registry>/devpkg/web-bundle by digest, at the registry's kind-network address.
     expect(r.bundle).toMatch(/^\d+\.\d+\.\d+\.\d+:5000\/devpkg\/web-bundle@sha256:[0-9a-f]{64}$/);
     const digest = r.bundle!.split('@')[1]!;
