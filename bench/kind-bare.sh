@@ -7,6 +7,8 @@
 # Env: NAME, WORK, PORT, KIND_CONFIG, MANIFEST, REPO, BASE, VERSION_DIR, REF, DEV_VERSION,
 #      NODE_IMAGE and REGISTRY_IMAGE (optional), PUSH (the repository's push command).
 set -euo pipefail
+t0=$(date +%s.%N)
+stamp() { awk -v a="$t0" -v b="$(date +%s.%N)" -v w="$1" 'BEGIN { printf "bare: %.1f s %s\n", b - a, w }' >&2; }
 kc="$WORK/kubeconfig"
 reg="$NAME-registry"
 k() { kubectl --kubeconfig "$kc" "$@"; }
@@ -16,7 +18,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-kind create cluster --name "$NAME" ${NODE_IMAGE:+--image "$NODE_IMAGE"} --config "$KIND_CONFIG" --kubeconfig "$kc" --wait 180s
+kind create cluster --name "$NAME" ${NODE_IMAGE:+--image "$NODE_IMAGE"} --config "$KIND_CONFIG" --kubeconfig "$kc" --wait 180s 2>/dev/null
+stamp 'kind cluster'
 
 docker run -d --restart=always --name "$reg" -p "127.0.0.1:$PORT:5000" --network kind "${REGISTRY_IMAGE:-registry:3}" >/dev/null
 ip=$(docker inspect -f '{{(index .NetworkSettings.Networks "kind").IPAddress}}' "$reg")
@@ -34,10 +37,12 @@ data:
     host: "localhost:$PORT"
 YAML
 until curl -fsS -o /dev/null "http://127.0.0.1:$PORT/v2/"; do sleep 0.1; done
+stamp registry
 
 k apply -f "$MANIFEST" >/dev/null
 k rollout status -n kapp-controller deployment/kapp-controller --timeout=300s >/dev/null
 k wait apiservice/v1alpha1.data.packaging.carvel.dev --for=condition=Available --timeout=180s >/dev/null
+stamp kapp-controller
 
 # push BUNDLE_DIR TAG -> prints the bundle's digest
 push() {
@@ -92,10 +97,13 @@ spec:
   syncPeriod: 30s
 YAML
 k wait -n tkg-system packageinstall/web --for=condition=ReconcileSucceeded --timeout=300s >/dev/null
+stamp 'baseline installed'
 
 # The dev version from the working tree.
 dev=$(push "$REPO/$VERSION_DIR/bundle" "$DEV_VERSION")
 package "$DEV_VERSION" "$dev" | k apply -f - >/dev/null
+stamp 'dev Package applied'
 k wait -n tkg-system packageinstall/web --for=jsonpath='{.status.version}'="$DEV_VERSION" --timeout=300s >/dev/null
 k wait -n tkg-system packageinstall/web --for=condition=ReconcileSucceeded --timeout=300s >/dev/null
+stamp 'dev version installed'
 echo "bare: $DEV_VERSION installed ($dev)"

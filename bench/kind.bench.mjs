@@ -78,7 +78,7 @@ function timed(label, cmd, args, env) {
     console.error(`${label} failed (exit ${r.status}):\n${r.stderr.slice(-3000)}\n${r.stdout.slice(-2000)}`);
     throw new Error(`${label} failed`);
   }
-  return { s, out: r.stdout };
+  return { s, out: r.stdout, err: r.stderr.split('\n').filter((l) => l.startsWith('bare: ')).join('\n') };
 }
 
 try {
@@ -135,6 +135,9 @@ try {
     REGISTRY_IMAGE: E.DEVPKG_KIND_REGISTRY_IMAGE ?? '',
     PUSH: 'bash hack/push.sh',
   });
+  const t0 = Date.parse(result.phases?.[0]?.seenAt ?? '') - 0;
+  console.log(`devpkg phases (seconds after the cluster was up): ${(result.phases ?? []).map((p) => `${p.name} ${((Date.parse(p.seenAt) - t0) / 1000).toFixed(1)}`).join(', ')}`);
+  console.log(`bare steps (seconds from the script's start):\n${bare.err}`);
   console.log(`devpkg kind (won ${result.devVersion}): ${devpkg.s.toFixed(1)} s`);
   console.log(`bare script (same steps, same tools):  ${bare.s.toFixed(1)} s`);
   console.log(`ratio devpkg/bare: ${(devpkg.s / bare.s).toFixed(2)} (goal <= 1.10)`);
