@@ -91,6 +91,20 @@ describe('devpkg kind', () => {
     }
   });
 
+  test('--kind-config is read relative to the current folder, not --repo', async () => {
+    const { work, repo } = workspace();
+    try {
+      writeFileSync(join(work, 'mine.yaml'), 'kind: Pod\napiVersion: v1\n');
+      const t = tools();
+      const { out, io: cli } = io(work);
+      const code = await run(['--repo', repo, ...ARGS.map((a) => (a === 'kc.yml' ? join(repo, 'kc.yml') : a)), '--kind-config', 'mine.yaml', '--results-dir', join(work, 'out')], cli, { exec: t.exec, onSignal: noSignals });
+      expect(code).toBe(1);
+      expect(out.stdout).toContain(`kind setup failed: kind config: kind-config ${join(work, 'mine.yaml')}: kind "Pod"`);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
   test('nothing to test is a usage error', async () => {
     const { io: cli } = io(tmpdir());
     await expect(run([], cli, { onSignal: noSignals })).rejects.toThrow('give --base REF (the diff to test), --packages NAME/VERSION,... or --all');

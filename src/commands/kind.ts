@@ -110,6 +110,10 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
   const repo = resolve(io.cwd, (v.repo as string | undefined) ?? '.');
   const record: Record<string, string> = { mode: 'kind', comment: 'false', 'working-directory': '.' };
   for (const f of INPUT_FLAGS) if (typeof v[f] === 'string') record[f] = v[f] as string;
+  // Files named on the command line are relative to where it runs (the action's, to working-directory).
+  if (record['kind-config']) record['kind-config'] = resolve(io.cwd, record['kind-config']);
+  const manifest = record['kapp-controller-manifest'];
+  if (manifest && !/^https?:\/\//i.test(manifest)) record['kapp-controller-manifest'] = resolve(io.cwd, manifest);
   if (typeof v.base === 'string') record['base-ref'] = v.base;
   if (typeof v.head === 'string') record['head-ref'] = v.head;
   if (v.all) record.all = 'true';
