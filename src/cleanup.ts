@@ -9,7 +9,7 @@ import { errorMessage } from './errors.js';
  */
 export type CleanupItem =
   | { kind: 'temp-dir'; path: string }
-  | { kind: 'kind-cluster'; name: string; kubeconfig?: string }
+  | { kind: 'kind-cluster'; name: string; kubeconfig?: string; /** The kind binary that created it (the post step uses it). */ binary?: string }
   | { kind: 'docker-container'; name: string }
   | { kind: 'docker-network-disconnect'; network: string; container: string }
   | { kind: 'management-cluster'; name: string; tanzu: string; kubeconfig?: string }

@@ -14,6 +14,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   derive: { summary: 'make the dev Package from a released Package', load: () => import('./commands/derive.js') },
   overlay: { summary: 'print the 04_user_customizations ytt file for a dev Package', load: () => import('./commands/overlay.js') },
   push: { summary: 'push a bundle folder with imgpkg and print repo@sha256:...', load: () => import('./commands/push.js') },
+  kind: { summary: 'the kind mode here: a throwaway kind cluster, the released and dev Packages, verified, cleaned up', load: () => import('./commands/kind.js') },
   dev: { summary: 'push, derive, apply and verify a package version on a running cluster', load: () => import('./commands/dev.js') },
   verify: { summary: 'wait until a PackageInstall runs the expected version, and say why not', load: () => import('./commands/verify.js') },
   bootstrap: { summary: 'prepare the tanzu providers and create a management cluster with the dev Package', load: () => import('./commands/bootstrap.js') },

@@ -35,7 +35,14 @@ export interface Inputs {
   commentHeader: string;
   kindVersion: string;
   kindNodeImage: string;
+  /** kind mode: a kind config file merged with devpkg's local-registry settings. */
+  kindConfig: string;
+  /** kind mode: the local registry's image. */
+  registryImage: string;
   kappControllerVersion: string;
+  /** kind mode: a release manifest file or URL instead of downloading kapp-controller-version. */
+  kappControllerManifest: string;
+  kappControllerSha256: string;
   imgpkgVersion: string;
   tanzuCli: string;
   tanzuCliUrl: string;
@@ -104,6 +111,23 @@ export function parseInputs(src: InputSource): Inputs {
   }
   const clusterRegistry = s('cluster-registry');
   if (clusterRegistry) parseRegistryAddress(clusterRegistry, 'input cluster-registry');
+  if (mode === 'kind' && registry) {
+    // Never push (or send credentials) to a host the kind mode did not create.
+    throw new UsageError(
+      `input registry: mode kind pushes to the local registry it creates on the kind network; remove registry ("${registry}") ` +
+        '(and registry-username/registry-password), or use mode: cluster to push to an external registry',
+    );
+  }
+  const kcManifest = s('kapp-controller-manifest');
+  if (kcManifest && s('kapp-controller-version')) {
+    throw new UsageError(
+      'inputs kapp-controller-manifest and kapp-controller-version: give one; the manifest replaces the download of a release version',
+    );
+  }
+  const kcSha = s('kapp-controller-sha256').toLowerCase();
+  if (kcSha && !/^[0-9a-f]{64}$/.test(kcSha)) {
+    throw new UsageError(`input kapp-controller-sha256: "${kcSha}" is not a sha256 (64 hex digits), e.g. the output of sha256sum release.yml`);
+  }
   return {
     mode,
     workingDirectory: s('working-directory', '.'),
@@ -131,7 +155,11 @@ export function parseInputs(src: InputSource): Inputs {
     commentHeader: s('comment-header', 'devpkg'),
     kindVersion: s('kind-version'),
     kindNodeImage: s('kind-node-image'),
+    kindConfig: s('kind-config'),
+    registryImage: s('registry-image'),
     kappControllerVersion: s('kapp-controller-version'),
+    kappControllerManifest: kcManifest,
+    kappControllerSha256: kcSha,
     imgpkgVersion: s('imgpkg-version'),
     tanzuCli: s('tanzu-cli'),
     tanzuCliUrl: s('tanzu-cli-url'),

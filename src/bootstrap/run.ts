@@ -6,7 +6,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pushBundle } from '../bundle/index.js';
+import { bundleRepository, pushBundle } from '../bundle/index.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
 import type { CleanupItem, CleanupList } from '../cleanup.js';
 import { DevpkgError, errorMessage } from '../errors.js';
@@ -126,7 +126,7 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
   } else if (o.registry) {
     const pushed = await pushBundle({
       bundleDir: path.join(o.loaded.path, 'bundle'),
-      repository: `${o.registry.replace(/\/+$/, '')}/${pkgName}`,
+      repository: bundleRepository(o.registry, pkgName),
       tag: plan.tag,
       credentials: o.credentials,
       pushCommand: o.pushCommand,

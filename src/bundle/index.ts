@@ -1,6 +1,8 @@
 export { pushBundle, pushCommandEnv, pushCommandArgs, explainPushFailure, type PushBundleOptions, type PushBundleResult } from './push.js';
 export {
   validateTag,
+  bundleRepository,
+  BUNDLE_SUFFIX,
   versionTag,
   parseRepository,
   parseImageTag,

@@ -61,6 +61,46 @@ describe('startKindRegistry', () => {
     await expect(startKindRegistry(await Docker.create(f.exec), cleanup, { fetch: okFetch })).rejects.toThrow(/docker rm -f devpkg-registry/);
   });
 
+  test('the default port 5001 taken: the half-made container is removed and docker picks a free port', async () => {
+    const cleanup = new CleanupList();
+    const calls: string[][] = [];
+    let created = false;
+    let runs = 0;
+    const exec: ExecFn = async (_cmd, args) => {
+      calls.push([...args]);
+      if (args[0] === 'version') return { code: 0, stdout: '27.0.0', stderr: '' };
+      if (args[0] === 'container') return created ? { code: 0, stdout: inspect('172.18.0.4'), stderr: '' } : { code: 1, stdout: '[]', stderr: 'Error: No such container: r' };
+      if (args[0] === 'run' && runs++ === 0) {
+        return { code: 125, stdout: '', stderr: 'docker: Error response from daemon: driver failed programming external connectivity: Bind for 127.0.0.1:5001 failed: port is already allocated.' };
+      }
+      if (args[0] === 'run') created = true;
+      if (args[0] === 'port') return { code: 0, stdout: '127.0.0.1:49153\n', stderr: '' };
+      return { code: 0, stdout: '', stderr: '' };
+    };
+    const urls: string[] = [];
+    const f = (async (url: string | URL) => (urls.push(String(url)), new Response('{}', { status: 200 }))) as typeof fetch;
+    const r = await startKindRegistry(await Docker.create(exec), cleanup, { name: 'r', fetch: f });
+    expect(r.pushHost).toBe('localhost:49153');
+    expect(calls.filter((c) => ['run', 'rm', 'port'].includes(c[0]!)).map((c) => c.slice(0, 7).join(' '))).toEqual([
+      'run -d --restart=always --name r -p 127.0.0.1:5001:5000',
+      'rm -f r',
+      'run -d --restart=always --name r -p 127.0.0.1::5000',
+      'port r 5000/tcp',
+    ]);
+    expect(urls).toEqual(['http://localhost:49153/v2/']);
+  });
+
+  test('a port the caller chose is not replaced', async () => {
+    const cleanup = new CleanupList();
+    const exec: ExecFn = async (_cmd, args) =>
+      args[0] === 'version'
+        ? { code: 0, stdout: '27.0.0', stderr: '' }
+        : args[0] === 'container'
+          ? { code: 1, stdout: '[]', stderr: 'Error: No such container: r' }
+          : { code: 125, stdout: '', stderr: 'Bind for 127.0.0.1:6000 failed: port is already allocated' };
+    await expect(startKindRegistry(await Docker.create(exec), cleanup, { name: 'r', hostPort: 6000, fetch: okFetch })).rejects.toThrow(/port 6000 is taken on 127.0.0.1: choose another one/);
+  });
+
   test('waits until /v2/ answers on the published port', async () => {
     const cleanup = new CleanupList();
     const f = fakeDocker({}, cleanup);

@@ -52,12 +52,13 @@ export function clusterHostFor(ip: string | undefined, network: string, containe
 }
 
 /**
- * Starts (or reuses) a registry:2 container on the kind network for the kind mode. The cleanup
+ * Starts (or reuses) a registry container on the kind network for the kind mode. When the default
+ * host port (5001) is taken, docker picks a free one: the push address says which. The cleanup
  * item is recorded BEFORE the container is created, so a run that dies halfway still removes it.
  */
 export async function startKindRegistry(docker: Docker, cleanup: CleanupList, opts: KindRegistryOptions = {}): Promise<KindRegistry> {
   const name = opts.name ?? 'devpkg-registry';
-  const hostPort = opts.hostPort ?? 5001;
+  let hostPort = opts.hostPort ?? 5001;
   const network = opts.network ?? 'kind';
   const log = opts.log ?? (() => undefined);
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -72,7 +73,16 @@ export async function startKindRegistry(docker: Docker, cleanup: CleanupList, op
   } else {
     cleanup.record({ kind: 'docker-container', name });
     log(`starting registry container ${name} on network ${network}, published on 127.0.0.1:${hostPort}`);
-    await docker.runRegistry({ name, hostPort, network, image: opts.image });
+    try {
+      await docker.runRegistry({ name, hostPort, network, image: opts.image });
+    } catch (err) {
+      // Only the default port falls back; a port the caller chose is theirs to fix.
+      if (opts.hostPort !== undefined || !/port \d+ is taken/.test(errorMessage(err))) throw err;
+      await docker.removeContainer(name);
+      log(`127.0.0.1:${hostPort} is taken; letting docker choose a free port`);
+      await docker.runRegistry({ name, hostPort: 0, network, image: opts.image });
+      hostPort = await docker.publishedPort(name);
+    }
     created = true;
     state = await docker.inspectContainer(name);
   }

@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import {
   apiHost,
+  bundleRepository,
   parseDigestReference,
   parseImageTag,
   parseRepository,
@@ -108,5 +109,16 @@ describe('rewriteImageHost', () => {
   });
   test('another host is refused, not half-rewritten', () => {
     expect(() => rewriteImageHost(`localhost:50011/x@${d}`, 'localhost:5001', '172.18.0.3:5000')).toThrow(/is not on localhost:5001/);
+  });
+});
+
+describe('bundleRepository: never the name of the package\'s own image', () => {
+  test.each([
+    ['localhost:5001/devpkg', 'antrea', 'localhost:5001/devpkg/antrea-bundle'],
+    ['localhost:5001/devpkg/', 'antrea', 'localhost:5001/devpkg/antrea-bundle'],
+    ['ghcr.io/me', 'calico', 'ghcr.io/me/calico-bundle'],
+  ])('%s + %s', (registry, name, want) => expect(bundleRepository(registry, name)).toBe(want));
+  test('differs from <registry>/<package>, where a workload image usually lives', () => {
+    expect(bundleRepository('localhost:5001', 'web')).not.toBe('localhost:5001/web');
   });
 });

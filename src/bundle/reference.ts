@@ -32,6 +32,20 @@ export function validateTag(tag: string): string {
   );
 }
 
+/** What devpkg appends to a package's name to name its bundle repository. */
+export const BUNDLE_SUFFIX = '-bundle';
+
+/**
+ * The repository a package's bundle is pushed to: `<registry>/<package>-bundle`. Never the bare
+ * `<registry>/<package>`, which is the name a package's own workload image often has: with the
+ * bundle in the same repository, imgpkg (inside kapp-controller) finds the workload's image there
+ * by digest and rewrites its reference to the bundle's registry address, which the kubelet may
+ * not reach. Used by every mode (plan, kind, cluster, bootstrap).
+ */
+export function bundleRepository(registry: string, packageName: string): string {
+  return `${registry.trim().replace(/\/+$/, '')}/${packageName}${BUNDLE_SUFFIX}`;
+}
+
 /** The tag devpkg uses for a (dev) version: `+` becomes `_`, then the OCI grammar is checked. */
 export function versionTag(version: string): string {
   return validateTag(version.replace(/\+/g, '_'));

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { pushBundle, rewriteImageHost } from '../bundle/index.js';
+import { bundleRepository, pushBundle, rewriteImageHost } from '../bundle/index.js';
 import { DevpkgError } from '../errors.js';
 import { deriveDevPackage } from '../packages/derive.js';
 import type { LoadedVersion } from '../packages/layout.js';
@@ -82,6 +82,8 @@ export interface BaselineOptions {
   clusterRegistryHost?: string;
   namespace?: string;
   serviceAccount?: string;
+  /** The repository's own push target (input push-command), run in `root` for the released bundle too. */
+  pushCommand?: string;
   /** Data values for the PackageInstall (the addons manager passes the cluster's), as YAML. */
   values?: string;
   timeoutMs: number;
@@ -120,8 +122,11 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
     }
     const pushed = await pushBundle({
       bundleDir,
-      repository: `${o.registry.replace(/\/+$/, '')}/${o.loaded.name}`,
+      repository: bundleRepository(o.registry, o.loaded.name),
       tag: toOciTag(released),
+      pushCommand: o.pushCommand,
+      cwd: o.root,
+      env: { package: o.loaded.name, version: released },
       exec: o.exec,
       log,
     });

@@ -6,6 +6,12 @@ import { cleanupClusterItem, cleanupCommand } from './cleanup.js';
 describe('cleanupCommand', () => {
   test.each<[CleanupItem, string, string[]]>([
     [{ kind: 'kind-cluster', name: 'devpkg' }, 'kind', ['delete', 'cluster', '--name', 'devpkg']],
+    // The binary that created the cluster (the tool cache's), not whatever kind is on PATH.
+    [
+      { kind: 'kind-cluster', name: 'devpkg', binary: '/opt/hostedtoolcache/kind/0.33.0/x64/kind' },
+      '/opt/hostedtoolcache/kind/0.33.0/x64/kind',
+      ['delete', 'cluster', '--name', 'devpkg'],
+    ],
     [{ kind: 'docker-container', name: 'devpkg-registry' }, 'docker', ['rm', '-f', 'devpkg-registry']],
     [{ kind: 'docker-network-disconnect', network: 'kind', container: 'r' }, 'docker', ['network', 'disconnect', '--force', 'kind', 'r']],
     [

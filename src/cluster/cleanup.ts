@@ -9,7 +9,7 @@ import { kubectlArgs, resourceArg } from '../tools/kubectl.js';
 export function cleanupCommand(item: CleanupItem): { cmd: string; args: string[]; env?: Record<string, string> } | undefined {
   switch (item.kind) {
     case 'kind-cluster':
-      return { cmd: 'kind', args: kindArgs.delete(item.name, item.kubeconfig) };
+      return { cmd: item.binary || 'kind', args: kindArgs.delete(item.name, item.kubeconfig) };
     case 'docker-container':
       return { cmd: 'docker', args: dockerArgs.removeContainer(item.name) };
     case 'docker-network-disconnect':

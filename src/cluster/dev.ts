@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { pushBundle, rewriteImageHost, type PushBundleResult } from '../bundle/index.js';
+import { bundleRepository, pushBundle, rewriteImageHost, type PushBundleResult } from '../bundle/index.js';
 import { clusterImage } from '../bundle/reference.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
 import { DevpkgError } from '../errors.js';
@@ -230,7 +230,7 @@ export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipeline
     : planDevVersion({ versions, selection, base: o.loaded.pkg.pkg.spec.version, seq: o.seq });
   log(`dev version ${plan.version}: ${plan.reason}`);
 
-  const repository = `${o.registry.replace(/\/+$/, '')}/${o.loaded.name}`;
+  const repository = bundleRepository(o.registry, o.loaded.name);
   const pushed = await pushBundle({
     bundleDir: join(o.root, o.loaded.path, 'bundle'),
     repository,

@@ -1,35 +1,61 @@
 /**
- * The kind mode's cluster: kind (the runner's, or a pinned release checked against its published
- * sha256), a registry container on the kind network, and kapp-controller from its pinned release
- * manifest, checked against the release's checksums.txt (and an explicit sha256 when given).
+ * The kind mode's cluster: kind (pinned, from the tool cache), the cluster made from the user's
+ * kind config merged with kind's local-registry settings, a registry container on the kind
+ * network, and kapp-controller from its release manifest (downloaded and checked against the
+ * release's checksums.txt or an explicit sha256, or a file/URL given for mirrors and air-gapped
+ * runners). Every step is named, so a failure says where setup stopped.
  */
 import { createHash } from 'node:crypto';
-import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { startKindRegistry, type KindRegistry } from '../bundle/index.js';
 import type { CleanupList } from '../cleanup.js';
-import { DevpkgError } from '../errors.js';
+import { DevpkgError, errorMessage, UsageError } from '../errors.js';
 import { Docker } from '../tools/docker.js';
 import type { ExecFn } from '../tools/exec.js';
 import { Kind } from '../tools/kind.js';
-import { Kubectl } from '../tools/kubectl.js';
+import { checksumFor, fetchWithRetry, installPinnedTool, releasePlatform, type ToolCacheApi } from '../tools/toolcache.js';
+import { localRegistryHostingConfigMap, mergeKindConfig, registryHostsDir, registryHostsToml } from './kind-config.js';
 
+export { checksumFor } from '../tools/toolcache.js';
+
+/**
+ * Defaults known to work together (docs/how-it-works.md "Kind mode"): kind v0.33.0 and the node
+ * image its release notes name as default (Kubernetes v1.37.0, pinned by digest), and
+ * kapp-controller v0.51.0, run by the kind-mode integration test on Kubernetes v1.37.2.
+ */
+export const DEFAULT_KIND_VERSION = 'v0.33.0';
+export const DEFAULT_KIND_NODE_IMAGE = 'kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5';
 export const DEFAULT_KAPP_CONTROLLER_VERSION = 'v0.51.0';
+/** distribution v3 (what kind's local-registry docs run), pinned by digest. */
+export const DEFAULT_REGISTRY_IMAGE = 'docker.io/library/registry:3@sha256:1be55279f18a2fe1a74edf2664cac61c1bea305b7b4642dab412e7affdcb3e33';
 export const KAPP_CONTROLLER_RELEASES = 'https://github.com/carvel-dev/kapp-controller/releases/download';
 export const KIND_RELEASES = 'https://github.com/kubernetes-sigs/kind/releases/download';
 
-export function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+/** The steps of setting up the cluster, in order; a failure names its step. */
+export type SetupStep = 'imgpkg' | 'kind' | 'docker' | 'kind config' | 'kapp-controller manifest' | 'kind cluster' | 'registry' | 'kapp-controller';
+
+export class SetupError extends DevpkgError {
+  constructor(
+    readonly step: SetupStep,
+    cause: unknown,
+  ) {
+    super(`${step}: ${errorMessage(cause)}`, { cause, exitCode: cause instanceof DevpkgError ? cause.exitCode : 1 });
+  }
 }
 
-/** The sha256 of `file` in a `sha256sum`-style listing (`<hex>  <name>` or `<hex> *<name>`); pure. */
-export function checksumFor(listing: string, file: string): string | undefined {
-  for (const line of listing.split('\n')) {
-    const m = /^([0-9a-f]{64})\s+\*?(?:\.\/)?(\S+)\s*$/.exec(line.trim());
-    if (m && (m[2] === file || m[2]!.endsWith(`/${file}`))) return m[1];
+async function step<T>(name: SetupStep, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw err instanceof SetupError ? err : new SetupError(name, err);
   }
-  return undefined;
+}
+
+export function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
 }
 
 /** Throws unless `data` has the expected sha256 (pure). */
@@ -47,60 +73,110 @@ export function normalizeReleaseVersion(v: string, what: string): string {
   return t.startsWith('v') ? t : `v${t}`;
 }
 
+/** The node image for a kind version: the pinned default only with the kind it was built for (pure). */
+export function nodeImageFor(kindVersion: string, given?: string): string | undefined {
+  if (given) return given;
+  return kindVersion === DEFAULT_KIND_VERSION ? DEFAULT_KIND_NODE_IMAGE : undefined;
+}
+
 type Fetch = typeof fetch;
 
-async function download(fetchFn: Fetch, url: string): Promise<Uint8Array> {
-  const res = await fetchFn(url, { redirect: 'follow' });
-  if (!res.ok) throw new DevpkgError(`download ${url}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
+export interface ManifestSource {
+  /** kapp-controller-manifest: a file (relative to cwd) or an http(s) URL. */
+  manifest?: string;
+  /** kapp-controller-version: the release to download when no manifest is given. */
+  version?: string;
+  /** kapp-controller-sha256. */
+  sha256?: string;
+  cwd?: string;
+  fetch?: Fetch;
+  sleep?: (ms: number) => Promise<void>;
+  log?: (m: string) => void;
 }
 
 /**
- * kapp-controller's release manifest for `version`, verified: against `expectedSha256` when
- * given, and always against the release's own checksums.txt when it lists release.yml.
+ * kapp-controller's release manifest, verified. A release version or URL is checked against
+ * `sha256` when given and against the checksums.txt beside it when that lists the file (from
+ * v0.45.0 on); one of the two must exist. A local file is checked when a sha256 is given.
  */
-export async function fetchKappControllerManifest(version: string, opts: { expectedSha256?: string; fetch?: Fetch } = {}): Promise<string> {
-  const f = opts.fetch ?? fetch;
-  const v = normalizeReleaseVersion(version, 'kapp-controller-version');
-  const data = await download(f, `${KAPP_CONTROLLER_RELEASES}/${v}/release.yml`);
+export async function kappControllerManifest(o: ManifestSource): Promise<{ text: string; source: string }> {
+  const given = o.manifest?.trim();
+  if (given && !/^https?:\/\//i.test(given)) {
+    const file = resolve(o.cwd ?? process.cwd(), given);
+    let data: Buffer;
+    try {
+      data = await readFile(file);
+    } catch (err) {
+      throw new UsageError(`kapp-controller-manifest: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}; give a release manifest file or an http(s) URL`);
+    }
+    if (o.sha256) checkSha256(`kapp-controller-manifest ${file}`, data, o.sha256);
+    return { text: data.toString('utf8'), source: file };
+  }
+  const v = given ? undefined : normalizeReleaseVersion(o.version || DEFAULT_KAPP_CONTROLLER_VERSION, 'kapp-controller-version');
+  const url = given ?? `${KAPP_CONTROLLER_RELEASES}/${v}/release.yml`;
+  const what = v ? `kapp-controller ${v} release.yml` : `kapp-controller manifest ${url}`;
+  const data = await fetchWithRetry(url, { fetch: o.fetch, sleep: o.sleep, log: o.log, what });
   let checked = false;
-  if (opts.expectedSha256) {
-    checkSha256(`kapp-controller ${v} release.yml`, data, opts.expectedSha256);
+  if (o.sha256) {
+    checkSha256(what, data, o.sha256);
     checked = true;
   }
+  const name = url.slice(url.lastIndexOf('/') + 1);
+  const sumsUrl = `${url.slice(0, url.lastIndexOf('/'))}/checksums.txt`;
   try {
-    const sums = new TextDecoder().decode(await download(f, `${KAPP_CONTROLLER_RELEASES}/${v}/checksums.txt`));
-    const want = checksumFor(sums, 'release.yml');
+    const want = checksumFor(new TextDecoder().decode(await fetchWithRetry(sumsUrl, { fetch: o.fetch, sleep: o.sleep, log: o.log, attempts: 2 })), name);
     if (want) {
-      checkSha256(`kapp-controller ${v} release.yml (checksums.txt)`, data, want);
+      checkSha256(`${what} (checksums.txt)`, data, want);
       checked = true;
     }
   } catch (err) {
     if (err instanceof DevpkgError && /sha256/.test(err.message)) throw err;
+    // No checksums.txt (releases before v0.45.0 list no release.yml; a mirror may have none).
   }
   if (!checked) {
-    throw new DevpkgError(`kapp-controller ${v}: the release publishes no checksum for release.yml; give its sha256 (kapp-controller-sha256) to use it`);
+    throw new DevpkgError(
+      `${what}: no checksum published for ${name} (kapp-controller lists release.yml in checksums.txt from v0.45.0 on); ` +
+        'give its sha256 as kapp-controller-sha256 (CLI: --kapp-controller-sha256) to use it',
+    );
   }
-  return new TextDecoder().decode(data);
+  return { text: new TextDecoder().decode(data), source: url };
 }
 
-/** kind `version` (e.g. v0.24.0) for linux-amd64, checked against its published .sha256sum. */
-export async function installKind(version: string, exec: ExecFn, cleanup: CleanupList, opts: { fetch?: Fetch } = {}): Promise<Kind> {
-  const f = opts.fetch ?? fetch;
-  const v = normalizeReleaseVersion(version, 'kind-version');
-  const arch = process.arch === 'arm64' ? 'arm64' : 'amd64';
-  const asset = `kind-linux-${arch}`;
-  const bin = await download(f, `${KIND_RELEASES}/${v}/${asset}`);
-  const sums = new TextDecoder().decode(await download(f, `${KIND_RELEASES}/${v}/${asset}.sha256sum`));
-  const want = checksumFor(sums, asset);
-  if (!want) throw new DevpkgError(`kind ${v}: ${asset}.sha256sum does not list ${asset}`);
-  checkSha256(`kind ${v} ${asset}`, bin, want);
-  const dir = await mkdtemp(join(tmpdir(), 'devpkg-kind-'));
-  cleanup.record({ kind: 'temp-dir', path: dir });
-  const path = join(dir, 'kind');
-  await writeFile(path, bin);
-  await chmod(path, 0o755);
-  return Kind.create(exec, path);
+export interface EnsureKindOptions {
+  version?: string;
+  exec: ExecFn;
+  log?: (m: string) => void;
+  toolCache?: ToolCacheApi;
+  /** Base of the release downloads (tests: a local server). */
+  releases?: string;
+  fetch?: Fetch;
+  platform?: string;
+  arch?: string;
+}
+
+/**
+ * kind at the pinned (or requested) version: the one on PATH when it reports that version, else
+ * the release binary from the tool cache, downloaded and checked against the release's
+ * .sha256sum when missing. The returned Kind has an absolute path, which the post step reuses.
+ */
+export async function ensureKind(o: EnsureKindOptions): Promise<Kind> {
+  const want = normalizeReleaseVersion(o.version || DEFAULT_KIND_VERSION, 'kind-version');
+  const onPath = await Kind.create(o.exec).catch(() => undefined);
+  if (onPath && `v${onPath.version}` === want) {
+    const { findOnPath } = await import('../bundle/install.js');
+    const path = (await findOnPath('kind')) ?? onPath.path;
+    o.log?.(`kind ${want} on PATH (${path})`);
+    return Kind.create(o.exec, path);
+  }
+  const platform = releasePlatform(o.platform ?? process.platform, o.arch ?? process.arch);
+  const asset = `kind-${platform}`;
+  const base = `${o.releases ?? KIND_RELEASES}/${want}`;
+  o.log?.(`kind ${want}: ${onPath ? `PATH has v${onPath.version}` : 'not on PATH'}; installing the release into the tool cache`);
+  const path = await installPinnedTool(
+    { tool: 'kind', version: want, url: `${base}/${asset}`, sumsUrl: `${base}/${asset}.sha256sum`, sumsName: asset },
+    { toolCache: o.toolCache, fetch: o.fetch, log: o.log, arch: o.arch },
+  );
+  return Kind.create(o.exec, path);
 }
 
 export interface KindClusterOptions {
@@ -109,51 +185,98 @@ export interface KindClusterOptions {
   name: string;
   kindVersion?: string;
   nodeImage?: string;
+  /** kind-config: a kind config file merged with devpkg's registry settings. */
+  kindConfig?: string;
+  registryImage?: string;
+  /** Host port of the registry (default 5001; a busy port falls back to a free one). */
+  registryPort?: number;
   kappControllerVersion?: string;
   kappControllerSha256?: string;
-  registryPort?: number;
+  kappControllerManifest?: string;
+  /** Relative paths (kind-config, a manifest file) resolve here. */
+  cwd?: string;
   log: (m: string) => void;
   onPhase?: (name: string, at: string) => void;
+  /** Injected for tests. */
+  ensureKind?: (o: EnsureKindOptions) => Promise<Kind>;
+  fetch?: Fetch;
+  /** Applies the manifest and waits for kapp-controller (default: applyAndWait on the cluster). */
+  installManifest?: (kc: KubeConfig, text: string, log: (m: string) => void) => Promise<void>;
 }
 
 export interface KindCluster {
   name: string;
   kubeconfig: string;
   registry: KindRegistry;
-  kappControllerVersion: string;
+  kappControllerSource: string;
+  kind: Kind;
 }
 
 export async function createKindCluster(o: KindClusterOptions): Promise<KindCluster> {
   const phase = (n: string) => o.onPhase?.(n, new Date().toISOString());
-  let kind = await Kind.create(o.exec).catch(() => undefined);
-  if (o.kindVersion && (!kind || `v${kind.version}` !== normalizeReleaseVersion(o.kindVersion, 'kind-version'))) {
-    o.log(`installing kind ${o.kindVersion} (runner has ${kind ? `v${kind.version}` : 'none'})`);
-    kind = await installKind(o.kindVersion, o.exec, o.cleanup);
-  }
-  if (!kind) throw new DevpkgError('kind is not on PATH; set input kind-version to install a pinned release');
+  const cwd = o.cwd ?? process.cwd();
+  // Everything that can be checked without a cluster comes first: a bad input costs no cluster.
+  const kind = await step('kind', () => (o.ensureKind ?? ensureKind)({ version: o.kindVersion, exec: o.exec, log: o.log, fetch: o.fetch }));
+  const docker = await step('docker', () => Docker.create(o.exec));
+  const config = await step('kind config', async () => {
+    let text: string | undefined;
+    if (o.kindConfig) {
+      const file = resolve(cwd, o.kindConfig);
+      text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+        throw new UsageError(`kind-config: cannot read ${file}: ${err.code ?? err.message}`);
+      });
+    }
+    const merged = mergeKindConfig(text, o.kindConfig ? `kind-config ${o.kindConfig}` : 'kind-config');
+    merged.notes.forEach((n) => o.log(n));
+    return merged.text;
+  });
+  const manifest = await step('kapp-controller manifest', () =>
+    kappControllerManifest({ manifest: o.kappControllerManifest, version: o.kappControllerVersion, sha256: o.kappControllerSha256, cwd, fetch: o.fetch, log: o.log }),
+  );
+
   const dir = await mkdtemp(join(tmpdir(), 'devpkg-kind-cluster-'));
   o.cleanup.record({ kind: 'temp-dir', path: dir });
   const kubeconfig = join(dir, 'kubeconfig');
+  const configFile = join(dir, 'kind-config.yaml');
+  await writeFile(configFile, config);
+  const image = nodeImageFor(`v${kind.version}`, o.nodeImage);
 
-  o.cleanup.record({ kind: 'kind-cluster', name: o.name, kubeconfig });
-  o.log(`kind ${kind.version}: creating cluster ${o.name}${o.nodeImage ? ` (${o.nodeImage})` : ''}`);
-  await kind.createCluster({ name: o.name, image: o.nodeImage || undefined, kubeconfig, wait: '180s' }, (c) => o.log(c.trimEnd()));
+  await step('kind cluster', async () => {
+    o.cleanup.record({ kind: 'kind-cluster', name: o.name, kubeconfig, binary: kind.path });
+    o.log(`kind v${kind.version}: creating cluster ${o.name} (${image ?? "kind's default node image"})`);
+    await kind.createCluster({ name: o.name, image, config: configFile, kubeconfig, wait: '180s' }, (c) => o.log(c.trimEnd()));
+  });
   phase('kind cluster');
 
-  const docker = await Docker.create(o.exec);
-  const registry = await startKindRegistry(docker, o.cleanup, { network: 'kind', hostPort: o.registryPort, log: o.log });
+  const { loadKubeConfig } = await import('./kubeconfig.js');
+  const kc = await loadKubeConfig(kubeconfig);
+  const registry = await step('registry', async () => {
+    const r = await startKindRegistry(docker, o.cleanup, {
+      name: `${o.name}-registry`,
+      network: 'kind',
+      hostPort: o.registryPort,
+      image: o.registryImage || DEFAULT_REGISTRY_IMAGE,
+      log: o.log,
+      fetch: o.fetch,
+    });
+    // kind's local-registry pattern: every node's containerd sends localhost:<port> to the container.
+    const hosts = join(dir, 'hosts.toml');
+    await writeFile(hosts, registryHostsToml(r.containerName));
+    for (const node of await kind.nodes(o.name)) {
+      await docker.execIn(node, ['mkdir', '-p', registryHostsDir(r.pushHost)]);
+      await docker.copyTo(hosts, node, `${registryHostsDir(r.pushHost)}/hosts.toml`);
+    }
+    const { ClusterClient } = await import('./dev.js');
+    await (await ClusterClient.create(kc)).apply(localRegistryHostingConfigMap(r.pushHost) as never);
+    return r;
+  });
   phase('registry');
 
-  const version = normalizeReleaseVersion(o.kappControllerVersion || DEFAULT_KAPP_CONTROLLER_VERSION, 'kapp-controller-version');
-  const manifest = await fetchKappControllerManifest(version, { expectedSha256: o.kappControllerSha256 });
-  const file = join(dir, `kapp-controller-${version}.yml`);
-  await writeFile(file, manifest);
-  const kubectl = await Kubectl.create(o.exec);
-  o.log(`installing kapp-controller ${version}`);
-  await kubectl.applyFile({ kubeconfig, file });
-  await kubectl.rolloutStatus({ kubeconfig, namespace: 'kapp-controller', resource: 'deployment/kapp-controller', timeout: '300s' });
-  // Packages are served by kapp-controller's aggregated API; wait until it answers.
-  await kubectl.wait({ kubeconfig, resource: 'apiservice/v1alpha1.data.packaging.carvel.dev', for: 'condition=Available', timeout: '180s' });
+  await step('kapp-controller', async () => {
+    o.log(`installing kapp-controller from ${manifest.source}`);
+    const install = o.installManifest ?? (async (k, text, log) => (await import('./manifest.js')).applyAndWait(k, text, { log }));
+    await install(kc, manifest.text, o.log);
+  });
   phase('kapp-controller');
-  return { name: o.name, kubeconfig, registry, kappControllerVersion: version };
+  return { name: o.name, kubeconfig, registry, kappControllerSource: manifest.source, kind };
 }

@@ -42,7 +42,7 @@ ytt must be on PATH: without it devpkg stops before changing anything.
 
   --package DIR            a version folder, e.g. addons/packages/antrea/1.5.3
   --image REF              the pushed bundle by digest (imgpkg push --lock-output gives it)
-  --registry REPO          push the bundle here instead (the package name is appended)
+  --registry REPO          push the bundle here instead (<package>-bundle is appended)
   --ref-name FROM=TO       map the repository refName to the cluster's (or a bare TO),
                            e.g. antrea.tanzu.vmware.com
   --addon-type CAT/NAME    the addon's category and name (default from the package, e.g. cni/antrea)

@@ -21,7 +21,7 @@ Package whose version outranks every version in play (earlier dev versions inclu
 verify that kapp-controller installs it. Prints the verdict.
 
   --package DIR              a version folder, e.g. addons/packages/antrea/1.5.3 (holds package.yaml, bundle/)
-  --registry REPO            where to push, e.g. localhost:5001/devpkg (the package name is appended)
+  --registry REPO            where to push, e.g. localhost:5001/devpkg (<package>-bundle is appended)
   --cluster-registry ADDR    where the cluster pulls the same bundle from, when not from --registry:
                              HOST[:PORT] (same path and digest) or HOST[:PORT]/PATH. With kind's local
                              registry: push to localhost:5001, pull from the registry container's IP on

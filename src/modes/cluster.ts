@@ -112,7 +112,7 @@ export async function ensureImgpkg(ctx: ModeContext): Promise<void> {
 export async function finishRun(ctx: ModeContext, results: PackageResult[]): Promise<void> {
   ctx.host.setOutput('verdicts', JSON.stringify(Object.fromEntries(results.map((r) => [`${r.name}/${r.version}`, r.verdict]))));
   const { publishReport } = await import('../report/publish.js');
-  await publishReport({ results, ctx });
+  await publishReport({ results, ctx, resultsDir: ctx.resultsDir });
   const failed = results.filter((r) => !passed(r));
   if (failed.length > 0) {
     throw new DevpkgError(

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { installBaseline } from '../cluster/baseline.js';
 import { ClusterClient } from '../cluster/dev.js';
-import { createKindCluster } from '../cluster/kind.js';
+import { createKindCluster, SetupError, type KindCluster } from '../cluster/kind.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { CleanupList } from '../cleanup.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
@@ -19,7 +19,9 @@ export function kindClusterName(runId: string | number, attempt: number): string
 /**
  * Kind mode: an ephemeral kind cluster with a local registry and kapp-controller; a baseline of
  * the released version installed the way the addons manager would; then the dev Package; verify.
- * Everything created is recorded for the post step first.
+ * Everything created is recorded for the post step first. A setup failure (kind, docker, the
+ * cluster, the registry, kapp-controller) still reports: an `error` result per package naming the
+ * step, results.json, the summary and the comment.
  */
 export async function run(ctx: ModeContext): Promise<void> {
   const { inputs, host, github } = ctx;
@@ -30,22 +32,47 @@ export async function run(ctx: ModeContext): Promise<void> {
     await finishRun(ctx, []);
     return;
   }
-  await ensureImgpkg(ctx);
+  // The local registry needs no credentials: whatever was given is never sent (issue 18).
+  if (inputs.registryUsername || inputs.registryPassword) {
+    host.warning('mode kind pushes only to the local registry it creates: registry-username/registry-password are ignored and sent nowhere');
+  }
+  const kctx: ModeContext = { ...ctx, inputs: { ...inputs, registryUsername: '', registryPassword: '' } };
   const cleanup = new CleanupList(host);
   const phases: Phase[] = [];
   const mark = (name: string, at: string) => phases.push({ name, seenAt: at });
-  const cluster = await host.group('kind cluster, registry and kapp-controller', () =>
-    createKindCluster({
-      exec: ctx.exec,
-      cleanup,
-      name: kindClusterName(github.runId, github.runAttempt),
-      kindVersion: inputs.kindVersion || undefined,
-      nodeImage: inputs.kindNodeImage || undefined,
-      kappControllerVersion: inputs.kappControllerVersion || undefined,
-      log: (m) => host.info(m),
-      onPhase: mark,
-    }),
-  );
+  let cluster: KindCluster;
+  try {
+    cluster = await host.group('kind cluster, registry and kapp-controller', async () => {
+      if (!inputs.pushCommand) {
+        try {
+          await ensureImgpkg(kctx);
+        } catch (err) {
+          throw new SetupError('imgpkg', err);
+        }
+      }
+      return createKindCluster({
+        exec: ctx.exec,
+        cleanup,
+        name: kindClusterName(github.runId, github.runAttempt),
+        kindVersion: inputs.kindVersion || undefined,
+        nodeImage: inputs.kindNodeImage || undefined,
+        kindConfig: inputs.kindConfig || undefined,
+        registryImage: inputs.registryImage || undefined,
+        kappControllerVersion: inputs.kappControllerVersion || undefined,
+        kappControllerManifest: inputs.kappControllerManifest || undefined,
+        kappControllerSha256: inputs.kappControllerSha256 || undefined,
+        cwd: root,
+        log: (m) => host.info(m),
+        onPhase: mark,
+      });
+    });
+  } catch (err) {
+    const step = err instanceof SetupError ? err.step : 'setup';
+    host.error(`kind mode setup failed at ${step}: ${(err as Error).message}`);
+    const results = refs.map((ref) => failedResult(kctx, ref, err, 'kind', { prefix: 'kind setup failed', phases: [...phases], quiet: true }));
+    await finishRun(kctx, results);
+    return;
+  }
   const kc = await loadKubeConfig(cluster.kubeconfig);
   const client = await ClusterClient.create(kc);
   const registry = `${cluster.registry.pushHost}/devpkg`;
@@ -57,7 +84,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   for (const ref of refs) {
     await host.group(`Baseline ${ref.name}/${ref.version}`, async () => {
       try {
-        const loaded = await loadForMode(ctx, root, ref);
+        const loaded = await loadForMode(kctx, root, ref);
         const refName = targetRefName(refNames, loaded.pkg.pkg.spec.refName, refs.length);
         const b = await installBaseline({
           client,
@@ -69,19 +96,20 @@ export async function run(ctx: ModeContext): Promise<void> {
           refName,
           registry,
           clusterRegistryHost: cluster.registry.clusterHost,
+          pushCommand: inputs.pushCommand || undefined,
           timeoutMs: inputs.timeoutMs,
           log: (m) => host.info(m),
         });
         installs.set(ref.name, { namespace: b.namespace, name: b.name });
         mark(`baseline ${ref.name} ${b.releasedVersion}`, b.installedAt);
       } catch (err) {
-        failed.push(failedResult(ctx, ref, err, 'kind', { prefix: 'baseline', phases: [...phases] }));
+        failed.push(failedResult(kctx, ref, err, 'kind', { prefix: 'baseline', phases: [...phases] }));
       }
     });
   }
   const ok = refs.filter((r) => installs.has(r.name));
   const results = ok.length
-    ? await pushApplyVerify(ctx, { kc, root, refs: ok, mode: 'kind', registry, kindRegistry: cluster.registry, packageInstalls: installs, phases: [...phases] })
+    ? await pushApplyVerify(kctx, { kc, root, refs: ok, mode: 'kind', registry, kindRegistry: cluster.registry, packageInstalls: installs, phases: [...phases] })
     : [];
-  await finishRun(ctx, [...results, ...failed]);
+  await finishRun(kctx, [...results, ...failed]);
 }

@@ -36,14 +36,15 @@ export function failedResult(
   ref: PackageVersionRef,
   err: unknown,
   mode: string,
-  extra: { prefix?: string; phases?: PackageResult['phases']; problems?: Problem[] } = {},
+  /** quiet: no annotation per package (the caller reported a failure they share once). */
+  extra: { prefix?: string; phases?: PackageResult['phases']; problems?: Problem[]; quiet?: boolean } = {},
 ): PackageResult {
   const problem = problemFromError(err, `${ref.path}/package.yaml`, `${ref.name}/${ref.version}`);
   if (extra.prefix) problem.message = `${extra.prefix}: ${problem.message}`;
   const fromFile = (err as { file?: unknown }).file !== undefined;
   // Only errors that name a file are file problems; others (a registry, the cluster) are the verdict alone.
   if (fromFile) annotateProblems(ctx, [problem]);
-  else ctx.host.error(`${ref.name}/${ref.version}: ${problem.message}`);
+  else if (!extra.quiet) ctx.host.error(`${ref.name}/${ref.version}: ${problem.message}`);
   const r = errorResult(ref, problem, mode);
   if (!fromFile) {
     r.reason = problem.message;

@@ -10,6 +10,8 @@ export interface ModeContext {
   host: ActionHost;
   exec: ExecFn;
   env: NodeJS.ProcessEnv;
+  /** Where publishReport writes the results folder (default $RUNNER_TEMP/devpkg-<artifact-name>); the CLI's --results-dir. */
+  resultsDir?: string;
 }
 
 /** A mode throws a DevpkgError on failure, after writing its outputs. */

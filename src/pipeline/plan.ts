@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { DevpkgError, UsageError } from '../errors.js';
+import { bundleRepository } from '../bundle/reference.js';
 import { formatProblem, problemFromError, sortProblems, type Problem } from '../packages/problems.js';
 import { listPackages, loadVersion, readVersion, type LoadedVersion } from '../packages/layout.js';
 import { deriveDevPackage, devPackageToYaml } from '../packages/derive.js';
@@ -157,7 +158,7 @@ function planOne(
     reason = `forced by dev-version (outranks ${highest})`;
   }
   const tag = toOciTag(devVersion);
-  const bundleImage = `${req.registry}/${loaded.name}:${tag}`;
+  const bundleImage = `${bundleRepository(req.registry, loaded.name)}:${tag}`;
   const derived = deriveDevPackage(loaded.pkg, { version: devVersion, image: bundleImage, refName: target, allowTag: true });
   const packageYaml = devPackageToYaml(derived.pkg);
   const overlay = renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined });

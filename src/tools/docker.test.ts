@@ -11,6 +11,13 @@ describe('dockerArgs', () => {
       dockerArgs.runRegistry({ name: 'r', hostPort: 6000, network: 'n', image: 'mirror/registry:2.8' }),
       ['run', '-d', '--restart=always', '--name', 'r', '-p', '127.0.0.1:6000:5000', '--network', 'n', 'mirror/registry:2.8'],
     ],
+    [
+      dockerArgs.runRegistry({ name: 'r', hostPort: 0, network: 'kind' }),
+      ['run', '-d', '--restart=always', '--name', 'r', '-p', '127.0.0.1::5000', '--network', 'kind', 'registry:2'],
+    ],
+    [dockerArgs.port('r'), ['port', 'r', '5000/tcp']],
+    [dockerArgs.exec('node', ['mkdir', '-p', '/etc/containerd/certs.d/localhost:5001']), ['exec', 'node', 'mkdir', '-p', '/etc/containerd/certs.d/localhost:5001']],
+    [dockerArgs.copyTo('/tmp/h.toml', 'node', '/etc/x/hosts.toml'), ['cp', '/tmp/h.toml', 'node:/etc/x/hosts.toml']],
     [dockerArgs.inspectContainer('r'), ['container', 'inspect', 'r']],
     [dockerArgs.removeContainer('r'), ['rm', '-f', 'r']],
     [dockerArgs.networkConnect('kind', 'r'), ['network', 'connect', 'kind', 'r']],

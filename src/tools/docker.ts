@@ -32,11 +32,15 @@ export const dockerArgs = {
     '--name',
     o.name,
     '-p',
-    `127.0.0.1:${o.hostPort}:5000`,
+    // Port 0: docker picks a free one (read back with `docker port`).
+    o.hostPort === 0 ? '127.0.0.1::5000' : `127.0.0.1:${o.hostPort}:5000`,
     '--network',
     o.network,
     o.image ?? 'registry:2',
   ],
+  port: (name: string): string[] => ['port', name, '5000/tcp'],
+  exec: (container: string, args: string[]): string[] => ['exec', container, ...args],
+  copyTo: (file: string, container: string, dest: string): string[] => ['cp', file, `${container}:${dest}`],
   inspectContainer: (name: string): string[] => ['container', 'inspect', name],
   removeContainer: (name: string): string[] => ['rm', '-f', name],
   networkConnect: (network: string, container: string): string[] => ['network', 'connect', network, container],
@@ -120,6 +124,22 @@ export class Docker {
       throw new DevpkgError(`could not start the registry container ${o.name}: ${why}${hint}`);
     }
     return r.stdout.trim();
+  }
+
+  /** The host port a container's 5000/tcp is published on (`127.0.0.1:49153` -> 49153). */
+  async publishedPort(name: string): Promise<number> {
+    const r = await this.run(dockerArgs.port(name));
+    const m = /:(\d+)\s*$/m.exec(r.stdout.trim());
+    if (!m) throw new DevpkgError(`docker port ${name} 5000/tcp printed no port: ${r.stdout.trim()}`);
+    return Number(m[1]);
+  }
+
+  async execIn(container: string, args: string[]): Promise<void> {
+    await this.run(dockerArgs.exec(container, args));
+  }
+
+  async copyTo(file: string, container: string, dest: string): Promise<void> {
+    await this.run(dockerArgs.copyTo(file, container, dest));
   }
 
   async removeContainer(name: string): Promise<void> {

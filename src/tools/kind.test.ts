@@ -11,6 +11,7 @@ describe('kindArgs', () => {
     ],
     ['delete', kindArgs.delete('d'), ['delete', 'cluster', '--name', 'd']],
     ['delete with kubeconfig', kindArgs.delete('d', '/tmp/kc'), ['delete', 'cluster', '--name', 'd', '--kubeconfig', '/tmp/kc']],
+    ['nodes', kindArgs.getNodes('d'), ['get', 'nodes', '--name', 'd']],
     ['internal kubeconfig', kindArgs.getKubeconfig('d', true), ['get', 'kubeconfig', '--name', 'd', '--internal']],
   ])('%s', (_n, got, want) => expect(got).toEqual(want));
 

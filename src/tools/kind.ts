@@ -30,6 +30,7 @@ export const kindArgs = {
   ],
   delete: (name: string, kubeconfig?: string): string[] => ['delete', 'cluster', '--name', name, ...(kubeconfig ? ['--kubeconfig', kubeconfig] : [])],
   getClusters: (): string[] => ['get', 'clusters'],
+  getNodes: (name: string): string[] => ['get', 'nodes', '--name', name],
   getKubeconfig: (name: string, internal = false): string[] => ['get', 'kubeconfig', '--name', name, ...(internal ? ['--internal'] : [])],
 };
 
@@ -71,6 +72,13 @@ export class Kind {
   async tryDeleteCluster(name: string, kubeconfig?: string): Promise<boolean> {
     const r = await this.exec(this.path, kindArgs.delete(name, kubeconfig), { allowFail: true });
     return r.code === 0;
+  }
+
+  /** The node containers of a cluster. */
+  async nodes(name: string): Promise<string[]> {
+    const r = await this.exec(this.path, kindArgs.getNodes(name), { allowFail: true });
+    if (r.code !== 0) throw new DevpkgError(`kind get nodes --name ${name} failed (exit ${r.code}): ${r.stderr.trim()}`);
+    return r.stdout.split('\n').map((s) => s.trim()).filter((s) => s && !s.startsWith('No kind nodes'));
   }
 
   async kubeconfig(name: string, internal = false): Promise<string> {

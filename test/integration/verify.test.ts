@@ -173,7 +173,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     expect(r.code).toBe(0);
     expect(res).toMatchObject({ name: 'antrea', version: '1.5.3', refName: REPO_REF, targetRefName: CLUSTER_REF, releasedVersion: '1.5.3', verdict: 'won', mode: 'cluster' });
     expect(res!.devVersion).toMatch(/^1\.5\.4-dev\.\d{14}$/);
-    expect(res!.bundle).toMatch(new RegExp(`^${registry.replace(/[.]/g, '\\.')}/antrea@sha256:[0-9a-f]{64}$`));
+    expect(res!.bundle).toMatch(new RegExp(`^${registry.replace(/[.]/g, '\\.')}/antrea-bundle@sha256:[0-9a-f]{64}$`));
     expect(res!.reason).toMatch(/held through the 3s settle window/);
     expect(res!.assertions?.map((a) => a.ok)).toEqual([true, true]);
     // The timeline shows the PackageInstall moving from the released version to the dev version.

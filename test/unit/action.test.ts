@@ -87,7 +87,7 @@ test('plan mode on a pull_request event writes outputs and a summary', async () 
   expect(packages[0].targetRefName).toBe('calico.tanzu.vmware.com');
   // run 12, attempt 3: the dev version carries both so it rises with every run
   expect(packages[0].devVersion).toBe('3.22.2-dev.12.3');
-  expect(packages[0].bundleImage).toBe('ghcr.io/example/dev/calico:3.22.2-dev.12.3');
+  expect(packages[0].bundleImage).toBe('ghcr.io/example/dev/calico-bundle:3.22.2-dev.12.3');
   expect(JSON.parse(outputs.matrix).include[0].package).toBe('calico/3.22.1');
   expect(outputs.result).toBe('success');
   const summary = readFileSync(join(work, 'summary'), 'utf8');

@@ -48,7 +48,7 @@ describe('plan', () => {
     const antrea = out.packages[0];
     expect(antrea.targetRefName).toBe('antrea.tanzu.vmware.com');
     expect(compareVersions(antrea.devVersion, '1.5.3')).toBeGreaterThan(0);
-    expect(antrea.plan?.bundleImage).toBe(`registry.example.com/dev/antrea:${antrea.plan?.bundleTag}`);
+    expect(antrea.plan?.bundleImage).toBe(`registry.example.com/dev/antrea-bundle:${antrea.plan?.bundleTag}`);
     const pkg = parse(antrea.plan!.packageYaml);
     expect(pkg.metadata.name).toBe(`antrea.tanzu.vmware.com.${antrea.devVersion}`);
     expect(pkg.spec.refName).toBe('antrea.tanzu.vmware.com');

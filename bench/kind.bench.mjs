@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// Benchmark: `devpkg kind` end to end against bench/kind-bare.sh, a bare script doing the same
+// steps with the same tools (kind create, the registry container with kind's local-registry
+// setup, kubectl apply of kapp-controller, imgpkg push via the repository's push command,
+// Package + PackageInstall, kubectl wait), on the same package repository, one run each, as a
+// ratio. Goal (issue 17): devpkg / bare <= 1.1.
+//
+// The package repository is made here (as in test/integration/kind-mode.test.ts): one package
+// whose Deployment runs a static binary imported as an image by the repository's push command.
+// devpkg runs with --settle 0s (the bare script has no settle window either).
+//
+// Needs Docker, kind, kubectl, imgpkg, go and curl on PATH. On our machines: the kind harness,
+//   eval "$(test/harness/kind.sh up)"
+// whose DEVPKG_KIND_NODE_IMAGE, DEVPKG_KIND_CONFIG, DEVPKG_KIND_REGISTRY_IMAGE and
+// DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST are handed to both; elsewhere both use the defaults (the
+// bare script then needs MANIFEST: kapp-controller's release.yml).
+// Usage: node bench/kind.bench.mjs [--cli dist/cli.js]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values: flags } = parseArgs({ options: { cli: { type: 'string', default: 'dist/cli.js' } } });
+const CLI = resolve(flags.cli);
+const E = process.env;
+const manifest = E.DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST || E.MANIFEST;
+for (const [ok, msg] of [
+  [existsSync(CLI), `${CLI} not found; run \`npm run bundle\` first (or pass --cli)`],
+  [!!manifest, 'set DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST (the kind harness) or MANIFEST (a kapp-controller release.yml) for the bare script'],
+  ...['kind', 'kubectl', 'imgpkg', 'docker', 'go', 'curl'].map((t) => [spawnSync(t, ['--help'], { stdio: 'ignore' }).error === undefined, `${t} is not on PATH`]),
+]) {
+  if (!ok) {
+    console.error(`bench: ${msg}`);
+    process.exit(2);
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), 'devpkg-bench-kind-'));
+const repo = join(work, 'repo');
+const REF = 'web.devpkg.test';
+const VERSION_DIR = 'addons/packages/web/1.0.0';
+const git = (...a) => execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@b.invalid', ...a], { cwd: repo, encoding: 'utf8' }).trim();
+const write = (p, t) => {
+  mkdirSync(join(repo, p, '..'), { recursive: true });
+  writeFileSync(join(repo, p), t);
+};
+const web = (flavour) =>
+  `apiVersion: v1\nkind: Namespace\nmetadata: {name: web}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: web}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata:\n      labels: {app: web}\n      annotations: {devpkg.test/flavour: ${flavour}}\n    spec:\n      containers: [{name: web, image: web-app}]\n`;
+const PUSH = `set -euo pipefail
+host="\${DEVPKG_REGISTRY%%/*}"
+image="$host/web-app:$DEVPKG_TAG"
+docker import --change 'ENTRYPOINT ["/app"]' "$WEB_APP_TAR" "$image" >/dev/null
+docker push "$image" >/dev/null
+ref=$(docker image inspect --format '{{index .RepoDigests 0}}' "$image")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -R "$DEVPKG_BUNDLE_DIR"/. "$tmp"
+printf 'apiVersion: imgpkg.carvel.dev/v1alpha1\\nkind: ImagesLock\\nimages:\\n- image: %s\\n  annotations:\\n    kbld.carvel.dev/id: web-app\\n' "$ref" > "$tmp/.imgpkg/images.yml"
+imgpkg push -b "$DEVPKG_IMAGE" -f "$tmp" >/dev/null
+`;
+
+function freePort() {
+  return new Promise((r) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => r(p));
+    });
+  });
+}
+
+function timed(label, cmd, args, env) {
+  const t0 = performance.now();
+  const r = spawnSync(cmd, args, { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const s = (performance.now() - t0) / 1000;
+  if (r.status !== 0) {
+    console.error(`${label} failed (exit ${r.status}):\n${r.stderr.slice(-3000)}\n${r.stdout.slice(-2000)}`);
+    throw new Error(`${label} failed`);
+  }
+  return { s, out: r.stdout, err: r.stderr.split('\n').filter((l) => l.startsWith('bare: ')).join('\n') };
+}
+
+try {
+  // The workload image's only file: a static binary that waits.
+  const app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'go.mod'), 'module webapp\n\ngo 1.21\n');
+  writeFileSync(join(app, 'main.go'), 'package main\n\nimport "time"\n\nfunc main() {\n\tfor {\n\t\ttime.Sleep(time.Hour)\n\t}\n}\n');
+  execFileSync('go', ['build', '-trimpath', '-o', join(app, 'rootfs', 'app'), '.'], { cwd: app, env: { ...E, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' } });
+  execFileSync('tar', ['-C', join(app, 'rootfs'), '-cf', join(work, 'web-app.tar'), 'app']);
+
+  mkdirSync(repo);
+  git('init', '-q', '-b', 'main');
+  write(`${VERSION_DIR}/package.yaml`, `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${REF}.1.0.0\nspec:\n  refName: ${REF}\n  version: 1.0.0\n  template:\n    spec:\n      fetch: [{imgpkgBundle: {image: "localhost:5001/devpkg/web-bundle:1.0.0"}}]\n      template: [{ytt: {paths: [config/]}}, {kbld: {paths: ["-", .imgpkg/images.yml]}}]\n      deploy: [{kapp: {}}]\n`);
+  write(`${VERSION_DIR}/bundle/config/web.yaml`, web('released'));
+  write(`${VERSION_DIR}/bundle/.imgpkg/images.yml`, 'apiVersion: imgpkg.carvel.dev/v1alpha1\nkind: ImagesLock\nimages: []\n');
+  write('hack/push.sh', PUSH);
+  git('add', '-A');
+  git('commit', '-qm', 'released');
+  const base = git('rev-parse', 'HEAD');
+  write(`${VERSION_DIR}/bundle/config/web.yaml`, web('dev'));
+  git('commit', '-qam', 'dev');
+  const head = git('rev-parse', 'HEAD');
+  const env = { WEB_APP_TAR: join(work, 'web-app.tar') };
+
+  const machine = [
+    ['--kind-node-image', E.DEVPKG_KIND_NODE_IMAGE],
+    ['--kind-config', E.DEVPKG_KIND_CONFIG],
+    ['--registry-image', E.DEVPKG_KIND_REGISTRY_IMAGE],
+    ['--kapp-controller-manifest', manifest],
+  ].filter(([, v]) => v).flat();
+  const devpkg = timed('devpkg kind', process.execPath, [CLI, 'kind', '--repo', repo, '--base', base, '--head', head, '--push-command', 'bash hack/push.sh', '--settle', '0s', '--timeout', '5m', '--results-dir', join(work, 'results'), '--json', ...machine], env);
+  const result = JSON.parse(devpkg.out)[0];
+  if (result?.verdict !== 'won') throw new Error(`devpkg kind: ${result?.verdict}: ${result?.reason}`);
+
+  // The same cluster config devpkg made: the user's plus kind's local-registry containerd patch.
+  const userConfig = E.DEVPKG_KIND_CONFIG ? readFileSync(E.DEVPKG_KIND_CONFIG, 'utf8') : 'kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n';
+  if (/containerdConfigPatches/.test(userConfig)) throw new Error('bench: the kind config already has containerdConfigPatches; merge by hand');
+  writeFileSync(join(work, 'kind-config.yaml'), `${userConfig}\ncontainerdConfigPatches:\n- |-\n  [plugins."io.containerd.grpc.v1.cri".registry]\n    config_path = "/etc/containerd/certs.d"\n`);
+  mkdirSync(join(work, 'bare'));
+  const bare = timed('bench/kind-bare.sh', 'bash', [resolve('bench/kind-bare.sh')], {
+    ...env,
+    NAME: `bench-bare-${Date.now().toString(36)}`,
+    WORK: join(work, 'bare'),
+    PORT: String(await freePort()),
+    KIND_CONFIG: join(work, 'kind-config.yaml'),
+    MANIFEST: manifest,
+    REPO: repo,
+    BASE: base,
+    VERSION_DIR,
+    REF,
+    DEV_VERSION: result.devVersion,
+    NODE_IMAGE: E.DEVPKG_KIND_NODE_IMAGE ?? '',
+    REGISTRY_IMAGE: E.DEVPKG_KIND_REGISTRY_IMAGE ?? '',
+    PUSH: 'bash hack/push.sh',
+  });
+  const t0 = Date.parse(result.phases?.[0]?.seenAt ?? '') - 0;
+  console.log(`devpkg phases (seconds after the cluster was up): ${(result.phases ?? []).map((p) => `${p.name} ${((Date.parse(p.seenAt) - t0) / 1000).toFixed(1)}`).join(', ')}`);
+  console.log(`bare steps (seconds from the script's start):\n${bare.err}`);
+  console.log(`devpkg kind (won ${result.devVersion}): ${devpkg.s.toFixed(1)} s`);
+  console.log(`bare script (same steps, same tools):  ${bare.s.toFixed(1)} s`);
+  console.log(`ratio devpkg/bare: ${(devpkg.s / bare.s).toFixed(2)} (goal <= 1.10)`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,118 @@
+import { describe, expect, test } from '@jest/globals';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import type { ExecFn } from '../tools/exec.js';
+import { run } from './kind.js';
+
+function workspace() {
+  const work = mkdtempSync(join(tmpdir(), 'devpkg-kindcli-'));
+  const repo = join(work, 'repo');
+  cpSync(resolve('examples/tce-packages'), repo, { recursive: true });
+  writeFileSync(join(repo, 'kc.yml'), 'apiVersion: v1\nkind: Namespace\nmetadata: {name: kapp-controller}\n');
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
+  return { work, repo };
+}
+
+/** kind v0.33.0 and docker answer; `kind create` fails (or calls `during` first). */
+function tools(during?: () => void) {
+  const calls: string[][] = [];
+  const exec: ExecFn = async (cmd, args) => {
+    calls.push([cmd, ...args]);
+    if (cmd === 'kind' && args[0] === 'version') return { code: 0, stdout: 'kind v0.33.0 go1.25 linux/amd64\n', stderr: '' };
+    if (cmd === 'docker' && args[0] === 'version') return { code: 0, stdout: '27.0.0\n', stderr: '' };
+    if (cmd === 'kind' && args[0] === 'create') {
+      during?.();
+      return { code: 1, stdout: '', stderr: 'ERROR: failed to create cluster: node image not found\n' };
+    }
+    return { code: 0, stdout: '', stderr: '' };
+  };
+  return { exec, calls };
+}
+
+const io = (cwd: string) => {
+  const out = { stdout: '', stderr: '' };
+  return { out, io: { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t), env: {}, cwd } };
+};
+const noSignals = () => () => undefined;
+const ARGS = ['--packages', 'calico/3.22.1', '--kapp-controller-manifest', 'kc.yml', '--push-command', 'true', '--kind-node-image', 'bad/node:v0'];
+
+describe('devpkg kind', () => {
+  test('setup failing: exit 1, the error result printed and in --results-dir, the cluster deleted at exit', async () => {
+    const { work, repo } = workspace();
+    try {
+      const t = tools();
+      const { out, io: cli } = io(repo);
+      const code = await run([...ARGS, '--results-dir', join(work, 'out')], cli, { exec: t.exec, onSignal: noSignals });
+      expect(code).toBe(1);
+      expect(out.stdout).toMatch(/calico/);
+      expect(out.stdout).toMatch(/kind setup failed: kind cluster: kind create cluster devpkg-\w+-1 failed/);
+      const doc = JSON.parse(readFileSync(join(work, 'out', 'results.json'), 'utf8')) as { results: Array<{ verdict: string }> };
+      expect(doc.results.map((r) => r.verdict)).toEqual(['error']);
+      expect(t.calls.filter((c) => c[1] === 'delete')).toEqual([['kind', 'delete', 'cluster', '--name', expect.stringMatching(/^devpkg-/), '--kubeconfig', expect.any(String)]]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  test('--keep: nothing deleted; says how to delete it', async () => {
+    const { work, repo } = workspace();
+    try {
+      const t = tools();
+      const { out, io: cli } = io(repo);
+      await run([...ARGS, '--results-dir', join(work, 'out'), '--keep'], cli, { exec: t.exec, onSignal: noSignals });
+      expect(t.calls.some((c) => c[1] === 'delete')).toBe(false);
+      expect(out.stderr).toMatch(/--keep: left kind cluster devpkg-\S+; delete them with: kind delete cluster --name devpkg-/);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  test('SIGINT during the run: cleans up, then exits 130', async () => {
+    const { work, repo } = workspace();
+    try {
+      const handlers: Record<string, () => void> = {};
+      const exits: number[] = [];
+      let done: () => void = () => undefined;
+      const exited = new Promise<void>((r) => (done = r));
+      const t = tools(() => handlers.SIGINT?.());
+      const { io: cli } = io(repo);
+      await run([...ARGS, '--results-dir', join(work, 'out')], cli, {
+        exec: t.exec,
+        onSignal: (s, h) => ((handlers[s] = h), () => undefined),
+        exit: (c) => (exits.push(c), done()),
+      });
+      await exited;
+      expect(exits).toEqual([130]);
+      expect(t.calls.some((c) => c[0] === 'kind' && c[1] === 'delete')).toBe(true);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  test('--kind-config is read relative to the current folder, not --repo', async () => {
+    const { work, repo } = workspace();
+    try {
+      writeFileSync(join(work, 'mine.yaml'), 'kind: Pod\napiVersion: v1\n');
+      const t = tools();
+      const { out, io: cli } = io(work);
+      const code = await run(['--repo', repo, ...ARGS.map((a) => (a === 'kc.yml' ? join(repo, 'kc.yml') : a)), '--kind-config', 'mine.yaml', '--results-dir', join(work, 'out')], cli, { exec: t.exec, onSignal: noSignals });
+      expect(code).toBe(1);
+      expect(out.stdout).toContain(`kind setup failed: kind config: kind-config ${join(work, 'mine.yaml')}: kind "Pod"`);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  test('nothing to test is a usage error', async () => {
+    const { io: cli } = io(tmpdir());
+    await expect(run([], cli, { onSignal: noSignals })).rejects.toThrow('give --base REF (the diff to test), --packages NAME/VERSION,... or --all');
+  });
+
+  test('registry-style flags do not exist here', async () => {
+    const { io: cli } = io(tmpdir());
+    await expect(run(['--registry', 'ghcr.io/x'], cli)).rejects.toThrow(/Unknown option '--registry'/);
+    expect(existsSync(join(tmpdir(), 'devpkg-results'))).toBe(false);
+  });
+});

@@ -1,0 +1,194 @@
+/**
+ * `devpkg kind`: the action's kind mode from a terminal, in process (the same code path), with
+ * the post step's cleanup run at exit, on success, failure, SIGINT or SIGTERM (`--keep` skips it).
+ * Flags are the action's inputs by the same names, read by the same parseInputs.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { RecordingHost, type ActionHost } from '../action/host.js';
+import type { GithubContext } from '../action/context.js';
+import { CLEANUP_STATE, CleanupList, describe as describeItem, runCleanup } from '../cleanup.js';
+import { DevpkgError } from '../errors.js';
+import { parseInputs } from '../inputs.js';
+import { execTool, type ExecFn } from '../tools/exec.js';
+import { renderResultText } from '../verify/render.js';
+import type { PackageResult } from '../verify/types.js';
+import { parseFlags, type CliIO } from './io.js';
+
+const USAGE = `Usage: devpkg kind --repo DIR (--base REF [--head REF] | --packages NAME/VERSION,... | --all)
+                   [--packages-dir D] [--ref-name MAP] [--push-command CMD] [--lock-images] [--dev-version V]
+                   [--kind-version V] [--kind-node-image IMAGE] [--kind-config FILE] [--registry-image IMAGE]
+                   [--kapp-controller-version V | --kapp-controller-manifest FILE|URL] [--kapp-controller-sha256 HEX]
+                   [--settle 60s] [--timeout 10m] [--assert FILE] [--results-dir DIR] [--keep] [--json]
+
+The action's kind mode, here: a throwaway kind cluster with a local registry and kapp-controller,
+the released version of each changed package installed the way the addons manager would, then
+its dev Package, verified. Writes results.json, report.md and diagnostics to --results-dir and
+deletes the cluster and the registry container at the end (also on Ctrl-C), unless --keep.
+
+  --repo DIR                    the packages repository (default: .)
+  --base REF / --head REF       the diff that marks changed versions (head default: HEAD)
+  --packages LIST               NAME/VERSION,... instead of the diff; --all: every version folder
+  --packages-dir D              default addons/packages
+  --ref-name FROM=TO            map the repository refName to the cluster's (or a bare TO)
+  --push-command CMD            push with the repository's own target (bash -c), DEVPKG_* in its env
+  --lock-images                 refresh .imgpkg/images.yml with kbld first
+  --dev-version V               use this dev version instead of planning one
+  --kind-version V              kind release (default v0.33.0: the one on PATH if it is that version, else downloaded, sha256-checked, cached)
+  --kind-node-image IMAGE       node image (default: kind v0.33.0's, pinned by digest)
+  --kind-config FILE            a kind config, merged with kind's local-registry settings
+  --registry-image IMAGE        the local registry's image (default: registry:3 pinned by digest)
+  --kapp-controller-version V   kapp-controller release (default v0.51.0)
+  --kapp-controller-manifest F  its release manifest as a file or URL instead (mirrors, air-gapped)
+  --kapp-controller-sha256 HEX  sha256 of that manifest (needed before v0.45.0)
+  --settle DURATION             how long the win must hold (default 60s)
+  --timeout DURATION            give up after (default 10m)
+  --assert FILE                 YAML list of assertions checked after a win
+  --results-dir DIR             where results.json, report.md, diagnostics go (default ./devpkg-results)
+  --keep                        leave the cluster and registry running (prints how to delete them)
+  --json                        print the results as JSON (a list of PackageResult)
+
+Exit codes: 0 every dev version won, 1 one did not (or setup failed: an error result each), 2 bad usage.
+`;
+
+/** Flags that are action inputs of the same name (string-valued). */
+const INPUT_FLAGS = [
+  'base-ref', 'head-ref', 'packages', 'packages-dir', 'ref-name', 'push-command', 'dev-version', 'kind-version', 'kind-node-image',
+  'kind-config', 'registry-image', 'kapp-controller-version', 'kapp-controller-manifest', 'kapp-controller-sha256', 'settle', 'timeout',
+] as const;
+
+/** A host for the terminal: logs to stderr, outputs and state kept in memory. */
+class TerminalHost extends RecordingHost {
+  constructor(private readonly io: CliIO, private readonly quiet: boolean) {
+    super();
+  }
+  override info(m: string): void {
+    super.info(m);
+    if (!this.quiet) this.io.stderr(`${m}\n`);
+  }
+  override warning(m: string, where?: Parameters<ActionHost['warning']>[1]): void {
+    super.warning(m, where);
+    this.io.stderr(`warning: ${where?.file ? `${where.file}${where.line ? `:${where.line}` : ''}: ` : ''}${m}\n`);
+  }
+  override error(m: string, where?: Parameters<ActionHost['error']>[1]): void {
+    super.error(m, where);
+    this.io.stderr(`error: ${where?.file ? `${where.file}${where.line ? `:${where.line}` : ''}: ` : ''}${m}\n`);
+  }
+  override async group<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    if (!this.quiet) this.io.stderr(`== ${name}\n`);
+    return fn();
+  }
+}
+
+export interface KindCommandDeps {
+  exec?: ExecFn;
+  /** Registers a signal handler; returns its removal (tests pass their own). */
+  onSignal?: (signal: 'SIGINT' | 'SIGTERM', handler: () => void) => () => void;
+  /** Ends the process after an interrupted run's cleanup (tests pass their own). */
+  exit?: (code: number) => void;
+}
+
+export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {}): Promise<number> {
+  const { values } = parseFlags(argv, {
+    repo: { type: 'string' },
+    base: { type: 'string' },
+    head: { type: 'string' },
+    all: { type: 'boolean' },
+    assert: { type: 'string' },
+    'lock-images': { type: 'boolean' },
+    'results-dir': { type: 'string' },
+    keep: { type: 'boolean' },
+    json: { type: 'boolean' },
+    ...Object.fromEntries(INPUT_FLAGS.filter((f) => f !== 'base-ref' && f !== 'head-ref').map((f) => [f, { type: 'string' as const }])),
+  });
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const v = values as Record<string, string | boolean | undefined>;
+  const repo = resolve(io.cwd, (v.repo as string | undefined) ?? '.');
+  const record: Record<string, string> = { mode: 'kind', comment: 'false', 'working-directory': '.' };
+  for (const f of INPUT_FLAGS) if (typeof v[f] === 'string') record[f] = v[f] as string;
+  // Files named on the command line are relative to where it runs (the action's, to working-directory).
+  if (record['kind-config']) record['kind-config'] = resolve(io.cwd, record['kind-config']);
+  const manifest = record['kapp-controller-manifest'];
+  if (manifest && !/^https?:\/\//i.test(manifest)) record['kapp-controller-manifest'] = resolve(io.cwd, manifest);
+  if (typeof v.base === 'string') record['base-ref'] = v.base;
+  if (typeof v.head === 'string') record['head-ref'] = v.head;
+  if (v.all) record.all = 'true';
+  if (v['lock-images']) record['lock-images'] = 'true';
+  if (typeof v.assert === 'string') {
+    const { readFile } = await import('node:fs/promises');
+    record.assert = await readFile(resolve(io.cwd, v.assert), 'utf8');
+  }
+  if (!record.packages && !record['base-ref'] && !v.all) {
+    throw new DevpkgError('give --base REF (the diff to test), --packages NAME/VERSION,... or --all', { exitCode: 2 });
+  }
+  const inputs = parseInputs({
+    getInput: (n) => record[n] ?? '',
+    getBooleanInput: (n) => record[n] === 'true',
+    getMultilineInput: (n) => (record[n] ?? '').split('\n'),
+  });
+  const resultsDir = resolve(io.cwd, (v['results-dir'] as string | undefined) ?? 'devpkg-results');
+  const host = new TerminalHost(io, Boolean(v.json));
+  const github: GithubContext = {
+    eventName: 'cli',
+    event: {},
+    sha: '',
+    ref: '',
+    owner: 'local',
+    repo: 'devpkg',
+    runId: Date.now().toString(36),
+    runNumber: 0,
+    runAttempt: 1,
+    serverUrl: 'https://github.com',
+    apiUrl: 'https://api.github.com',
+    workspace: repo,
+  };
+  const exec = deps.exec ?? execTool;
+  const cleanUp = async () => {
+    const items = CleanupList.fromState(host.getState(CLEANUP_STATE));
+    host.saveState(CLEANUP_STATE, '[]');
+    if (v.keep) {
+      const kept = items.filter((i) => i.kind !== 'temp-dir');
+      if (kept.length) io.stderr(`--keep: left ${kept.map(describeItem).join(', ')}; delete them with: ${keepHint(kept)}\n`);
+      return;
+    }
+    await runCleanup(items, exec, { info: (m) => host.info(m), warning: (m) => host.warning(m) });
+  };
+  // Ctrl-C or a kill: remove what was created, then end with the signal's exit code.
+  const onSignal = deps.onSignal ?? ((s, h) => (process.once(s, h), () => process.removeListener(s, h)));
+  const exit = deps.exit ?? ((code: number) => process.exit(code));
+  const removers = (['SIGINT', 'SIGTERM'] as const).map((s) =>
+    onSignal(s, () => {
+      io.stderr(`\n${s}: cleaning up\n`);
+      void cleanUp().finally(() => exit(s === 'SIGINT' ? 130 : 143));
+    }),
+  );
+  let failure: unknown;
+  let scratch: string | undefined;
+  try {
+    const { run: runKind } = await import('../modes/kind.js');
+    // Diagnostics are written under RUNNER_TEMP and copied into the results folder.
+    scratch = await mkdtemp(join(tmpdir(), 'devpkg-kind-cli-'));
+    await runKind({ inputs, github, host, exec, env: { ...io.env, RUNNER_TEMP: scratch }, resultsDir });
+  } catch (err) {
+    failure = err;
+  } finally {
+    removers.forEach((r) => r());
+    await cleanUp();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  }
+  const results = JSON.parse(host.outputs.results ?? '[]') as PackageResult[];
+  io.stdout(v.json ? `${JSON.stringify(results, null, 2)}\n` : results.map(renderResultText).join(''));
+  if (host.outputs['results-dir']) io.stderr(`results in ${host.outputs['results-dir']}\n`);
+  if (failure && results.length === 0) throw failure;
+  return failure ? 1 : 0;
+}
+
+function keepHint(items: ReturnType<typeof CleanupList.fromState>): string {
+  return items
+    .map((i) => (i.kind === 'kind-cluster' ? `${i.binary ?? 'kind'} delete cluster --name ${i.name}` : i.kind === 'docker-container' ? `docker rm -f ${i.name}` : describeItem(i)))
+    .join('; ');
+}

@@ -1,0 +1,152 @@
+/**
+ * Release binaries the way the ecosystem installs them (helm/kind-action, setup-* actions): a
+ * pinned version downloaded with @actions/tool-cache (which retries transient failures), checked
+ * against a sha256 before anything runs it, kept in the tool cache and put first on PATH. The
+ * post step is then handed the same absolute path.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { chmod, readFile, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { DevpkgError, errorMessage } from '../errors.js';
+
+/** The parts of @actions/tool-cache used here (injected in tests). */
+export interface ToolCacheApi {
+  find(tool: string, version: string, arch?: string): string;
+  downloadTool(url: string, dest?: string): Promise<string>;
+  cacheFile(source: string, target: string, tool: string, version: string, arch?: string): Promise<string>;
+}
+
+export interface PinnedTool {
+  /** The binary's name in the cache and on PATH, e.g. kind. */
+  tool: string;
+  /** A release version, v-prefixed (v0.33.0). */
+  version: string;
+  /** The release asset. */
+  url: string;
+  /** The expected sha256 when devpkg pins it; otherwise sumsUrl must list the asset. */
+  sha256?: string;
+  /** A `sha256sum` listing published with the release (`<hex>  <name>`). */
+  sumsUrl?: string;
+  /** The asset's name in that listing. */
+  sumsName?: string;
+}
+
+export interface InstallOptions {
+  toolCache?: ToolCacheApi;
+  /** Node's arch naming (x64, arm64); default process.arch. */
+  arch?: string;
+  fetch?: typeof fetch;
+  log?: (m: string) => void;
+  /** Put the cached folder first on process.env.PATH (default true). */
+  addToPath?: boolean;
+  /** Retries of the checksum listing; default 3 attempts, 1 s apart (tests pass a no-op sleep). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The sha256 of `file` in a `sha256sum`-style listing (`<hex>  <name>` or `<hex> *<name>`); pure. */
+export function checksumFor(listing: string, file: string): string | undefined {
+  for (const line of listing.split('\n')) {
+    const m = /^([0-9a-fA-F]{64})\s+\*?(?:\.\/)?(\S+)\s*$/.exec(line.trim());
+    if (m && (m[2] === file || m[2]!.endsWith(`/${file}`))) return m[1]!.toLowerCase();
+  }
+  return undefined;
+}
+
+/** `linux-amd64` for Node's platform and arch; throws for platforms releases are not built for (pure). */
+export function releasePlatform(platform: string, arch: string): string {
+  const a = arch === 'x64' ? 'amd64' : arch;
+  if (!['linux', 'darwin'].includes(platform) || !['amd64', 'arm64'].includes(a)) {
+    throw new DevpkgError(`no release binaries for ${platform}/${arch}; install the tool yourself and put it on PATH`);
+  }
+  return `${platform}-${a}`;
+}
+
+/** True for answers worth asking again: 408, 429 and 5xx (pure). */
+export function isTransientStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/**
+ * GETs a URL, retrying network errors and transient statuses (408, 429, 5xx) with backoff; any
+ * other failure status throws at once, naming the URL and the status.
+ */
+export async function fetchWithRetry(
+  url: string,
+  o: { fetch?: typeof fetch; attempts?: number; sleep?: (ms: number) => Promise<void>; log?: (m: string) => void; what?: string } = {},
+): Promise<Uint8Array> {
+  const f = o.fetch ?? fetch;
+  const attempts = o.attempts ?? 4;
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const what = o.what ?? url;
+  let last = '';
+  for (let i = 1; i <= attempts; i++) {
+    try {
+      const res = await f(url, { redirect: 'follow' });
+      if (res.ok) return new Uint8Array(await res.arrayBuffer());
+      last = `HTTP ${res.status}`;
+      if (!isTransientStatus(res.status)) break;
+    } catch (err) {
+      last = errorMessage(err);
+    }
+    if (i < attempts) {
+      const delay = 1000 * 2 ** (i - 1);
+      o.log?.(`download ${what}: ${last}; trying again in ${delay / 1000}s (attempt ${i + 1} of ${attempts})`);
+      await sleep(delay);
+    }
+  }
+  throw new DevpkgError(`download ${what} (${url}) failed: ${last}`);
+}
+
+async function toolCacheModule(): Promise<ToolCacheApi> {
+  // Outside a runner there is no tool cache: devpkg keeps its own under the user's cache folder.
+  if (!process.env.RUNNER_TOOL_CACHE) {
+    process.env.RUNNER_TOOL_CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'devpkg', 'tool-cache');
+  }
+  return (await import('@actions/tool-cache')) as unknown as ToolCacheApi;
+}
+
+/**
+ * The absolute path of `t.tool` at `t.version`: from the tool cache when it is there, else
+ * downloaded (tool-cache retries network errors and 5xx), checked against `t.sha256` or the
+ * release's own listing, and cached. A wrong sum deletes the download and throws.
+ */
+export async function installPinnedTool(t: PinnedTool, o: InstallOptions = {}): Promise<string> {
+  const log = o.log ?? (() => undefined);
+  const tc = o.toolCache ?? (await toolCacheModule());
+  const arch = o.arch ?? process.arch;
+  const version = t.version.replace(/^v/, '');
+  let dir = tc.find(t.tool, version, arch);
+  if (dir) {
+    log(`${t.tool} ${t.version} from the tool cache (${dir})`);
+  } else {
+    let expected = t.sha256?.toLowerCase();
+    if (!expected) {
+      if (!t.sumsUrl) throw new DevpkgError(`${t.tool} ${t.version}: devpkg has no sha256 for ${t.url} and no checksum listing to read it from`);
+      const listing = new TextDecoder().decode(await fetchWithRetry(t.sumsUrl, { fetch: o.fetch, sleep: o.sleep, log, what: `${t.tool} ${t.version} checksums` }));
+      const asset = t.sumsName ?? t.url.slice(t.url.lastIndexOf('/') + 1);
+      expected = checksumFor(listing, asset);
+      if (!expected) throw new DevpkgError(`${t.tool} ${t.version}: ${t.sumsUrl} does not list ${asset}; not installing it`);
+    }
+    log(`downloading ${t.tool} ${t.version} from ${t.url}`);
+    let file: string;
+    try {
+      file = await tc.downloadTool(t.url, join(tmpdir(), `devpkg-${t.tool}-${randomUUID()}`));
+    } catch (err) {
+      throw new DevpkgError(`download ${t.tool} ${t.version} (${t.url}) failed: ${errorMessage(err)}`, { cause: err });
+    }
+    try {
+      const actual = createHash('sha256').update(await readFile(file)).digest('hex');
+      if (actual !== expected) {
+        throw new DevpkgError(`${t.tool} ${t.version} from ${t.url} has sha256 ${actual}, expected ${expected}; not installing it`);
+      }
+      await chmod(file, 0o755);
+      dir = await tc.cacheFile(file, t.tool, t.tool, version, arch);
+    } finally {
+      await rm(file, { force: true });
+    }
+    log(`${t.tool} ${t.version} checked (sha256 ${expected}) and cached in ${dir}`);
+  }
+  if (o.addToPath !== false) process.env.PATH = `${dir}${delimiter}${process.env.PATH ?? ''}`;
+  return join(dir, t.tool);
+}

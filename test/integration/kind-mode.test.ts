@@ -1,0 +1,335 @@
+// devpkg's own kind mode end to end on a real kind cluster: the action in process (main, then the
+// post step) and `devpkg kind`, on a package repository made here whose bundles run a Deployment
+// from an image built here and pushed by the repository's own push-command (as TCE's
+// `make push-package` does). devpkg creates the cluster, the registry and kapp-controller itself.
+//
+// Here the cluster runs on the kind harness (test/harness/kind.sh: a private dockerd, the node,
+// registry and kapp-controller images made from Debian packages and Go modules), which comes in
+// through the inputs real users have: kind-node-image, kind-config, registry-image,
+// kapp-controller-manifest. On GitHub's runner (.github/workflows/e2e-kind.yml,
+// DEVPKG_KIND_E2E=github) the same file runs with kind's default node image and the release
+// manifest: those inputs are left empty.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RecordingHost } from '../../src/action/host.js';
+import { readGithubContext } from '../../src/action/context.js';
+import { runCli } from '../../src/cli.js';
+import { CLEANUP_STATE, CleanupList } from '../../src/cleanup.js';
+import { parseInputs } from '../../src/inputs.js';
+import { run as runKindMode } from '../../src/modes/kind.js';
+import { runPost } from '../../src/post.js';
+import { execTool } from '../../src/tools/exec.js';
+import type { PackageResult } from '../../src/verify/types.js';
+import { inputsFrom } from '../support/inputs.js';
+import { repoRoot, runTool } from './helpers/run.js';
+
+const T = 1_200_000;
+const onGitHub = process.env.DEVPKG_KIND_E2E === 'github';
+const REF = 'web.devpkg.test';
+const VERSION_DIR = 'addons/packages/web/1.0.0';
+
+/** What `test/harness/kind.sh up` exports (see docs/development.md, the kind harness). */
+interface KindHarness {
+  env: Record<string, string>;
+  nodeImage: string;
+  config: string;
+  registryImage: string;
+  kappControllerManifest: string;
+}
+
+/** `kind.sh up` (a no-op when the engine is up) and its `export NAME='value'` lines. */
+async function kindHarnessUp(): Promise<KindHarness> {
+  const r = await runTool('bash', [join(repoRoot, 'test', 'harness', 'kind.sh'), 'up'], { cwd: repoRoot, timeoutMs: 1_800_000 });
+  const env: Record<string, string> = {};
+  for (const m of r.stdout.matchAll(/^export ([A-Za-z_][A-Za-z0-9_]*)='((?:[^']|'\\'')*)'$/gm)) env[m[1]!] = m[2]!.replace(/'\\''/g, "'");
+  const need = ['DOCKER_HOST', 'PATH', 'DEVPKG_KIND_NODE_IMAGE', 'DEVPKG_KIND_CONFIG', 'DEVPKG_KIND_REGISTRY_IMAGE', 'DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST'];
+  const missing = need.filter((k) => !env[k]);
+  if (missing.length) throw new Error(`test/harness/kind.sh up did not export ${missing.join(', ')}; stdout:\n${r.stdout}`);
+  return {
+    env,
+    nodeImage: env.DEVPKG_KIND_NODE_IMAGE!,
+    config: env.DEVPKG_KIND_CONFIG!,
+    registryImage: env.DEVPKG_KIND_REGISTRY_IMAGE!,
+    kappControllerManifest: env.DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST!,
+  };
+}
+
+let kh: KindHarness | undefined;
+const savedEnv = { ...process.env };
+const work = mkdtempSync(join(tmpdir(), 'devpkg-kind-mode-'));
+const repo = join(work, 'repo');
+let base = '';
+let head = '';
+
+/** What the machine needs, as inputs (empty on GitHub's runner: kind's defaults, the release manifest). */
+function machineInputs(): Record<string, string> {
+  if (!kh) return {};
+  return {
+    'kind-node-image': kh.nodeImage,
+    'kind-config': kh.config,
+    'registry-image': kh.registryImage,
+    'kapp-controller-manifest': kh.kappControllerManifest,
+  };
+}
+
+const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+
+function deployment(flavour: string, extra = ''): string {
+  return `apiVersion: v1
+kind: Namespace
+metadata:
+  name: web
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: web
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+      annotations:
+        devpkg.test/flavour: ${flavour}
+    spec:
+      containers:
+      - name: web
+        image: web-app
+${extra}`;
+}
+
+const PACKAGE = `apiVersion: data.packaging.carvel.dev/v1alpha1
+kind: Package
+metadata:
+  name: ${REF}.1.0.0
+spec:
+  refName: ${REF}
+  version: 1.0.0
+  template:
+    spec:
+      fetch:
+      - imgpkgBundle:
+          image: localhost:5001/devpkg/web-bundle:1.0.0
+      template:
+      - ytt:
+          paths: [config/]
+      - kbld:
+          paths: ["-", .imgpkg/images.yml]
+      deploy:
+      - kapp: {}
+`;
+
+// The repository's own push target: the workload image (a static binary, imported), then the
+// bundle with that image locked in .imgpkg/images.yml, pushed where devpkg says.
+const PUSH = `#!/usr/bin/env bash
+set -euo pipefail
+host="\${DEVPKG_REGISTRY%%/*}"
+image="$host/web-app:$DEVPKG_TAG"
+docker import --change 'ENTRYPOINT ["/app"]' "$WEB_APP_TAR" "$image" >/dev/null
+docker push "$image" >/dev/null
+ref=$(docker image inspect --format '{{index .RepoDigests 0}}' "$image")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -R "$DEVPKG_BUNDLE_DIR"/. "$tmp"
+cat > "$tmp/.imgpkg/images.yml" <<EOF
+apiVersion: imgpkg.carvel.dev/v1alpha1
+kind: ImagesLock
+images:
+- image: $ref
+  annotations:
+    kbld.carvel.dev/id: web-app
+EOF
+imgpkg push -b "$DEVPKG_IMAGE" -f "$tmp" >/dev/null
+`;
+
+/** A ustar archive holding one file (what `docker import` takes as the image's root). */
+function tarOfOneFile(name: string, data: Buffer, mode: number): Buffer {
+  const header = Buffer.alloc(512);
+  const field = (offset: number, length: number, value: string) => header.write(value, offset, length, 'ascii');
+  const octal = (n: number, length: number) => n.toString(8).padStart(length - 1, '0');
+  field(0, 100, name);
+  field(100, 8, octal(mode, 8));
+  field(108, 8, octal(0, 8));
+  field(116, 8, octal(0, 8));
+  field(124, 12, octal(data.length, 12));
+  field(136, 12, octal(Math.floor(Date.now() / 1000), 12));
+  field(148, 8, '        ');
+  field(156, 1, '0');
+  field(257, 6, 'ustar');
+  field(263, 2, '00');
+  let sum = 0;
+  for (const b of header) sum += b;
+  field(148, 8, `${sum.toString(8).padStart(6, '0')}\0 `);
+  const pad = Buffer.alloc((512 - (data.length % 512)) % 512);
+  return Buffer.concat([header, data, pad, Buffer.alloc(1024)]);
+}
+
+function write(path: string, text: string): void {
+  mkdirSync(join(repo, path, '..'), { recursive: true });
+  writeFileSync(join(repo, path), text);
+}
+
+beforeAll(async () => {
+  if (!onGitHub) {
+    kh = await kindHarnessUp();
+    Object.assign(process.env, kh.env);
+  }
+  // The workload: a static binary that waits, as the image's only file.
+  const app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'go.mod'), 'module webapp\n\ngo 1.21\n');
+  writeFileSync(join(app, 'main.go'), 'package main\n\nimport "time"\n\nfunc main() {\n\tfor {\n\t\ttime.Sleep(time.Hour)\n\t}\n}\n');
+  execFileSync('go', ['build', '-trimpath', '-o', join(app, 'app'), '.'], { cwd: app, env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' } });
+  writeFileSync(join(work, 'web-app.tar'), tarOfOneFile('app', readFileSync(join(app, 'app')), 0o755));
+  process.env.WEB_APP_TAR = join(work, 'web-app.tar');
+
+  mkdirSync(repo);
+  git('init', '-q', '-b', 'main');
+  write(`${VERSION_DIR}/package.yaml`, PACKAGE);
+  write('addons/packages/web/metadata.yaml', `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: PackageMetadata\nmetadata:\n  name: ${REF}\nspec:\n  displayName: web\n`);
+  write(`${VERSION_DIR}/bundle/config/web.yaml`, deployment('released'));
+  write(`${VERSION_DIR}/bundle/.imgpkg/images.yml`, 'apiVersion: imgpkg.carvel.dev/v1alpha1\nkind: ImagesLock\nimages: []\n');
+  write('hack/push.sh', PUSH);
+  git('add', '-A');
+  git('commit', '-qm', 'web 1.0.0 released');
+  base = git('rev-parse', 'HEAD');
+  write(`${VERSION_DIR}/bundle/config/web.yaml`, deployment('dev'));
+  git('commit', '-qam', 'web: the dev flavour');
+  head = git('rev-parse', 'HEAD');
+}, T);
+
+afterAll(() => {
+  for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
+  Object.assign(process.env, savedEnv);
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Kind clusters and containers of a run name left on this engine. */
+async function leftovers(cluster: string): Promise<string[]> {
+  const clusters = (await runTool('kind', ['get', 'clusters'], { allowFail: true })).stdout.split('\n').filter((c) => c.trim() === cluster);
+  const containers = (await runTool('docker', ['ps', '-a', '--format', '{{.Names}}'])).stdout.split('\n').filter((n) => n.startsWith(cluster));
+  return [...clusters, ...containers];
+}
+
+/** devpkg's run names: devpkg-<run id>-<attempt>, its nodes and its registry container. */
+const RUN_NAME = /^devpkg-[0-9a-z]+-\d+(-control-plane|-worker\d*|-registry)?$/;
+
+/** devpkg's kind clusters and containers on this engine (to compare before and after a run). */
+async function engineState(): Promise<{ clusters: string[]; containers: string[] }> {
+  const clusters = (await runTool('kind', ['get', 'clusters'], { allowFail: true })).stdout.split('\n').filter((c) => RUN_NAME.test(c.trim()));
+  const containers = (await runTool('docker', ['ps', '-a', '--format', '{{.Names}}'])).stdout.split('\n').filter((n) => RUN_NAME.test(n));
+  return { clusters: clusters.sort(), containers: containers.sort() };
+}
+
+function actionRun(values: Record<string, string>, runId: string) {
+  const host = new RecordingHost();
+  const temp = mkdtempSync(join(work, 'runner-temp-'));
+  const ctx = {
+    inputs: parseInputs(
+      inputsFrom({
+        mode: 'kind',
+        'packages-dir': 'addons/packages',
+        'base-ref': base,
+        'head-ref': head,
+        'push-command': 'bash hack/push.sh',
+        settle: '5s',
+        timeout: '5m',
+        comment: 'false',
+        ...machineInputs(),
+        ...values,
+      }),
+    ),
+    github: { ...readGithubContext({}), workspace: repo, runId, runNumber: 1 },
+    host,
+    exec: execTool,
+    env: { ...process.env, RUNNER_TEMP: temp },
+  };
+  return { host, temp, cluster: `devpkg-${runId}-1`, run: () => runKindMode(ctx) };
+}
+
+test('mode kind (the action in process): the changed package\'s dev version wins on a real cluster; the post step leaves nothing', async () => {
+  const assert = `[{kind: Deployment, namespace: web, name: web, path: 'spec.template.metadata.annotations["devpkg.test/flavour"]', equals: dev}, {kind: Deployment, namespace: web, name: web, path: status.availableReplicas, equals: 1}]`;
+  const a = actionRun({ assert }, 'kindwin');
+  try {
+    await a.run();
+    const results = JSON.parse(a.host.outputs.results!) as PackageResult[];
+    expect(results).toHaveLength(1);
+    const r = results[0]!;
+    expect(r).toMatchObject({ name: 'web', version: '1.0.0', mode: 'kind', verdict: 'won', releasedVersion: '1.0.0' });
+    expect(r.devVersion).toMatch(/^1\.0\.1-dev\./);
+    expect(r.assertions?.map((x) => [x.description, x.ok])).toEqual([
+      [expect.stringContaining('flavour'), true],
+      [expect.stringContaining('availableReplicas'), true],
+    ]);
+    // The phases of the setup and the baseline installed the way the addons manager would.
+    expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', 'baseline web 1.0.0', 'dev Package applied', 'won']);
+    // The bundle is <registry>/devpkg/web-bundle by digest, at the registry's kind-network address.
+    expect(r.bundle).toMatch(/^\d+\.\d+\.\d+\.\d+:5000\/devpkg\/web-bundle@sha256:[0-9a-f]{64}$/);
+    const digest = r.bundle!.split('@')[1]!;
+
+    const kubeconfig = CleanupList.fromState(a.host.getState(CLEANUP_STATE)).find((i) => i.kind === 'kind-cluster')?.kubeconfig;
+    expect(kubeconfig).toBeDefined();
+    const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig!, ...args]).then((x) => x.stdout.trim());
+    // kapp-controller fetched exactly the dev bundle and runs the dev version.
+    expect(await kubectl('get', 'app', '-n', 'tkg-system', 'web', '-o', 'jsonpath={.status.fetch.stdout}')).toContain(digest);
+    expect(await kubectl('get', 'packageinstall', '-n', 'tkg-system', 'web', '-o', 'jsonpath={.status.version}')).toBe(r.devVersion);
+    // The workload runs the image the push command built, pulled by the kubelet through localhost:<port>.
+    const image = await kubectl('get', 'deployment', '-n', 'web', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image}');
+    expect(image).toMatch(/^localhost:\d+\/web-app@sha256:[0-9a-f]{64}$/);
+    expect(await kubectl('get', 'deployment', '-n', 'web', 'web', '-o', 'jsonpath={.status.availableReplicas}')).toBe('1');
+    expect(await kubectl('get', 'configmap', '-n', 'kube-public', 'local-registry-hosting', '-o', 'jsonpath={.data.localRegistryHosting\\.v1}')).toMatch(/host: "localhost:\d+"/);
+
+    // results.json and the job summary.
+    const doc = JSON.parse(readFileSync(join(a.temp, 'devpkg-devpkg-results', 'results.json'), 'utf8')) as { results: PackageResult[] };
+    expect(doc.results.map((x) => x.verdict)).toEqual(['won']);
+    expect(a.host.summaries).toHaveLength(1);
+    expect(a.host.summaries[0]).toContain('web');
+    expect(a.host.outputs.result).toBe('success');
+  } finally {
+    await runPost(a.host);
+  }
+  expect(await leftovers(a.cluster)).toEqual([]);
+}, T);
+
+test('devpkg kind (the CLI): a dev bundle whose manifest is invalid is reconcile-failed with kapp\'s error; nothing is left at exit', async () => {
+  write(`${VERSION_DIR}/bundle/config/web.yaml`, deployment('broken', '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n  namespace: web\n'));
+  git('commit', '-qam', 'web: an invalid object');
+  const bad = git('rev-parse', 'HEAD');
+  const before = await engineState();
+  const out = { stdout: '', stderr: '' };
+  const flags = Object.entries(machineInputs()).flatMap(([k, v]) => [`--${k}`, v]);
+  const code = await runCli(
+    ['kind', '--repo', repo, '--base', base, '--head', bad, '--push-command', 'bash hack/push.sh', '--settle', '5s', '--timeout', '4m', '--results-dir', join(work, 'cli-results'), '--json', ...flags],
+    { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), env: process.env, cwd: repo },
+  );
+  expect(code).toBe(1);
+  const results = JSON.parse(out.stdout) as PackageResult[];
+  expect(results.map((r) => r.verdict)).toEqual(['reconcile-failed']);
+  expect(results[0]!.reason).toMatch(/Bad_Name/);
+  const doc = JSON.parse(readFileSync(join(work, 'cli-results', 'results.json'), 'utf8')) as { results: PackageResult[] };
+  expect(doc.results[0]!.verdict).toBe('reconcile-failed');
+  // Nothing of the run is left: the same clusters and containers as before it.
+  expect(await engineState()).toEqual(before);
+}, T);
+
+test('mode kind: cluster creation failing (a node image that does not exist) is an error result per package with the summary; nothing is left', async () => {
+  const a = actionRun({ 'kind-node-image': 'devpkg.invalid/no-such-node:v0.0.0' }, 'kindbad');
+  try {
+    await expect(a.run()).rejects.toThrow('1 of 1 package(s) did not win: web/1.0.0 error');
+    const results = JSON.parse(a.host.outputs.results!) as PackageResult[];
+    expect(results.map((r) => [r.name, r.verdict])).toEqual([['web', 'error']]);
+    expect(results[0]!.reason).toMatch(/^kind setup failed: kind cluster: kind create cluster devpkg-kindbad-1 failed \(exit \d+\): [\s\S]*devpkg\.invalid\/no-such-node/);
+    expect(a.host.summaries).toHaveLength(1);
+    expect(a.host.summaries[0]).toContain('kind setup failed');
+    const doc = JSON.parse(readFileSync(join(a.temp, 'devpkg-devpkg-results', 'results.json'), 'utf8')) as { results: PackageResult[] };
+    expect(doc.results[0]!.verdict).toBe('error');
+  } finally {
+    await runPost(a.host);
+  }
+  expect(await leftovers(a.cluster)).toEqual([]);
+}, T);

@@ -1,0 +1,140 @@
+// Kind mode in process with kind and docker stood in by a recorder: a setup failure before any
+// package runs still reports a result per package, results.json and the summary (issue 17), and
+// the cluster is left recorded for the post step. The real cluster: test/integration/kind-mode.test.ts.
+import { describe, expect, test } from '@jest/globals';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { RecordingHost } from '../../src/action/host.js';
+import type { GithubContext } from '../../src/action/context.js';
+import { CLEANUP_STATE, CleanupList } from '../../src/cleanup.js';
+import { DevpkgError } from '../../src/errors.js';
+import { parseInputs } from '../../src/inputs.js';
+import { run } from '../../src/modes/kind.js';
+import type { ExecFn } from '../../src/tools/exec.js';
+import { actionTestScope } from '../support/action-scope.js';
+import { inputsFrom } from '../support/inputs.js';
+
+const dirs = actionTestScope();
+
+function workspace() {
+  const work = mkdtempSync(join(tmpdir(), 'devpkg-kindmode-'));
+  dirs.push(work);
+  const repo = join(work, 'repo');
+  cpSync(resolve('examples/tce-packages'), repo, { recursive: true });
+  writeFileSync(join(repo, 'kapp-controller.yml'), 'apiVersion: v1\nkind: Namespace\nmetadata: {name: kapp-controller}\n');
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
+  return { work, repo };
+}
+
+function github(repo: string): GithubContext {
+  return {
+    eventName: 'workflow_dispatch', event: {}, sha: '', ref: '', owner: 'example', repo: 'packages', runId: '4242', runNumber: 7, runAttempt: 1,
+    serverUrl: 'https://github.com', apiUrl: 'https://api.github.com', workspace: repo,
+  };
+}
+
+/** kind v0.33.0 and a docker daemon that answer; `kind create` fails as with an unpullable node image. */
+function tools(): { exec: ExecFn; calls: string[][] } {
+  const calls: string[][] = [];
+  const exec: ExecFn = async (cmd, args) => {
+    calls.push([cmd, ...args]);
+    if (cmd === 'kind' && args[0] === 'version') return { code: 0, stdout: 'kind v0.33.0 go1.25 linux/amd64\n', stderr: '' };
+    if (cmd === 'docker' && args[0] === 'version') return { code: 0, stdout: '27.0.0\n', stderr: '' };
+    if (cmd === 'kind' && args[0] === 'create') {
+      return { code: 1, stdout: '', stderr: 'ERROR: failed to create cluster: failed to pull image "example.invalid/node:v0": dial tcp: lookup example.invalid: no such host\n' };
+    }
+    return { code: 0, stdout: '', stderr: '' };
+  };
+  return { exec, calls };
+}
+
+test('kind create failing: an error result per package naming the step and the cause, results.json, the summary; the cluster recorded for the post step', async () => {
+  const { work, repo } = workspace();
+  const host = new RecordingHost();
+  const t = tools();
+  const inputs = parseInputs(
+    inputsFrom({
+      mode: 'kind',
+      packages: 'antrea/1.5.3,calico/3.22.1',
+      'kind-node-image': 'example.invalid/node:v0',
+      'kapp-controller-manifest': 'kapp-controller.yml',
+      'push-command': 'true',
+      comment: 'false',
+    }),
+  );
+  const err = await run({ inputs, github: github(repo), host, exec: t.exec, env: { RUNNER_TEMP: work } }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(DevpkgError);
+  expect((err as Error).message).toBe('2 of 2 package(s) did not win: antrea/1.5.3 error, calico/3.22.1 error');
+
+  const doc = JSON.parse(readFileSync(join(work, 'devpkg-devpkg-results', 'results.json'), 'utf8')) as { results: Array<{ name: string; verdict: string; reason: string }> };
+  expect(doc.results.map((r) => [r.name, r.verdict])).toEqual([
+    ['antrea', 'error'],
+    ['calico', 'error'],
+  ]);
+  for (const r of doc.results) {
+    expect(r.reason).toMatch(/^kind setup failed: kind cluster: kind create cluster devpkg-4242-1 failed \(exit 1\): ERROR: failed to create cluster: failed to pull image "example.invalid\/node:v0"/);
+  }
+  expect(host.summaries).toHaveLength(1);
+  expect(host.summaries[0]).toContain('failed to pull image');
+  expect(JSON.parse(host.outputs.verdicts!)).toEqual({ 'antrea/1.5.3': 'error', 'calico/3.22.1': 'error' });
+  // One annotation for the shared cause, not one per package.
+  expect(host.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^kind mode setup failed at kind cluster: kind cluster: kind create cluster/)]);
+  // No cluster came up, but kind may have left a node container: the post step deletes it.
+  expect(CleanupList.fromState(host.getState(CLEANUP_STATE))).toContainEqual({ kind: 'kind-cluster', name: 'devpkg-4242-1', kubeconfig: expect.any(String), binary: 'kind' });
+  // Nothing after the failed step ran.
+  expect(t.calls.some((c) => c[0] === 'docker' && c[1] === 'run')).toBe(false);
+});
+
+test('kind missing: the step is "kind", before anything is created', async () => {
+  const { work, repo } = workspace();
+  const host = new RecordingHost();
+  const exec: ExecFn = async (cmd) => ({ code: 127, stdout: '', stderr: `${cmd}: not found` });
+  const inputs = parseInputs(inputsFrom({ mode: 'kind', packages: 'calico/3.22.1', 'kind-version': 'not-a-version', 'push-command': 'true', comment: 'false' }));
+  await expect(run({ inputs, github: github(repo), host, exec, env: { RUNNER_TEMP: work } })).rejects.toThrow(/1 of 1 package\(s\) did not win/);
+  const doc = JSON.parse(readFileSync(join(work, 'devpkg-devpkg-results', 'results.json'), 'utf8')) as { results: Array<{ reason: string }> };
+  expect(doc.results[0]!.reason).toBe('kind setup failed: kind: kind-version: "not-a-version" is not a release version such as v0.51.0');
+  expect(CleanupList.fromState(host.getState(CLEANUP_STATE))).toEqual([]);
+});
+
+test('registry credentials given to kind mode are never used: a warning, and the push command sees none', async () => {
+  const { work, repo } = workspace();
+  const host = new RecordingHost();
+  const t = tools();
+  const inputs = parseInputs(
+    inputsFrom({
+      mode: 'kind',
+      packages: 'calico/3.22.1',
+      'registry-username': 'me',
+      'registry-password': 's3cret',
+      'kapp-controller-manifest': 'kapp-controller.yml',
+      'push-command': 'true',
+      comment: 'false',
+    }),
+  );
+  await run({ inputs, github: github(repo), host, exec: t.exec, env: { RUNNER_TEMP: work } }).catch(() => undefined);
+  expect(host.warnings.map((w) => w.message)).toContain(
+    'mode kind pushes only to the local registry it creates: registry-username/registry-password are ignored and sent nowhere',
+  );
+  expect(JSON.stringify(t.calls)).not.toContain('s3cret');
+});
+
+describe('kind-mode inputs', () => {
+  const parse = (v: Record<string, string>) => () => parseInputs(inputsFrom({ mode: 'kind', ...v }));
+  test.each([
+    [{ registry: 'ghcr.io/me' }, 'input registry: mode kind pushes to the local registry it creates on the kind network; remove registry ("ghcr.io/me") (and registry-username/registry-password), or use mode: cluster to push to an external registry'],
+    [{ 'kapp-controller-manifest': 'kc.yml', 'kapp-controller-version': 'v0.51.0' }, 'inputs kapp-controller-manifest and kapp-controller-version: give one; the manifest replaces the download of a release version'],
+    [{ 'kapp-controller-sha256': 'abc' }, 'input kapp-controller-sha256: "abc" is not a sha256 (64 hex digits), e.g. the output of sha256sum release.yml'],
+  ])('refused: %j', (v, message) => expect(parse(v)).toThrow(message));
+  test('the new inputs are read', () => {
+    const sha = 'A'.repeat(64);
+    expect(parse({ 'kind-config': 'kind.yaml', 'registry-image': 'mirror/registry:3', 'kapp-controller-manifest': 'https://m/release.yml', 'kapp-controller-sha256': sha })()).toMatchObject({
+      kindConfig: 'kind.yaml',
+      registryImage: 'mirror/registry:3',
+      kappControllerManifest: 'https://m/release.yml',
+      kappControllerSha256: 'a'.repeat(64),
+    });
+  });
+  test('registry stays allowed in cluster mode', () => expect(parseInputs(inputsFrom({ mode: 'cluster', registry: 'ghcr.io/me' })).registry).toBe('ghcr.io/me'));
+});
