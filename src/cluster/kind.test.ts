@@ -132,10 +132,18 @@ describe('ensureKind', () => {
 });
 
 describe('createKindCluster: every step named; what needs no cluster is checked first', () => {
+  // The temp folders createKindCluster records are the post step's to remove; here, the test's.
+  const lists: CleanupList[] = [];
+  const track = (c: CleanupList) => (lists.push(c), c);
+  afterEach(() => {
+    for (const item of lists.splice(0).flatMap((c) => c.list())) {
+      if (item.kind === 'temp-dir') rmSync(item.path, { recursive: true, force: true });
+    }
+  });
   const kindStub = (exec: ExecFn) => async () => Kind.create(exec, '/cache/kind');
   const base = (exec: ExecFn, cleanup: CleanupList) => ({
     exec,
-    cleanup,
+    cleanup: track(cleanup),
     name: 'devpkg-1-1',
     cwd: dir,
     log: () => undefined,

@@ -1,8 +1,8 @@
 // Kind mode in process with kind and docker stood in by a recorder: a setup failure before any
 // package runs still reports a result per package, results.json and the summary (issue 17), and
 // the cluster is left recorded for the post step. The real cluster: test/integration/kind-mode.test.ts.
-import { describe, expect, test } from '@jest/globals';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, test } from '@jest/globals';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -17,6 +17,22 @@ import { actionTestScope } from '../support/action-scope.js';
 import { inputsFrom } from '../support/inputs.js';
 
 const dirs = actionTestScope();
+
+// What a run records for the post step stays behind unless the post step runs: here the test
+// removes the recorded temp folders (the kind config devpkg wrote) itself.
+const hosts: RecordingHost[] = [];
+function newHost(): RecordingHost {
+  const h = new RecordingHost();
+  hosts.push(h);
+  return h;
+}
+afterEach(() => {
+  for (const h of hosts.splice(0)) {
+    for (const item of CleanupList.fromState(h.getState(CLEANUP_STATE))) {
+      if (item.kind === 'temp-dir') rmSync(item.path, { recursive: true, force: true });
+    }
+  }
+});
 
 function workspace() {
   const work = mkdtempSync(join(tmpdir(), 'devpkg-kindmode-'));
@@ -52,7 +68,7 @@ function tools(): { exec: ExecFn; calls: string[][] } {
 
 test('kind create failing: an error result per package naming the step and the cause, results.json, the summary; the cluster recorded for the post step', async () => {
   const { work, repo } = workspace();
-  const host = new RecordingHost();
+  const host = newHost();
   const t = tools();
   const inputs = parseInputs(
     inputsFrom({
@@ -89,7 +105,7 @@ test('kind create failing: an error result per package naming the step and the c
 
 test('kind missing: the step is "kind", before anything is created', async () => {
   const { work, repo } = workspace();
-  const host = new RecordingHost();
+  const host = newHost();
   const exec: ExecFn = async (cmd) => ({ code: 127, stdout: '', stderr: `${cmd}: not found` });
   const inputs = parseInputs(inputsFrom({ mode: 'kind', packages: 'calico/3.22.1', 'kind-version': 'not-a-version', 'push-command': 'true', comment: 'false' }));
   await expect(run({ inputs, github: github(repo), host, exec, env: { RUNNER_TEMP: work } })).rejects.toThrow(/1 of 1 package\(s\) did not win/);
@@ -100,7 +116,7 @@ test('kind missing: the step is "kind", before anything is created', async () =>
 
 test('registry credentials given to kind mode are never used: a warning, and the push command sees none', async () => {
   const { work, repo } = workspace();
-  const host = new RecordingHost();
+  const host = newHost();
   const t = tools();
   const inputs = parseInputs(
     inputsFrom({
