@@ -1,5 +1,5 @@
 import { UsageError } from './errors.js';
-import { parseDuration } from './commands/io.js';
+import { parseDuration, parseRegistryFlag, parseVersionFlag, parseWaits } from './flags.js';
 
 export const MODES = ['plan', 'detect', 'kind', 'cluster', 'bootstrap', 'report'] as const;
 export type Mode = (typeof MODES)[number];
@@ -90,10 +90,9 @@ export function parseInputs(src: InputSource): Inputs {
       throw new UsageError(`input packages: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`);
     }
   }
-  const registry = s('registry');
-  if (registry.includes('://')) {
-    throw new UsageError(`input registry: "${registry}" must be HOST[:PORT][/PATH] without a scheme`);
-  }
+  const registry = s('registry') && parseRegistryFlag(s('registry'), 'input registry', 'ghcr.io/my-org/dev');
+  const waits = parseWaits({ settle: s('settle'), timeout: s('timeout') }, { settle: 'input settle', timeout: 'input timeout' });
+  const devVersion = s('dev-version') && parseVersionFlag(s('dev-version'), 'input dev-version');
   return {
     mode,
     workingDirectory: s('working-directory', '.'),
@@ -111,10 +110,10 @@ export function parseInputs(src: InputSource): Inputs {
     kubeconfig: s('kubeconfig'),
     pushCommand: s('push-command'),
     lockImages: bool(src, 'lock-images', false),
-    settleMs: dur('settle', '60s'),
-    timeoutMs: dur('timeout', '10m'),
+    settleMs: waits.settleMs,
+    timeoutMs: waits.timeoutMs,
     assert: get('assert'),
-    devVersion: s('dev-version'),
+    devVersion,
     githubToken: get('github-token').trim(),
     comment: bool(src, 'comment', true),
     commentHeader: s('comment-header', 'devpkg'),

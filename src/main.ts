@@ -1,5 +1,6 @@
 import { coreHost } from './action/host.js';
 import { readGithubContext } from './action/context.js';
+import { checkRunnerFiles } from './action/files.js';
 import { parseInputs, type Mode } from './inputs.js';
 import { execTool } from './tools/exec.js';
 import { DevpkgError, errorMessage } from './errors.js';
@@ -20,6 +21,7 @@ export async function runMain(): Promise<void> {
   const core = await import('@actions/core');
   const host = coreHost(core);
   try {
+    checkRunnerFiles(process.env);
     const inputs = parseInputs(core);
     host.setSecret(inputs.registryPassword);
     host.setSecret(inputs.githubToken);

@@ -1,10 +1,11 @@
 import os from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { cleanupBootstrap, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
 import { CLUSTER_CONFIG_PLACEHOLDER, runBootstrap } from '../bootstrap/run.js';
 import { findOnPath } from '../bundle/install.js';
 import { UsageError } from '../errors.js';
-import { loadVersion } from '../packages/layout.js';
+import { loadVersionFolder } from '../packages/layout.js';
+import { parseRegistryFlag, parseVersionFlag, parseWaits } from '../flags.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
 import { listSome } from '../providers/validate.js';
@@ -105,11 +106,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const dryRunWithYtt = !values.tanzu && !(await findOnPath('tanzu', io.env));
   if (dryRunWithYtt && !values['prepare-only']) throw new UsageError('creating a management cluster needs the tanzu CLI: give --tanzu PATH or put tanzu on PATH, or use --prepare-only');
   if (dryRunWithYtt) log('no tanzu CLI on PATH (and no --tanzu): the dry-run check renders the providers with ytt the way tanzu management-cluster create --dry-run does');
-  const settleMs = parseDuration(values.settle ?? '60s', '--settle');
-  const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
+  const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
   const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
-  const root = dirname(dirname(folder));
-  const loaded = await loadVersion(root, '', basename(dirname(folder)), basename(folder));
+  const registry = values.registry === undefined ? undefined : parseRegistryFlag(values.registry, '--registry');
+  const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
+  const { root, loaded } = await loadVersionFolder(folder, '--package');
   loaded.path = join(root, loaded.path);
   const refName = targetRefName(parseRefNameMap(values['ref-name']), loaded.pkg.pkg.spec.refName, 1);
 
@@ -126,9 +127,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       refName,
       addonType: values['addon-type'],
       image: values.image,
-      registry: values.registry,
+      registry,
       credentials: io.env.DEVPKG_REGISTRY_USERNAME && io.env.DEVPKG_REGISTRY_PASSWORD ? { username: io.env.DEVPKG_REGISTRY_USERNAME, password: io.env.DEVPKG_REGISTRY_PASSWORD } : undefined,
-      devVersion: values['dev-version'],
+      devVersion,
       seq: { timestamp: new Date() },
       tanzuPath,
       dryRunWithYtt,

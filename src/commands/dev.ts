@@ -1,14 +1,15 @@
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
-import { loadVersion } from '../packages/layout.js';
+import { loadVersionFolder } from '../packages/layout.js';
+import { parseRegistryFlag, parseVersionFlag, parseWaits } from '../flags.js';
 import { parseRefNameMap } from '../packages/refname.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
-import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
+import { parseFlags, requireFlag, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg dev --package <version folder> --registry HOST[:PORT]/PATH [--kubeconfig K]
                   [--ref-name FROM=TO] [--package-install NS/NAME] [--settle S] [--timeout T] [--json]
@@ -61,20 +62,18 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const folder = resolve(io.cwd, requireFlag(values.package, '--package', 'dev'));
-  const registry = requireFlag(values.registry, '--registry', 'dev');
-  if (registry.includes('://')) throw new UsageError(`--registry: "${registry}" must be HOST[:PORT][/PATH] without a scheme`);
+  const registry = parseRegistryFlag(requireFlag(values.registry, '--registry', 'dev'), '--registry');
   const deriveFrom = values['derive-from'] ?? 'repo';
   if (deriveFrom !== 'repo' && deriveFrom !== 'cluster') throw new UsageError(`--derive-from: "${deriveFrom}" is not repo or cluster`);
-  const settleMs = parseDuration(values.settle ?? '60s', '--settle');
-  const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
+  const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
+  const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
   const refNames = parseRefNameMap(values['ref-name']);
   const named = values['package-install'] ? parsePackageInstallRef(values['package-install']) : undefined;
   const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
   const log = values.json ? () => undefined : (m: string) => io.stderr(`${m}\n`);
 
-  // A version folder is <root>/<name>/<version>: load it with the packages dir being its grandparent.
-  const root = dirname(dirname(folder));
-  const loaded = await loadVersion(root, '', basename(dirname(folder)), basename(folder));
+  // A version folder is <root>/<name>/<version>: loaded with the packages dir being its grandparent.
+  const { root, loaded } = await loadVersionFolder(folder, '--package');
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
   const client = await ClusterClient.create(kc);
   const user = io.env.DEVPKG_REGISTRY_USERNAME;
@@ -93,7 +92,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     lockImages: values['lock-images'],
     plainHttp: values['plain-http'],
     seq: { timestamp: new Date() },
-    devVersion: values['dev-version'],
+    devVersion,
     deriveFrom,
     mode: 'cluster',
     log,

@@ -20,7 +20,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 export function parseFlags<O extends Options>(argv: string[], options: O, allowPositionals = false) {
   try {
     return parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, options),
       options: { help: { type: 'boolean', short: 'h' }, ...options },
       allowPositionals,
       strict: true,
@@ -30,6 +30,31 @@ export function parseFlags<O extends Options>(argv: string[], options: O, allowP
   }
 }
 
+/**
+ * `--timeout -5m`: util.parseArgs takes "-5m" for a flag and says "argument is ambiguous"; a
+ * string flag followed by something that looks like a negative number gets it as its value, so
+ * devpkg's own check of that value can say what is wrong.
+ */
+export function joinNegativeValues(argv: string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const name = a.startsWith('--') ? a.slice(2) : undefined;
+    const next = argv[i + 1];
+    if (name && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
 export function requireFlag<T>(value: T | undefined, flag: string, command: string): T {
   if (value === undefined || value === '') {
     throw new UsageError(`${flag} is required (see devpkg ${command} --help)`);
@@ -37,20 +62,5 @@ export function requireFlag<T>(value: T | undefined, flag: string, command: stri
   return value;
 }
 
-/** Parses durations such as "90", "90s", "5m", "1h30m" into milliseconds. */
-export function parseDuration(text: string, flag: string): number {
-  const t = text.trim();
-  if (/^\d+$/.test(t)) return Number(t) * 1000;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let matched = 0;
-  for (let m = re.exec(t); m; m = re.exec(t)) {
-    const n = Number(m[1]);
-    total += m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60000 : n * 3600000;
-    matched = re.lastIndex;
-  }
-  if (matched !== t.length || t.length === 0) {
-    throw new UsageError(`${flag}: "${text}" is not a duration; use e.g. 90s, 5m or 1h`);
-  }
-  return total;
-}
+/** Durations are parsed (and bounded) in src/flags.ts, shared with the action inputs. */
+export { parseDuration } from '../flags.js';

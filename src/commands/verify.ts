@@ -2,10 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
+import { parseVersionFlag, parseWaits } from '../flags.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
-import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
+import { parseFlags, requireFlag, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg verify --package-install NS/NAME --expect-version V [--bundle DIGEST] [--kubeconfig K]
                      [--settle S] [--timeout T] [--assert FILE] [--diagnostics DIR] [--json]
@@ -55,10 +56,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const target = parsePackageInstallRef(requireFlag(values['package-install'], '--package-install', 'verify'));
-  const version = requireFlag(values['expect-version'], '--expect-version', 'verify');
+  const version = parseVersionFlag(requireFlag(values['expect-version'], '--expect-version', 'verify'), '--expect-version');
   const digest = digestOf(values.bundle);
-  const settleMs = parseDuration(values.settle ?? '60s', '--settle');
-  const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
+  const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
   const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
 
