@@ -270,6 +270,7 @@ export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipeline
     },
     target: { namespace: p.namespace, name: p.name },
     expect: { version: plan.version, digest: pushed.digest },
+    applied: packages.filter((k) => k.metadata.namespace === p.namespace).map((k) => ({ namespace: p.namespace, name: k.metadata.name })),
   }));
   return { plan, pushed, image, packages, pkgis, releasedVersion: released, requests };
 }

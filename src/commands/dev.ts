@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
+import { watchSignals } from '../interrupt.js';
 import { loadVersionFolder } from '../packages/layout.js';
 import { parseRegistryFlag, parseVersionFlag, parseWaits } from '../flags.js';
 import { parseRefNameMap } from '../packages/refname.js';
@@ -79,6 +80,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const user = io.env.DEVPKG_REGISTRY_USERNAME;
   const password = io.env.DEVPKG_REGISTRY_PASSWORD;
 
+  // A SIGINT/SIGTERM from here on is recorded; the wait after the apply stops at once on it and
+  // the result still says what was applied (exit 130/143).
+  const interruption = watchSignals({ log: (m) => io.stderr(`${m}\n`) });
   const dev = await runDevPipeline({
     client,
     root,
@@ -96,6 +100,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     deriveFrom,
     mode: 'cluster',
     log,
+  }).catch((err: unknown) => {
+    interruption.dispose();
+    throw err;
   });
   const results = await verifyAll(dev.requests, {
     kc,
@@ -104,7 +111,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     assertions,
     diagnosticsDir: resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'),
     log,
-  });
+    signal: interruption.signal,
+  }).finally(() => interruption.dispose());
   io.stdout(values.json ? `${JSON.stringify(results, null, 2)}\n` : results.map(renderResultText).join(''));
-  return results.every(passed) ? 0 : 1;
+  return interruption.exitCode() ?? (results.every(passed) ? 0 : 1);
 }

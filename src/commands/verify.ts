@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
+import { watchSignals } from '../interrupt.js';
 import { parseVersionFlag, parseWaits } from '../flags.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
@@ -28,8 +29,9 @@ status.lastAttemptedVersion are the expected version, the App of the same name s
                               (default: ./devpkg-diagnostics)
   --json                      print the result as JSON (PackageResult)
 
-Verdicts: won, not-selected, reconcile-failed, downgrade-blocked, timed-out, lost, error.
-Exit codes: 0 won (and every assertion held), 1 any other verdict, 2 bad usage.
+Verdicts: won, not-selected, reconcile-failed, downgrade-blocked, timed-out, lost, interrupted, error.
+Exit codes: 0 won (and every assertion held), 1 any other verdict, 2 bad usage,
+130/143 interrupted by SIGINT/SIGTERM (the result is still printed).
 `;
 
 export function digestOf(bundle: string | undefined): string | undefined {
@@ -62,6 +64,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
 
+  // From here a SIGINT/SIGTERM stops the wait and still prints the result (exit 130/143).
+  const interruption = watchSignals({ log: (m) => io.stderr(`${m}\n`) });
   const [result] = await verifyAll(
     [
       {
@@ -85,9 +89,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       assertions,
       diagnosticsDir: resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'),
       log: values.json ? undefined : (m) => io.stderr(`${m}\n`),
+      signal: interruption.signal,
     },
-  );
+  ).finally(() => interruption.dispose());
   const r = result!;
   io.stdout(values.json ? `${JSON.stringify(r, null, 2)}\n` : renderResultText(r));
-  return passed(r) ? 0 : 1;
+  return interruption.exitCode() ?? (passed(r) ? 0 : 1);
 }

@@ -93,6 +93,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
       assertions,
       diagnosticsDir: path.join(ctx.env.RUNNER_TEMP || path.join(o.root, '.devpkg'), 'devpkg-diagnostics'),
       log: (m) => host.info(m),
+      signal: ctx.signal,
     }),
   );
   for (const r of verified) host.info(renderResultText(r));

@@ -10,6 +10,8 @@ export interface ModeContext {
   host: ActionHost;
   exec: ExecFn;
   env: NodeJS.ProcessEnv;
+  /** Aborted on SIGINT/SIGTERM (the runner cancelling the job): waits end `interrupted`. */
+  signal?: AbortSignal;
 }
 
 /** A mode throws a DevpkgError on failure, after writing its outputs. */

@@ -18,6 +18,8 @@ export interface VerifyRequest {
   base: Omit<PackageResult, 'verdict' | 'reason' | 'timeline'>;
   target: VerifyTarget;
   expect: Expectation;
+  /** The dev Packages devpkg applied for this request: an interrupted result names them. */
+  applied?: Array<{ namespace: string; name: string }>;
 }
 
 export interface VerifyAllOptions {
@@ -31,6 +33,8 @@ export interface VerifyAllOptions {
   extraLogs?: string[];
   log?: (message: string) => void;
   onOutcome?: (req: VerifyRequest, outcome: VerifyOutcome) => void;
+  /** Aborted on SIGINT/SIGTERM: every wait ends `interrupted` (see src/interrupt.ts). */
+  signal?: AbortSignal;
 }
 
 /** True when the dev version won and every assertion held. */
@@ -53,12 +57,13 @@ export async function verifyOne(req: VerifyRequest, opts: VerifyAllOptions): Pro
     settleMs: opts.settleMs,
     timeoutMs: opts.timeoutMs,
     log,
+    signal: opts.signal,
   });
   opts.onOutcome?.(req, outcome);
   const result: PackageResult = {
     ...req.base,
     verdict: outcome.verdict,
-    reason: outcome.reason,
+    reason: outcome.verdict === 'interrupted' ? withApplied(outcome.reason, req.applied) : outcome.reason,
     timeline: outcome.timeline,
     phases: [...(req.base.phases ?? []), ...(outcome.wonAt ? [{ name: 'won', seenAt: outcome.wonAt }] : [])],
   };
@@ -94,6 +99,14 @@ export async function verifyOne(req: VerifyRequest, opts: VerifyAllOptions): Pro
     }
   }
   return result;
+}
+
+/** An interrupted run leaves what it applied in place: say what, and how to undo it. */
+export function withApplied(reason: string, applied: VerifyRequest['applied']): string {
+  if (!applied?.length) return reason;
+  const names = applied.map((a) => `Package ${a.namespace}/${a.name}`).join(', ');
+  const undo = applied.map((a) => `kubectl delete packages.data.packaging.carvel.dev -n ${a.namespace} ${a.name}`).join('; ');
+  return `${reason}. devpkg had applied the dev ${names}; it stays applied (to undo: ${undo})`;
 }
 
 /** Parses `NS/NAME`. */
