@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
+import { runHolder } from '../cluster/runlease.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
 import { watchSignals } from '../interrupt.js';
@@ -100,6 +101,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     deriveFrom,
     mode: 'cluster',
     log,
+    // The Lease covers the push (generous) and the whole wait.
+    runLease: { holder: runHolder(io.env), seconds: (settleMs + timeoutMs) / 1000 + 600 },
   }).catch((err: unknown) => {
     interruption.dispose();
     throw err;
@@ -112,7 +115,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     diagnosticsDir: resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'),
     log,
     signal: interruption.signal,
-  }).finally(() => interruption.dispose());
+  }).finally(async () => {
+    interruption.dispose();
+    await dev.release();
+  });
   io.stdout(values.json ? `${JSON.stringify(results, null, 2)}\n` : results.map(renderResultText).join(''));
   return interruption.exitCode() ?? (results.every(passed) ? 0 : 1);
 }
