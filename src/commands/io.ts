@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 
 /** What a command may touch of the outside world; tests hand in their own. */
@@ -64,3 +65,11 @@ export function requireFlag<T>(value: T | undefined, flag: string, command: stri
 
 /** Durations are parsed (and bounded) in src/flags.ts, shared with the action inputs. */
 export { parseDuration } from '../flags.js';
+
+/** A folder flag (e.g. --repo) must name a folder that exists: a usage error naming the flag otherwise. */
+export async function requireFolder(dir: string, flag: string, what = 'folder'): Promise<string> {
+  const kind = await stat(dir).then((st) => (st.isDirectory() ? 'dir' : 'file'), () => 'none');
+  if (kind === 'none') throw new UsageError(`${flag}: the ${what} ${dir} does not exist`);
+  if (kind === 'file') throw new UsageError(`${flag}: ${dir} is a file; give the ${what}`);
+  return dir;
+}

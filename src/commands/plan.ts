@@ -1,10 +1,9 @@
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { parseRegistryFlag, parseVersionFlag } from '../flags.js';
 import { packageSummary, plan, renderPlanText, type Selection } from '../pipeline/plan.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
-import { parseFlags, type CliIO } from './io.js';
+import { parseFlags, requireFolder, type CliIO } from './io.js';
 
 export const USAGE = `Usage: devpkg plan --repo DIR (--base REF [--head REF] | --all | --packages NAME/VERSION,...) [flags]
 
@@ -57,10 +56,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   else selection = { kind: 'diff', base: values.base!, head: values.head, rangeKind: values.range ? 'range' : 'pr' };
   // Flags are checked here, before any package is read: a bad flag is bad usage (exit 2), not a
   // problem of a package.yaml.
-  const root = path.resolve(io.cwd, values.repo ?? '.');
-  const kind = await stat(root).then((st) => (st.isDirectory() ? 'dir' : 'file'), () => 'none');
-  if (kind === 'none') throw new UsageError(`--repo: the repository folder ${root} does not exist`);
-  if (kind === 'file') throw new UsageError(`--repo: ${root} is a file; give the repository folder`);
+  const root = await requireFolder(path.resolve(io.cwd, values.repo ?? '.'), '--repo', 'repository folder');
   const registry = values.registry === undefined ? '' : parseRegistryFlag(values.registry, '--registry');
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
   const out = await plan({

@@ -35,6 +35,11 @@ export interface VerifyAllOptions {
   onOutcome?: (req: VerifyRequest, outcome: VerifyOutcome) => void;
   /** Aborted on SIGINT/SIGTERM: every wait ends `interrupted` (see src/interrupt.ts). */
   signal?: AbortSignal;
+  /**
+   * How long collecting diagnostics may take (default 30s): an API server that stopped answering
+   * must not hold the verdict back; what was written by then stays.
+   */
+  diagnosticsDeadlineMs?: number;
 }
 
 /** True when the dev version won and every assertion held. */
@@ -80,8 +85,10 @@ export async function verifyOne(req: VerifyRequest, opts: VerifyAllOptions): Pro
     if (failed.length) result.reason += `; but ${failed.length} of ${result.assertions.length} assertion(s) failed`;
   }
   if (!passed(result) && opts.diagnosticsDir) {
+    let deadline: NodeJS.Timeout | undefined;
+    const ms = opts.diagnosticsDeadlineMs ?? 30_000;
     try {
-      const d = await collectDiagnostics({
+      const collecting = collectDiagnostics({
         kc: opts.kc,
         namespace: req.target.namespace,
         name: req.target.name,
@@ -93,9 +100,15 @@ export async function verifyOne(req: VerifyRequest, opts: VerifyAllOptions): Pro
         reason: result.reason,
         extraLogs: opts.extraLogs,
       });
+      const late = new Promise<never>((_, reject) => {
+        deadline = setTimeout(() => reject(new Error(`the cluster did not answer within ${ms / 1000}s; what was collected by then is in the folder`)), ms);
+      });
+      const d = await Promise.race([collecting, late]);
       result.diagnostics = { dir: d.dir, excerpt: d.excerpt };
     } catch (err) {
       log(`${t}: could not collect diagnostics: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(deadline);
     }
   }
   return result;

@@ -214,6 +214,25 @@ describe('verifier lifecycle (fake API server)', () => {
     expect(res.writableEnded).toBe(false);
   }, 30_000);
 
+  test('diagnostics from an API server that stopped answering do not hold the verdict back', async () => {
+    const kc = await setup();
+    fake!.hold.add('list /api/v1/namespaces/ns/events');
+    const logs: string[] = [];
+    const dir = await import('node:fs/promises').then((fs) => fs.mkdtemp(`${(process.env.TMPDIR ?? '/tmp').replace(/\/$/, '')}/devpkg-diag-`));
+    try {
+      const r = await verifyOne(
+        { base: { name: 'antrea', version: '1.5.3', refName: '', targetRefName: '', devVersion: DEV, mode: 'cluster' }, target, expect: expectDev },
+        { kc, settleMs: 0, timeoutMs: 500, diagnosticsDir: dir, diagnosticsDeadlineMs: 500, log: (m) => logs.push(m) },
+      );
+      expect(r.verdict).toBe('timed-out');
+      expect(r.diagnostics).toBeUndefined();
+      expect(logs).toContain('ns/antrea: could not collect diagnostics: the cluster did not answer within 0.5s; what was collected by then is in the folder');
+      await fake!.heldRequest('list /api/v1/namespaces/ns/events');
+    } finally {
+      await import('node:fs/promises').then((fs) => fs.rm(dir, { recursive: true, force: true }));
+    }
+  }, 30_000);
+
   test('a watch connection that opens only after the verdict is closed at once, not left to the server', async () => {
     const kc = await setup();
     fake!.hold.add(`watch ${PATHS.pkgi}`);

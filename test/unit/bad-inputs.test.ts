@@ -93,6 +93,7 @@ const CLI_CASES: Array<[string[], string, number]> = [
   [['plan', '--repo', '/nonexistent/repo', '--packages', 'antrea/1.5.3'], '--repo: the repository folder /nonexistent/repo does not exist', 2],
   [['plan', '--repo', '<fixture>/a-file', '--all'], 'is a file; give the repository folder', 2],
   [['plan', '--repo', '<fixture>/empty', '--all'], 'no packages found; set packages-dir', 1],
+  [['detect', '--repo', '/nonexistent/repo', '--all'], '--repo: the repository folder /nonexistent/repo does not exist', 2],
   [plan('--base', 'main'), 'is not a git repository (or any of its parents); pass the repository root', 1],
   [['dev', '--package', join(pkgs, 'antrea/1.5.3'), '--registry', 'not a registry'], '--registry: "not a registry" is not a registry: it contains a space', 2],
   [['dev', '--package', join(pkgs, 'antrea/1.5.3'), '--registry', 'https://ghcr.io/x'], '--registry: "https://ghcr.io/x" has a scheme (https://)', 2],
