@@ -11,7 +11,7 @@ import { parseRefNameMap } from '../packages/refname.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
-import { parseFlags, requireFlag, type CliIO } from './io.js';
+import { parseFlags, requireCreatableFolder, requireFlag, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg dev --package <version folder> --registry HOST[:PORT]/PATH [--kubeconfig K]
                   [--ref-name FROM=TO] [--package-install NS/NAME] [--settle S] [--timeout T] [--json]
@@ -69,6 +69,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   if (deriveFrom !== 'repo' && deriveFrom !== 'cluster') throw new UsageError(`--derive-from: "${deriveFrom}" is not repo or cluster`);
   const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
+  const diagnosticsDir = await requireCreatableFolder(resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'), '--diagnostics');
   const refNames = parseRefNameMap(values['ref-name']);
   const named = values['package-install'] ? parsePackageInstallRef(values['package-install']) : undefined;
   const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
@@ -112,7 +113,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     settleMs,
     timeoutMs,
     assertions,
-    diagnosticsDir: resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'),
+    diagnosticsDir,
     log,
     signal: interruption.signal,
   }).finally(async () => {

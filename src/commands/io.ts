@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { stat } from 'node:fs/promises';
+import { mkdir, rmdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 
 /** What a command may touch of the outside world; tests hand in their own. */
@@ -71,5 +72,32 @@ export async function requireFolder(dir: string, flag: string, what = 'folder'):
   const kind = await stat(dir).then((st) => (st.isDirectory() ? 'dir' : 'file'), () => 'none');
   if (kind === 'none') throw new UsageError(`${flag}: the ${what} ${dir} does not exist`);
   if (kind === 'file') throw new UsageError(`${flag}: ${dir} is a file; give the ${what}`);
+  return dir;
+}
+
+/**
+ * A folder devpkg will create later (--diagnostics): checked now by creating and removing its
+ * first missing component, so a bad path is a usage error up front and nothing is left behind.
+ * (Node's recursive mkdir spins forever under /proc, which once held a finished run open.)
+ */
+export async function requireCreatableFolder(dir: string, flag: string): Promise<string> {
+  const missing: string[] = [];
+  let cur = dir;
+  let kind = await stat(cur).then((st) => (st.isDirectory() ? 'dir' : 'file'), () => 'none');
+  while (kind === 'none' && dirname(cur) !== cur) {
+    missing.unshift(cur);
+    cur = dirname(cur);
+    kind = await stat(cur).then((st) => (st.isDirectory() ? 'dir' : 'file'), () => 'none');
+  }
+  if (kind === 'file') throw new UsageError(`${flag}: ${cur} is a file, so ${dir} cannot be a folder; give a folder devpkg can create`);
+  if (missing.length > 0) {
+    try {
+      await mkdir(missing[0]!);
+      await rmdir(missing[0]!);
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new UsageError(`${flag}: cannot create ${dir} (${e.code ?? e.message} at ${missing[0]}); give a folder devpkg can create`);
+    }
+  }
   return dir;
 }

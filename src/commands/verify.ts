@@ -7,7 +7,7 @@ import { parseVersionFlag, parseWaits } from '../flags.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
-import { parseFlags, requireFlag, type CliIO } from './io.js';
+import { parseFlags, requireCreatableFolder, requireFlag, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg verify --package-install NS/NAME --expect-version V [--bundle DIGEST] [--kubeconfig K]
                      [--settle S] [--timeout T] [--assert FILE] [--diagnostics DIR] [--json]
@@ -61,6 +61,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const version = parseVersionFlag(requireFlag(values['expect-version'], '--expect-version', 'verify'), '--expect-version');
   const digest = digestOf(values.bundle);
   const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
+  const diagnosticsDir = await requireCreatableFolder(resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'), '--diagnostics');
   const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
 
@@ -87,7 +88,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       settleMs,
       timeoutMs,
       assertions,
-      diagnosticsDir: resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'),
+      diagnosticsDir,
       log: values.json ? undefined : (m) => io.stderr(`${m}\n`),
       signal: interruption.signal,
     },

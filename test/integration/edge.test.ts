@@ -7,7 +7,7 @@
  *   -> a second `devpkg dev` while the first is in its settle window: stopped, the first is named
  *   -> the dev Package deleted during the settle window: lost, deletion named, how to recover
  *   -> `devpkg verify` against an apiserver that is not there: error at once, naming it
- * The signals are real: process.kill on this process, caught by devpkg's own handlers.
+ * The signals are real, sent to devpkg running as its own process (src/ transpiled by the test).
  */
 import { jest } from '@jest/globals';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -18,12 +18,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { runCli } from '../../src/cli.js';
 import { installBaseline } from '../../src/cluster/baseline.js';
 import { ClusterClient } from '../../src/cluster/dev.js';
-import { runMain } from '../../src/main.js';
 import { loadVersion } from '../../src/packages/layout.js';
 import { execTool } from '../../src/tools/exec.js';
 import type { PackageResult } from '../../src/verify/types.js';
+import { buildDevpkg, start, type BuiltDevpkg } from './helpers/built-cli.js';
 import { harnessEnv } from './helpers/env.js';
-import { createTestNamespace, deleteNamespace, harnessKubeConfig, statusCode, waitFor } from './helpers/kube.js';
+import { createTestNamespace, deleteNamespace, harnessKubeConfig, statusCode } from './helpers/kube.js';
 import { repoRoot, runTool } from './helpers/run.js';
 
 const REPO_REF = 'antrea.community.tanzu.vmware.com';
@@ -35,6 +35,7 @@ let ns = '';
 let repo = '';
 let work = '';
 let registry = '';
+let built: BuiltDevpkg;
 const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
 
 async function git(...args: string[]): Promise<string> {
@@ -101,6 +102,7 @@ jest.setTimeout(300_000);
 
 describe('interruptions and outside changes on kapp-controller', () => {
   beforeAll(async () => {
+    built = buildDevpkg();
     const env = harnessEnv();
     if (!process.env.KAPPCTRL_NAMESPACE) throw new Error('the harness runs without kapp-controller; these tests need controlplane.sh up --kapp-controller');
     kc = await harnessKubeConfig();
@@ -139,23 +141,25 @@ describe('interruptions and outside changes on kapp-controller', () => {
       await deleteNamespace(kc, ns).catch(() => undefined);
     }
     if (work && !process.env.DEVPKG_KEEP_TEST_DIRS) await rm(work, { recursive: true, force: true });
+    built?.remove();
   });
 
   test('devpkg dev gets SIGTERM in the settle window: verdict interrupted, what stays applied, diagnostics, exit 143', async () => {
     await setInfraProvider('devpkg-sigterm');
-    const run = cli(devArgs('120s'));
+    const run = start(built.cli, devArgs('120s'), { env: process.env, cwd: work });
     await run.until('holding for the 120s settle window');
-    process.kill(process.pid, 'SIGTERM');
-    const r = await run.done;
-    expect(r.code).toBe(143);
-    expect(r.stderr).toContain('devpkg: SIGTERM: stopping the wait; writing the result and diagnostics (send it again to exit at once)');
-    const dev = /dev version (1\.5\.4-dev\.\d{14})/.exec(r.stdout)![1]!;
-    expect(r.stdout).toContain(`antrea/1.5.3: INTERRUPTED: dev version ${dev}`);
-    expect(r.stdout).toContain('interrupted by SIGTERM during the settle window (the dev version had won; whether it holds was not seen through); last state: ');
-    expect(r.stdout).toContain(
+    run.child.kill('SIGTERM');
+    const { code, signal } = await run.exited;
+    const stdout = run.stdout();
+    expect({ code, signal }).toEqual({ code: 143, signal: null });
+    expect(run.stderr()).toContain('devpkg: SIGTERM: stopping the wait; writing the result and diagnostics (send it again to exit at once)');
+    const dev = /dev version (1\.5\.4-dev\.\d{14})/.exec(stdout)![1]!;
+    expect(stdout).toContain(`antrea/1.5.3: INTERRUPTED: dev version ${dev}`);
+    expect(stdout).toContain('interrupted by SIGTERM during the settle window (the dev version had won; whether it holds was not seen through); last state: ');
+    expect(stdout).toContain(
       `devpkg had applied the dev Package ${ns}/${CLUSTER_REF}.${dev}; it stays applied (to undo: kubectl delete packages.data.packaging.carvel.dev -n ${ns} ${CLUSTER_REF}.${dev})`,
     );
-    const dir = /diagnostics: (\S+)/.exec(r.stdout)![1]!;
+    const dir = /diagnostics: (\S+)/.exec(stdout)![1]!;
     for (const f of ['packageinstall.yaml', 'app.yaml', 'timeline.yaml']) expect(existsSync(path.join(dir, f))).toBe(true);
     // The run is over: its Lease is gone, and the dev Package is still what kapp-controller runs.
     expect(await leaseExists()).toBe(false);
@@ -164,9 +168,10 @@ describe('interruptions and outside changes on kapp-controller', () => {
 
   test('the action\'s cluster mode gets SIGINT in the settle window: verdict output, job summary, exit 130', async () => {
     await setInfraProvider('devpkg-sigint');
-    for (const f of ['output', 'state', 'summary', 'event.json']) await writeFile(path.join(work, f), f === 'event.json' ? '{}' : '');
-    const saved = { ...process.env };
-    Object.assign(process.env, {
+    for (const f of ['output', 'state', 'summary']) await writeFile(path.join(work, f), '');
+    await writeFile(path.join(work, 'event.json'), '{}');
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
       GITHUB_EVENT_NAME: 'workflow_dispatch',
       GITHUB_EVENT_PATH: path.join(work, 'event.json'),
       GITHUB_WORKSPACE: repo,
@@ -190,29 +195,13 @@ describe('interruptions and outside changes on kapp-controller', () => {
       INPUT_COMMENT: 'false',
       'INPUT_ARTIFACT-NAME': 'devpkg-results',
       'INPUT_COMMENT-HEADER': 'devpkg',
-    });
-    let log = '';
-    let signalled = false;
-    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      log += String(chunk);
-      if (!signalled && log.includes('holding for the 120s settle window')) {
-        signalled = true;
-        setImmediate(() => process.kill(process.pid, 'SIGINT'));
-      }
-      return true;
-    });
-    try {
-      await runMain();
-    } finally {
-      write.mockRestore();
-      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-      Object.assign(process.env, saved);
-    }
-    const code = process.exitCode;
-    process.exitCode = 0;
-    expect(signalled).toBe(true);
-    expect(code).toBe(130);
-    expect(log).toContain('::error::devpkg was interrupted by SIGINT; the results above are what it saw until then');
+    };
+    const run = start(built.action, [], { env, cwd: repo });
+    await run.until('holding for the 120s settle window');
+    run.child.kill('SIGINT');
+    const { code, signal } = await run.exited;
+    expect({ code, signal }).toEqual({ code: 130, signal: null });
+    expect(run.stdout()).toContain('::error::devpkg was interrupted by SIGINT; the results above are what it saw until then');
     const outputs = readFileSync(path.join(work, 'output'), 'utf8');
     expect(outputs).toMatch(/verdicts<<.*\n\{"antrea\/1\.5\.3":"interrupted"\}\n/);
     const summary = readFileSync(path.join(work, 'summary'), 'utf8');
@@ -244,25 +233,21 @@ describe('interruptions and outside changes on kapp-controller', () => {
 
   test('the dev Package deleted during the settle window: lost, the deletion named, and how to recover', async () => {
     await setInfraProvider('devpkg-deleted');
-    const run = cli(devArgs('120s', ['--json']));
-    // --json keeps stderr quiet: wait for the win on the PackageInstall itself, then for devpkg to see it.
-    const dev = await waitFor('the dev version to be installed', async () => {
-      const v = (await packageInstall()).status?.version;
-      return v && v !== '1.5.3' && v.startsWith('1.5.4-dev.') ? v : undefined;
-    }, { timeoutMs: 150_000 });
-    await new Promise((r) => setTimeout(r, 2000));
+    const run = start(built.cli, devArgs('120s'), { env: process.env, cwd: work });
+    await run.until('holding for the 120s settle window');
+    const dev = /: (1\.5\.4-dev\.\d{14}) won; holding/.exec(run.stderr())![1]!;
     const client = await ClusterClient.create(kc);
     await client.delete('data.packaging.carvel.dev/v1alpha1', 'Package', ns, `${CLUSTER_REF}.${dev}`);
-    const r = await run.done;
-    expect(r.code).toBe(1);
-    const [res] = JSON.parse(r.stdout) as PackageResult[];
-    expect(res!.verdict).toBe('lost');
-    expect(res!.reason).toContain(`while devpkg watched: the dev Package ${ns}/${CLUSTER_REF}.${dev} was deleted (the API does not record who deletes; it was last written by devpkg`);
-    expect(res!.reason).toContain(
+    const { code } = await run.exited;
+    const out = run.stdout();
+    expect(code).toBe(1);
+    expect(out).toContain(`antrea/1.5.3: LOST: dev version ${dev}`);
+    expect(out).toContain(`while devpkg watched: the dev Package ${ns}/${CLUSTER_REF}.${dev} was deleted (the API does not record who deletes; it was last written by devpkg`);
+    expect(out).toContain(
       `To recover: run devpkg dev again (it plans a higher dev version), or allow the downgrade with kubectl annotate packageinstall -n ${ns} antrea packaging.carvel.dev/downgradable="", ` +
         `or delete PackageInstall ${ns}/antrea so that its owner (e.g. the addons manager) recreates it`,
     );
-    expect(res!.timeline).toContainEqual(expect.objectContaining({ object: `Package ${CLUSTER_REF}.${dev}`, message: 'deleted' }));
+    expect(out).toMatch(new RegExp(`Package ${CLUSTER_REF.replace(/\./g, '\\.')}\\.${dev.replace(/\./g, '\\.')}\\s+"deleted"`));
   });
 
   test('devpkg verify against an apiserver that is not there: error at once, naming the server and the connection error', async () => {
@@ -279,10 +264,53 @@ describe('interruptions and outside changes on kapp-controller', () => {
     const cfg = JSON.parse(dead.exportConfig()) as { clusters: Array<{ name: string; cluster: { server: string } }> };
     for (const c of cfg.clusters) if (c.name === cluster.name) c.cluster.server = `https://127.0.0.1:${port}`;
     await writeFile(file, JSON.stringify(cfg));
-    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', '1.5.3', '--kubeconfig', file, '--timeout', '10m', '--diagnostics', '/proc/nope', '--json']).done;
+    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', '1.5.3', '--kubeconfig', file, '--timeout', '10m', '--diagnostics', path.join(work, 'diag-dead'), '--json']).done;
     expect(r.code).toBe(1);
     const res = JSON.parse(r.stdout) as PackageResult;
     expect(res.verdict).toBe('error');
     expect(res.reason).toMatch(new RegExp(`^cannot reach the cluster at https://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*; nothing was observed`));
   });
+
+  test('devpkg verify exits once it has given the verdict, though the server still holds its watches', async () => {
+    // A server that answers every list (empty) and never answers a watch: the shape of the
+    // report "printed timed-out and then did not exit for two minutes".
+    const http = await import('node:http');
+    const held: import('node:http').ServerResponse[] = [];
+    const server = http.createServer((req, res) => {
+      if (new URL(req.url ?? '/', 'http://x').searchParams.get('watch') === 'true') {
+        held.push(res);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ metadata: { resourceVersion: '1' }, items: [] }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as import('node:net').AddressInfo).port;
+    const file = path.join(work, 'slow-kubeconfig');
+    await writeFile(
+      file,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 's', cluster: { server: `http://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true } }],
+        users: [{ name: 'u', user: {} }],
+        contexts: [{ name: 'c', context: { cluster: 's', user: 'u' } }],
+        'current-context': 'c',
+      }),
+    );
+    try {
+      const run = start(built.cli, ['verify', '--package-install', 'ns/antrea', '--expect-version', '1.5.4', '--kubeconfig', file, '--settle', '0', '--timeout', '3s', '--diagnostics', path.join(work, 'diag-held')], {
+        env: process.env,
+        cwd: work,
+      });
+      const { code } = await run.exited;
+      expect(code).toBe(1);
+      expect(run.stdout()).toContain('antrea/1.5.4: TIMED OUT: dev version 1.5.4');
+      expect(run.stdout()).toContain(`diagnostics: ${path.join(work, 'diag-held')}`);
+      expect(held.length).toBeGreaterThan(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  }, 60_000);
 });
