@@ -112,7 +112,8 @@ describe('verifier lifecycle (fake API server)', () => {
   async function setup(): Promise<Awaited<ReturnType<typeof kubeConfig>>> {
     fake = new Fake();
     const server = await fake.start();
-    fake.items.set(PATHS.pkgs, [pkg('1.5.3'), pkg(DEV, 'devpkg')]);
+    // The released Package was applied by devpkg too (the kind mode's baseline): not another run.
+    fake.items.set(PATHS.pkgs, [pkg('1.5.3', 'devpkg'), pkg(DEV, 'devpkg')]);
     fake.items.set(PATHS.app, [app()]);
     fake.items.set(PATHS.pkgi, [pkgi({ cond: 'ReconcileSucceeded', version: '1.5.3' })]);
     return kubeConfig(server);
@@ -175,6 +176,7 @@ describe('verifier lifecycle (fake API server)', () => {
         'or delete PackageInstall ns/antrea so that its owner (e.g. the addons manager) recreates it',
     );
     expect(out.timeline).toContainEqual(expect.objectContaining({ object: `Package antrea.tanzu.vmware.com.${DEV}`, message: 'deleted' }));
+    expect(out.reason).not.toContain('another devpkg run');
   }, 30_000);
 
   test('another devpkg run applies a higher dev Package during the settle window: lost, and the other run is named', async () => {

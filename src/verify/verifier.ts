@@ -176,10 +176,11 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
    * wants to go back, and its downgrade guard refuses), or another devpkg run's dev Package
    * appearing (two runs on one PackageInstall).
    */
-  let packagesSeen = false;
-  const notePackageChanges = (before: KObject[], after: KObject[]): void => {
+  // Names of every Package of the namespace seen so far (any refName): a Package is new only when
+  // it was absent from every earlier list, not when the refName filter first lets it through.
+  let seenNames: Set<string> | undefined;
+  const notePackageChanges = (before: KObject[], after: KObject[], all: Map<string, KObject>): void => {
     const names = new Set(after.map((p) => p.metadata?.name));
-    const beforeNames = new Set(before.map((p) => p.metadata?.name));
     const at = new Date().toISOString();
     for (const p of before) {
       if (names.has(p.metadata?.name)) continue;
@@ -190,12 +191,11 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
       timeline.push({ at, object: `Package ${p.metadata?.name}`, message: 'deleted' });
       lastChange = { description: note, at };
     }
-    if (!packagesSeen) {
-      packagesSeen = true;
-      return;
-    }
+    const earlier = seenNames;
+    seenNames = new Set([...(earlier ?? []), ...all.keys()]);
+    if (!earlier) return;
     for (const p of after) {
-      if (beforeNames.has(p.metadata?.name) || p.spec?.version === expect.version) continue;
+      if (earlier.has(p.metadata?.name ?? '') || p.spec?.version === expect.version) continue;
       if (!(p.metadata?.managedFields ?? []).some((f) => f.manager === 'devpkg')) continue;
       const note = `another devpkg run applied Package ${p.metadata?.namespace ?? target.namespace}/${p.metadata?.name} (version ${p.spec?.version})`;
       timeline.push({ at, object: `Package ${p.metadata?.name}`, message: 'applied by another devpkg run' });
@@ -225,16 +225,18 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
             .catch((err: unknown) => log(`${target.namespace}/${target.name}: cannot list Packages: ${describeApiError(err)}`))
             .then(() => {
               const before = packages;
-              packages = filterPackages(watches.packages!.current());
-              notePackageChanges(before, packages);
+              const all = watches.packages!.current();
+              packages = filterPackages(all);
+              notePackageChanges(before, packages, all);
               reevaluate();
             });
           return;
         }
         if (watches.packages) {
           const prev = packages;
-          packages = filterPackages(watches.packages.current());
-          notePackageChanges(prev, packages);
+          const all = watches.packages.current();
+          packages = filterPackages(all);
+          notePackageChanges(prev, packages, all);
         }
         reevaluate();
       },
@@ -266,7 +268,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
       onChange: (objs, changed) => {
         const before = packages;
         packages = filterPackages(objs);
-        notePackageChanges(before, packages);
+        notePackageChanges(before, packages, objs);
         if (changed === undefined || changed.spec?.refName === refNameOf()) reevaluate();
       },
       onUnsupported: (m) => {
