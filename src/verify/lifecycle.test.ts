@@ -179,6 +179,21 @@ describe('verifier lifecycle (fake API server)', () => {
     expect(out.reason).not.toContain('another devpkg run');
   }, 30_000);
 
+  test('the PackageInstall deleted during the settle window: lost, and the deletion is what the verdict names', async () => {
+    const kc = await setup();
+    const p = verifyPackageInstall({ kc, target, expect: expectDev, settleMs: 60_000, timeoutMs: 120_000 });
+    await fake!.watching();
+    fake!.put(PATHS.pkgi, pkgi({ cond: 'ReconcileSucceeded', version: DEV }));
+    await sleep(300);
+    fake!.remove(PATHS.pkgi, 'antrea');
+    const out = await p;
+    expect(out.verdict).toBe('lost');
+    expect(out.reason).toMatch(
+      /^the dev version won, then lost it after PackageInstall ns\/antrea was deleted \(the API does not record who deletes; it was last written by tanzu-addons-manager\) at \d{4}-/,
+    );
+    expect(out.reason).not.toContain('To recover');
+  }, 30_000);
+
   test('another devpkg run applies a higher dev Package during the settle window: lost, and the other run is named', async () => {
     const kc = await setup();
     const p = verifyPackageInstall({ kc, target, expect: expectDev, settleMs: 60_000, timeoutMs: 120_000 });

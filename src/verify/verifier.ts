@@ -180,10 +180,11 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
   // it was absent from every earlier list, not when the refName filter first lets it through.
   let seenNames: Set<string> | undefined;
   const notePackageChanges = (before: KObject[], after: KObject[], all: Map<string, KObject>): void => {
-    const names = new Set(after.map((p) => p.metadata?.name));
     const at = new Date().toISOString();
     for (const p of before) {
-      if (names.has(p.metadata?.name)) continue;
+      // Gone from the namespace, not merely filtered out (the refName is unknown while the
+      // PackageInstall is absent).
+      if (all.has(p.metadata?.name ?? '')) continue;
       const isDev = p.spec?.version === expect.version;
       const note = `${isDev ? 'the dev Package' : 'Package'} ${p.metadata?.namespace ?? target.namespace}/${p.metadata?.name} was deleted${writtenBy(p)}`;
       if (isDev) devPackageDeleted = true;
