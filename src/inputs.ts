@@ -1,7 +1,6 @@
 import { UsageError } from './errors.js';
-import { parseDuration } from './commands/io.js';
 import { parseImageRepository, type ImageRepository } from './providers/image-repository.js';
-import { parseRegistryAddress } from './bundle/reference.js';
+import { parseDuration, parseRegistryFlag, parseVersionFlag, parseWaits } from './flags.js';
 
 export const MODES = ['plan', 'detect', 'kind', 'cluster', 'bootstrap', 'report'] as const;
 export type Mode = (typeof MODES)[number];
@@ -105,12 +104,10 @@ export function parseInputs(src: InputSource): Inputs {
       throw new UsageError(`input packages: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`);
     }
   }
-  const registry = s('registry');
-  if (registry.includes('://')) {
-    throw new UsageError(`input registry: "${registry}" must be HOST[:PORT][/PATH] without a scheme`);
-  }
-  const clusterRegistry = s('cluster-registry');
-  if (clusterRegistry) parseRegistryAddress(clusterRegistry, 'input cluster-registry');
+  const registry = s('registry') && parseRegistryFlag(s('registry'), 'input registry', 'ghcr.io/my-org/dev');
+  const waits = parseWaits({ settle: s('settle'), timeout: s('timeout') }, { settle: 'input settle', timeout: 'input timeout' });
+  const devVersion = s('dev-version') && parseVersionFlag(s('dev-version'), 'input dev-version');
+  const clusterRegistry = s('cluster-registry') && parseRegistryFlag(s('cluster-registry'), 'input cluster-registry', '172.18.0.3:5000');
   if (mode === 'kind' && registry) {
     // Never push (or send credentials) to a host the kind mode did not create.
     throw new UsageError(
@@ -146,10 +143,10 @@ export function parseInputs(src: InputSource): Inputs {
     kubeconfig: s('kubeconfig'),
     pushCommand: s('push-command'),
     lockImages: bool(src, 'lock-images', false),
-    settleMs: dur('settle', '60s'),
-    timeoutMs: dur('timeout', '10m'),
+    settleMs: waits.settleMs,
+    timeoutMs: waits.timeoutMs,
     assert: get('assert'),
-    devVersion: s('dev-version'),
+    devVersion,
     githubToken: get('github-token').trim(),
     comment: bool(src, 'comment', true),
     commentHeader: s('comment-header', 'devpkg'),

@@ -1,8 +1,10 @@
 import { coreHost } from './action/host.js';
 import { readGithubContext } from './action/context.js';
+import { checkRunnerFiles } from './action/files.js';
 import { parseInputs, type Mode } from './inputs.js';
 import { execTool } from './tools/exec.js';
 import { DevpkgError, errorMessage } from './errors.js';
+import { watchSignals } from './interrupt.js';
 import type { ModeRun } from './modes/types.js';
 
 const MODE_MODULES: Record<Mode, () => Promise<{ run: ModeRun }>> = {
@@ -19,18 +21,29 @@ export async function runMain(): Promise<void> {
   // Loaded here, not at the top: the CLI shares the bundle's entry and never needs it.
   const core = await import('@actions/core');
   const host = coreHost(core);
+  // The runner cancels a job with SIGINT (then SIGTERM): the wait stops, the result, diagnostics
+  // and job summary are still written, and the step exits with the signal's code.
+  const interruption = watchSignals({ log: (m) => core.info(m) });
   try {
+    checkRunnerFiles(process.env);
     const inputs = parseInputs(core);
     host.setSecret(inputs.registryPassword);
     host.setSecret(inputs.githubToken);
     const github = readGithubContext(process.env);
     const mode = await MODE_MODULES[inputs.mode]();
-    await mode.run({ inputs, github, host, exec: execTool, env: process.env });
+    await mode.run({ inputs, github, host, exec: execTool, env: process.env, signal: interruption.signal });
   } catch (err) {
     if (err instanceof DevpkgError && err.file) {
       host.error(err.message, { file: err.file, line: err.line });
     }
     core.setFailed(errorMessage(err));
+  } finally {
+    interruption.dispose();
+  }
+  const code = interruption.exitCode();
+  if (code !== undefined) {
+    core.error(`devpkg was interrupted by ${interruption.received()}; the results above are what it saw until then`);
+    process.exitCode = code;
   }
 }
 

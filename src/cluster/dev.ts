@@ -19,6 +19,7 @@ import { planDevVersion, toOciTag, type DevSequence, type DevVersionPlan, type V
 import type { KObject } from '../verify/evaluate.js';
 import type { VerifyRequest } from '../verify/index.js';
 import { describeApiError } from '../verify/verifier.js';
+import { acquireRunLease, type HeldLease, type RunLeaseOptions } from './runlease.js';
 import type { Mode } from '../verify/types.js';
 
 export const FIELD_MANAGER = 'devpkg';
@@ -181,6 +182,11 @@ export interface DevPipelineOptions {
   mode: Mode;
   exec?: ExecFn;
   log?: (m: string) => void;
+  /**
+   * Take the PackageInstalls' run Leases first (src/cluster/runlease.ts): a concurrent devpkg run
+   * is named and this one stops. The caller releases them (result.release) after verifying.
+   */
+  runLease?: RunLeaseOptions;
 }
 
 export interface DevPipelineResult {
@@ -192,6 +198,8 @@ export interface DevPipelineResult {
   pkgis: PackageInstallInfo[];
   releasedVersion?: string;
   requests: VerifyRequest[];
+  /** Releases the run Leases taken (none without runLease). */
+  release: () => Promise<void>;
 }
 
 export async function findPackageInstalls(client: ClusterClient, refName: string, named?: { namespace: string; name: string }): Promise<PackageInstallInfo[]> {
@@ -218,6 +226,31 @@ export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipeline
   for (const p of pkgis) {
     if (p.refName !== target) log(`PackageInstall ${p.namespace}/${p.name} installs ${p.refName}; the dev Package uses that refName`);
   }
+  const leases: HeldLease[] = [];
+  const release = async (): Promise<void> => {
+    for (const l of leases.splice(0)) await l.release();
+  };
+  try {
+    if (o.runLease) {
+      for (const p of pkgis) {
+        const l = await acquireRunLease(o.client.kc, p, o.runLease, log);
+        if (l) leases.push(l);
+      }
+    }
+    return { ...(await pushAndApply(o, pkgis, target, log)), release };
+  } catch (err) {
+    await release();
+    throw err;
+  }
+}
+
+async function pushAndApply(
+  o: DevPipelineOptions,
+  pkgis: PackageInstallInfo[],
+  target: string,
+  log: (m: string) => void,
+): Promise<Omit<DevPipelineResult, 'release'>> {
+  const repoPkg = o.loaded.pkg.pkg;
   const refName = pkgis[0]!.refName;
   const namespaces = [...new Set(pkgis.map((p) => p.namespace))];
   const clusterPackages = (await Promise.all(namespaces.map((ns) => o.client.listPackages(ns, refName)))).flat();
@@ -276,6 +309,7 @@ export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipeline
     },
     target: { namespace: p.namespace, name: p.name },
     expect: { version: plan.version, digest: pushed.digest },
+    applied: packages.filter((k) => k.metadata.namespace === p.namespace).map((k) => ({ namespace: p.namespace, name: k.metadata.name })),
   }));
   return { plan, pushed, image, packages, pkgis, releasedVersion: released, requests };
 }

@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { cleanupBootstrap, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { CLUSTER_CONFIG_PLACEHOLDER, runBootstrap } from '../bootstrap/run.js';
 import { findOnPath } from '../bundle/install.js';
 import { UsageError } from '../errors.js';
-import { loadVersion } from '../packages/layout.js';
+import { loadVersionFolder } from '../packages/layout.js';
+import { parseRegistryFlag, parseVersionFlag, parseWaits } from '../flags.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { parseImageRepository } from '../providers/image-repository.js';
 import { tanzuPaths } from '../providers/paths.js';
@@ -149,11 +150,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     if (problems.length) throw new UsageError(hostRefusal(problems, '--skip-host-check'));
   }
   if (!dryRunWithYtt) await requireManagementCluster(new Tanzu(tanzuPath, execTool, paths.home ? { HOME: paths.home } : {}), tanzuPath);
-  const settleMs = parseDuration(values.settle ?? '60s', '--settle');
-  const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
+  const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
   const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
-  const root = dirname(dirname(folder));
-  const loaded = await loadVersion(root, '', basename(dirname(folder)), basename(folder));
+  const registry = values.registry === undefined ? undefined : parseRegistryFlag(values.registry, '--registry');
+  const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
+  const { root, loaded } = await loadVersionFolder(folder, '--package');
   loaded.path = join(root, loaded.path);
   const refName = targetRefName(parseRefNameMap(values['ref-name']), loaded.pkg.pkg.spec.refName, 1);
 
@@ -170,9 +171,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       refName,
       addonType: values['addon-type'],
       image: values.image,
-      registry: values.registry,
+      registry,
       credentials: io.env.DEVPKG_REGISTRY_USERNAME && io.env.DEVPKG_REGISTRY_PASSWORD ? { username: io.env.DEVPKG_REGISTRY_USERNAME, password: io.env.DEVPKG_REGISTRY_PASSWORD } : undefined,
-      devVersion: values['dev-version'],
+      devVersion,
       seq: { timestamp: new Date() },
       tanzuPath,
       yttPath,

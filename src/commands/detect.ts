@@ -4,7 +4,7 @@ import { DEFAULT_IGNORE, detectChanges, listAllVersions, type PackageVersionRef 
 import { Git } from '../tools/git.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
 import { checkVersions, gitReader } from '../pipeline/check.js';
-import { parseFlags, type CliIO } from './io.js';
+import { parseFlags, requireFolder, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg detect --repo DIR (--base REF [--head REF] [--range] | --all) [flags]
 
@@ -59,7 +59,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   if (!values.all && !values.base) throw new UsageError('devpkg detect: --base REF or --all is required (see devpkg detect --help)');
   if (values.all && values.range) throw new UsageError('devpkg detect: --range needs --base, not --all');
 
-  const repo = resolve(io.cwd, values.repo ?? '.');
+  const repo = await requireFolder(resolve(io.cwd, values.repo ?? '.'), '--repo', 'repository folder');
   const packagesDir = values['packages-dir'] ?? 'addons/packages';
   const git = await Git.create(repo);
 

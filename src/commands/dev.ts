@@ -1,16 +1,19 @@
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
+import { runHolder } from '../cluster/runlease.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
-import { loadVersion } from '../packages/layout.js';
+import { watchSignals } from '../interrupt.js';
+import { loadVersionFolder } from '../packages/layout.js';
 import { parseRegistryAddress } from '../bundle/reference.js';
+import { parseRegistryFlag, parseVersionFlag, parseWaits } from '../flags.js';
 import { parseRefNameMap } from '../packages/refname.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { pullAddressWarning } from '../verify/hints.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
-import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
+import { parseFlags, requireCreatableFolder, requireFlag, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg dev --package <version folder> --registry HOST[:PORT]/PATH [--cluster-registry HOST[:PORT][/PATH]]
                   [--kubeconfig K] [--ref-name FROM=TO] [--package-install NS/NAME] [--settle S] [--timeout T] [--json]
@@ -68,14 +71,15 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const folder = resolve(io.cwd, requireFlag(values.package, '--package', 'dev'));
-  const registry = requireFlag(values.registry, '--registry', 'dev');
-  if (registry.includes('://')) throw new UsageError(`--registry: "${registry}" must be HOST[:PORT][/PATH] without a scheme`);
-  const clusterRegistry = values['cluster-registry'];
+  const registry = parseRegistryFlag(requireFlag(values.registry, '--registry', 'dev'), '--registry');
+  const clusterRegistry =
+    values['cluster-registry'] === undefined ? undefined : parseRegistryFlag(values['cluster-registry'], '--cluster-registry', '172.18.0.3:5000');
   const pull = parseRegistryAddress(clusterRegistry ?? registry, clusterRegistry !== undefined ? '--cluster-registry' : '--registry');
   const deriveFrom = values['derive-from'] ?? 'repo';
   if (deriveFrom !== 'repo' && deriveFrom !== 'cluster') throw new UsageError(`--derive-from: "${deriveFrom}" is not repo or cluster`);
-  const settleMs = parseDuration(values.settle ?? '60s', '--settle');
-  const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
+  const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
+  const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
+  const diagnosticsDir = await requireCreatableFolder(resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'), '--diagnostics');
   const refNames = parseRefNameMap(values['ref-name']);
   const named = values['package-install'] ? parsePackageInstallRef(values['package-install']) : undefined;
   const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
@@ -84,14 +88,16 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const warning = pullAddressWarning(pull.host, clusterRegistry !== undefined ? '--cluster-registry' : '--registry; no --cluster-registry given');
   if (warning) io.stderr(`warning: ${warning}\n`);
 
-  // A version folder is <root>/<name>/<version>: load it with the packages dir being its grandparent.
-  const root = dirname(dirname(folder));
-  const loaded = await loadVersion(root, '', basename(dirname(folder)), basename(folder));
+  // A version folder is <root>/<name>/<version>: loaded with the packages dir being its grandparent.
+  const { root, loaded } = await loadVersionFolder(folder, '--package');
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
   const client = await ClusterClient.create(kc);
   const user = io.env.DEVPKG_REGISTRY_USERNAME;
   const password = io.env.DEVPKG_REGISTRY_PASSWORD;
 
+  // A SIGINT/SIGTERM from here on is recorded; the wait after the apply stops at once on it and
+  // the result still says what was applied (exit 130/143).
+  const interruption = watchSignals({ log: (m) => io.stderr(`${m}\n`) });
   const dev = await runDevPipeline({
     client,
     root,
@@ -106,19 +112,28 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     lockImages: values['lock-images'],
     plainHttp: values['plain-http'],
     seq: { timestamp: new Date() },
-    devVersion: values['dev-version'],
+    devVersion,
     deriveFrom,
     mode: 'cluster',
     log,
+    // The Lease covers the push (generous) and the whole wait.
+    runLease: { holder: runHolder(io.env), seconds: (settleMs + timeoutMs) / 1000 + 600 },
+  }).catch((err: unknown) => {
+    interruption.dispose();
+    throw err;
   });
   const results = await verifyAll(dev.requests, {
     kc,
     settleMs,
     timeoutMs,
     assertions,
-    diagnosticsDir: resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'),
+    diagnosticsDir,
     log,
+    signal: interruption.signal,
+  }).finally(async () => {
+    interruption.dispose();
+    await dev.release();
   });
   io.stdout(values.json ? `${JSON.stringify(results, null, 2)}\n` : results.map(renderResultText).join(''));
-  return results.every(passed) ? 0 : 1;
+  return interruption.exitCode() ?? (results.every(passed) ? 0 : 1);
 }

@@ -1,4 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { mkdir, rmdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 
 /** What a command may touch of the outside world; tests hand in their own. */
@@ -20,7 +22,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 export function parseFlags<O extends Options>(argv: string[], options: O, allowPositionals = false) {
   try {
     return parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, options),
       options: { help: { type: 'boolean', short: 'h' }, ...options },
       allowPositionals,
       strict: true,
@@ -30,6 +32,31 @@ export function parseFlags<O extends Options>(argv: string[], options: O, allowP
   }
 }
 
+/**
+ * `--timeout -5m`: util.parseArgs takes "-5m" for a flag and says "argument is ambiguous"; a
+ * string flag followed by something that looks like a negative number gets it as its value, so
+ * devpkg's own check of that value can say what is wrong.
+ */
+export function joinNegativeValues(argv: string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const name = a.startsWith('--') ? a.slice(2) : undefined;
+    const next = argv[i + 1];
+    if (name && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
 export function requireFlag<T>(value: T | undefined, flag: string, command: string): T {
   if (value === undefined || value === '') {
     throw new UsageError(`${flag} is required (see devpkg ${command} --help)`);
@@ -37,20 +64,40 @@ export function requireFlag<T>(value: T | undefined, flag: string, command: stri
   return value;
 }
 
-/** Parses durations such as "90", "90s", "5m", "1h30m" into milliseconds. */
-export function parseDuration(text: string, flag: string): number {
-  const t = text.trim();
-  if (/^\d+$/.test(t)) return Number(t) * 1000;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let matched = 0;
-  for (let m = re.exec(t); m; m = re.exec(t)) {
-    const n = Number(m[1]);
-    total += m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60000 : n * 3600000;
-    matched = re.lastIndex;
+/** Durations are parsed (and bounded) in src/flags.ts, shared with the action inputs. */
+export { parseDuration } from '../flags.js';
+
+/** A folder flag (e.g. --repo) must name a folder that exists: a usage error naming the flag otherwise. */
+export async function requireFolder(dir: string, flag: string, what = 'folder'): Promise<string> {
+  const kind = await stat(dir).then((st) => (st.isDirectory() ? 'dir' : 'file'), () => 'none');
+  if (kind === 'none') throw new UsageError(`${flag}: the ${what} ${dir} does not exist`);
+  if (kind === 'file') throw new UsageError(`${flag}: ${dir} is a file; give the ${what}`);
+  return dir;
+}
+
+/**
+ * A folder devpkg will create later (--diagnostics): checked now by creating and removing its
+ * first missing component, so a bad path is a usage error up front and nothing is left behind.
+ * (Node's recursive mkdir spins forever under /proc, which once held a finished run open.)
+ */
+export async function requireCreatableFolder(dir: string, flag: string): Promise<string> {
+  const missing: string[] = [];
+  let cur = dir;
+  let kind = await stat(cur).then((st) => (st.isDirectory() ? 'dir' : 'file'), () => 'none');
+  while (kind === 'none' && dirname(cur) !== cur) {
+    missing.unshift(cur);
+    cur = dirname(cur);
+    kind = await stat(cur).then((st) => (st.isDirectory() ? 'dir' : 'file'), () => 'none');
   }
-  if (matched !== t.length || t.length === 0) {
-    throw new UsageError(`${flag}: "${text}" is not a duration; use e.g. 90s, 5m or 1h`);
+  if (kind === 'file') throw new UsageError(`${flag}: ${cur} is a file, so ${dir} cannot be a folder; give a folder devpkg can create`);
+  if (missing.length > 0) {
+    try {
+      await mkdir(missing[0]!);
+      await rmdir(missing[0]!);
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new UsageError(`${flag}: cannot create ${dir} (${e.code ?? e.message} at ${missing[0]}); give a folder devpkg can create`);
+    }
   }
-  return total;
+  return dir;
 }

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { parseRegistryFlag, parseVersionFlag } from '../flags.js';
 import { packageSummary, plan, renderPlanText, type Selection } from '../pipeline/plan.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
-import { parseFlags, type CliIO } from './io.js';
+import { parseFlags, requireFolder, type CliIO } from './io.js';
 
 export const USAGE = `Usage: devpkg plan --repo DIR (--base REF [--head REF] | --all | --packages NAME/VERSION,...) [flags]
 
@@ -53,14 +54,19 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   if (values.all) selection = { kind: 'all' };
   else if (values.packages !== undefined) selection = { kind: 'explicit', packages: values.packages.split(',').map((s) => s.trim()).filter(Boolean) };
   else selection = { kind: 'diff', base: values.base!, head: values.head, rangeKind: values.range ? 'range' : 'pr' };
+  // Flags are checked here, before any package is read: a bad flag is bad usage (exit 2), not a
+  // problem of a package.yaml.
+  const root = await requireFolder(path.resolve(io.cwd, values.repo ?? '.'), '--repo', 'repository folder');
+  const registry = values.registry === undefined ? '' : parseRegistryFlag(values.registry, '--registry');
+  const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
   const out = await plan({
-    root: path.resolve(io.cwd, values.repo ?? '.'),
+    root,
     packagesDir: values['packages-dir'] ?? 'addons/packages',
     selection,
-    registry: values.registry ?? '',
+    registry,
     refName: values['ref-name'] ?? '',
     seq: { timestamp: new Date() },
-    devVersion: values['dev-version'],
+    devVersion,
     addonType: values['addon-type'],
     ignore: values.ignore?.split(',').map((s) => s.trim()).filter(Boolean),
     log: (m) => io.stderr(`${m}\n`),

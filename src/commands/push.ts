@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { parseImageFlag } from '../flags.js';
 import { parseFlags, requireFlag, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg push --bundle DIR --image REPO:TAG [flags]
@@ -57,8 +58,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     throw new UsageError('DEVPKG_REGISTRY_PASSWORD is set but --registry-username is not; give both or neither');
   }
 
-  const { parseImageTag, formatRepository } = await import('../bundle/reference.js');
-  const { repository, tag } = parseImageTag(imageFlag);
+  const { formatRepository } = await import('../bundle/reference.js');
+  const { repository, tag } = parseImageFlag(imageFlag, '--image');
   const { pushBundle } = await import('../bundle/push.js');
   const log = (m: string) => io.stderr(`${m}\n`);
 

@@ -28,10 +28,10 @@ describe('devpkg verify flags', () => {
     [['verify', '--expect-version', '1.0.0'], /--package-install is required/],
     [['verify', '--package-install', 'antrea', '--expect-version', '1'], /"antrea" is not NAMESPACE\/NAME/],
     [['verify', '--package-install', 'a/b'], /--expect-version is required/],
-    [['verify', '--package-install', 'a/b', '--expect-version', '1', '--settle', 'soon'], /--settle: "soon" is not a duration/],
+    [['verify', '--package-install', 'a/b', '--expect-version', '1.0.0', '--settle', 'soon'], /--settle: "soon" is not a duration/],
     [['dev', '--registry', 'r/x'], /--package is required/],
-    [['dev', '--package', 'p', '--registry', 'http://r'], /without a scheme/],
-    [['dev', '--package', 'p', '--registry', 'r', '--derive-from', 'x'], /--derive-from: "x" is not repo or cluster/],
+    [['dev', '--package', 'p', '--registry', 'http://r'], /--registry: "http:\/\/r" has a scheme \(http:\/\/\)/],
+    [['dev', '--package', 'p', '--registry', 'localhost:5001/x', '--derive-from', 'x'], /--derive-from: "x" is not repo or cluster/],
   ])('usage error: %j', async (args, msg) => {
     const r = await cli(args);
     expect(r.code).toBe(2);

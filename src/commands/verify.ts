@@ -2,12 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
+import { watchSignals } from '../interrupt.js';
+import { parseVersionFlag, parseWaits } from '../flags.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { KObject, SelectFn } from '../verify/evaluate.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import { defaultSelect, type VerifyOutcome } from '../verify/verifier.js';
-import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
+import { parseFlags, requireCreatableFolder, requireFlag, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg verify --package-install NS/NAME --expect-version V [--bundle DIGEST] [--kubeconfig K]
                      [--settle S] [--timeout T] [--assert FILE] [--diagnostics DIR] [--json]
@@ -29,8 +31,9 @@ status.lastAttemptedVersion are the expected version, the App of the same name s
                               (default: ./devpkg-diagnostics)
   --json                      print the result as JSON (PackageResult)
 
-Verdicts: won, not-selected, reconcile-failed, downgrade-blocked, timed-out, lost, error.
-Exit codes: 0 won (and every assertion held), 1 any other verdict, 2 bad usage.
+Verdicts: won, not-selected, reconcile-failed, downgrade-blocked, timed-out, lost, interrupted, error.
+Exit codes: 0 won (and every assertion held), 1 any other verdict, 2 bad usage,
+130/143 interrupted by SIGINT/SIGTERM (the result is still printed).
 `;
 
 export function digestOf(bundle: string | undefined): string | undefined {
@@ -80,14 +83,16 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const target = parsePackageInstallRef(requireFlag(values['package-install'], '--package-install', 'verify'));
-  const version = requireFlag(values['expect-version'], '--expect-version', 'verify');
+  const version = parseVersionFlag(requireFlag(values['expect-version'], '--expect-version', 'verify'), '--expect-version');
   const digest = digestOf(values.bundle);
-  const settleMs = parseDuration(values.settle ?? '60s', '--settle');
-  const timeoutMs = parseDuration(values.timeout ?? '10m', '--timeout');
+  const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
+  const diagnosticsDir = await requireCreatableFolder(resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'), '--diagnostics');
   const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
 
   let outcome: VerifyOutcome | undefined;
+  // From here a SIGINT/SIGTERM stops the wait and still prints the result (exit 130/143).
+  const interruption = watchSignals({ log: (m) => io.stderr(`${m}\n`) });
   const [result] = await verifyAll(
     [
       {
@@ -109,11 +114,12 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       settleMs,
       timeoutMs,
       assertions,
-      diagnosticsDir: resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'),
+      diagnosticsDir,
       log: values.json ? undefined : (m) => io.stderr(`${m}\n`),
       onOutcome: (_req, o) => (outcome = o),
+      signal: interruption.signal,
     },
-  );
+  ).finally(() => interruption.dispose());
   const r = result!;
   if (outcome) {
     const head = verifiedPackage(outcome.last, target.name, version);
@@ -122,5 +128,5 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     if (head.releasedVersion) r.releasedVersion = head.releasedVersion;
   }
   io.stdout(values.json ? `${JSON.stringify(r, null, 2)}\n` : renderResultText(r));
-  return passed(r) ? 0 : 1;
+  return interruption.exitCode() ?? (passed(r) ? 0 : 1);
 }

@@ -4,6 +4,7 @@ import type { KindRegistry } from '../bundle/kind-registry.js';
 import { parseRegistryAddress } from '../bundle/reference.js';
 import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
+import { runHolder } from '../cluster/runlease.js';
 import { DevpkgError, UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap } from '../packages/refname.js';
@@ -53,6 +54,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
 
   const errors: PackageResult[] = [];
   const requests: VerifyRequest[] = [];
+  const releases: Array<() => Promise<void>> = [];
   for (const ref of o.refs) {
     await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
       let problems: Problem[] = [];
@@ -77,7 +79,9 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
           mode: o.mode,
           exec: ctx.exec,
           log: (m) => host.info(m),
+          runLease: { holder: runHolder(ctx.env), seconds: (inputs.settleMs + inputs.timeoutMs) / 1000 + 600 },
         });
+        releases.push(dev.release);
         for (const r of dev.requests) {
           r.base.phases = [...(o.phases ?? []), { name: 'dev Package applied', seenAt: new Date().toISOString() }];
           if (problems.length) r.base.problems = problems;
@@ -96,6 +100,9 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
       assertions,
       diagnosticsDir: path.join(ctx.env.RUNNER_TEMP || path.join(o.root, '.devpkg'), 'devpkg-diagnostics'),
       log: (m) => host.info(m),
+      signal: ctx.signal,
+    }).finally(async () => {
+      for (const release of releases) await release();
     }),
   );
   for (const r of verified) host.info(renderResultText(r));

@@ -12,6 +12,8 @@ export interface ModeContext {
   env: NodeJS.ProcessEnv;
   /** Where publishReport writes the results folder (default $RUNNER_TEMP/devpkg-<artifact-name>); the CLI's --results-dir. */
   resultsDir?: string;
+  /** Aborted on SIGINT/SIGTERM (the runner cancelling the job): waits end `interrupted`. */
+  signal?: AbortSignal;
 }
 
 /** A mode throws a DevpkgError on failure, after writing its outputs. */

@@ -1,7 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import semver from 'semver';
-import { DevpkgError } from '../errors.js';
+import { DevpkgError, UsageError } from '../errors.js';
 import { lineOf, parsePackageFile, type PackageResource } from './model.js';
 
 /**
@@ -12,6 +12,8 @@ export interface TreeReader {
   /** Names of the sub-folders of `dir`, and of its files; empty lists when `dir` does not exist. */
   list(dir: string): Promise<{ dirs: string[]; files: string[] }>;
   readText(file: string): Promise<string>;
+  /** Whether a path exists (an empty listing does not tell an empty folder from a missing one). */
+  exists?(p: string): Promise<boolean>;
 }
 
 export const fsReader: TreeReader = {
@@ -30,6 +32,14 @@ export const fsReader: TreeReader = {
     }
   },
   readText: (file) => readFile(file, 'utf8'),
+  exists: async (p) => {
+    try {
+      await stat(p);
+      return true;
+    } catch {
+      return false;
+    }
+  },
 };
 
 export const PACKAGE_FILE = 'package.yaml';
@@ -136,6 +146,19 @@ export async function loadVersion(
 ): Promise<LoadedVersion> {
   const dir = normalizePackagesDir(packagesDir);
   const entry = name.includes('/') || name.startsWith('.') ? undefined : await readPackageEntry(root, dir, name, reader);
+  if (entry && !version.includes('/') && !entry.versions.some((e) => e.version === version)) {
+    // The folder is there but holds no package.yaml: say so, not that the package is unknown.
+    const listing = await reader.list(path.resolve(root, entry.path));
+    if (listing.dirs.includes(version)) {
+      const inside = await reader.list(path.resolve(root, entry.path, version));
+      const holds = [...inside.dirs.map((d) => `${d}/`), ...inside.files].sort().join(', ') || 'nothing';
+      const known = entry.versions.map((e) => e.version).join(', ') || 'none';
+      throw new DevpkgError(
+        `unknown version ${version} of package ${name}: the folder ${join(entry.path, version)} has no ${PACKAGE_FILE} (it holds: ${holds}), ` +
+          `so it is not a version folder; put the Package (kind: Package) in ${join(entry.path, version, PACKAGE_FILE)}, or use a known version: ${known}`,
+      );
+    }
+  }
   if (!entry || (entry.versions.length === 0 && entry.metadataFile === undefined)) {
     const known = (await listPackages(root, dir, reader)).map((p) => p.name).join(', ') || 'none';
     throw new DevpkgError(`unknown package ${name}: no folder ${join(dir, name)} with a metadata.yaml or a version folder; known: ${known}`);
@@ -169,4 +192,31 @@ export function checkFolderVersion(res: PackageResource, folderVersion: string):
     message: `spec.version ${res.pkg.spec.version} does not match its version folder ${folderVersion}; devpkg uses ${res.pkg.spec.version} as the released version (rename the folder to ${res.pkg.spec.version}, or set spec.version and metadata.name to ${folderVersion})`,
   };
   return { ...res, warnings: [...res.warnings, warning] };
+}
+
+/**
+ * A folder given as a version folder (`devpkg dev --package`, `devpkg bootstrap --package`):
+ * `<root>/<name>/<version>` holding a package.yaml. A package folder, a missing folder or one
+ * without a package.yaml is a usage error naming the flag and, for a package folder, its versions.
+ */
+export async function loadVersionFolder(folder: string, what: string, reader: TreeReader = fsReader): Promise<{ root: string; loaded: LoadedVersion }> {
+  const here = await reader.list(folder);
+  if (!here.files.includes(PACKAGE_FILE)) {
+    const versions = versionEntries(
+      '',
+      await Promise.all(here.dirs.map(async (d) => ({ name: d, hasPackageFile: (await reader.list(path.join(folder, d))).files.includes(PACKAGE_FILE) }))),
+    ).map((v) => v.version);
+    if (versions.length > 0) {
+      throw new UsageError(
+        `${what}: ${folder} is a package folder, not a version folder; give one of its versions: ${versions.map((v) => path.join(folder, v)).join(', ')}`,
+      );
+    }
+    if (here.dirs.length === 0 && here.files.length === 0 && !(await reader.exists?.(folder) ?? true)) {
+      throw new UsageError(`${what}: folder ${folder} does not exist; give a version folder such as addons/packages/antrea/1.5.3`);
+    }
+    throw new UsageError(`${what}: ${folder} holds no ${PACKAGE_FILE}; give a version folder (<packages dir>/<name>/<version>, holding package.yaml and bundle/)`);
+  }
+  const root = path.dirname(path.dirname(folder));
+  const loaded = await loadVersion(root, '', path.basename(path.dirname(folder)), path.basename(folder), reader);
+  return { root, loaded };
 }

@@ -53,6 +53,7 @@ export const VERDICTS: Record<Verdict, VerdictStyle> = {
   'downgrade-blocked': { icon: '⛔', label: 'downgrade blocked', ok: false },
   'timed-out': { icon: '⏱️', label: 'timed out', ok: false },
   lost: { icon: '❌', label: 'lost after winning', ok: false },
+  interrupted: { icon: '🛑', label: 'interrupted', ok: false },
   error: { icon: '💥', label: 'error', ok: false },
 };
 

@@ -18,6 +18,8 @@ export interface VerifyRequest {
   base: Omit<PackageResult, 'verdict' | 'reason' | 'timeline'>;
   target: VerifyTarget;
   expect: Expectation;
+  /** The dev Packages devpkg applied for this request: an interrupted result names them. */
+  applied?: Array<{ namespace: string; name: string }>;
 }
 
 export interface VerifyAllOptions {
@@ -31,6 +33,13 @@ export interface VerifyAllOptions {
   extraLogs?: string[];
   log?: (message: string) => void;
   onOutcome?: (req: VerifyRequest, outcome: VerifyOutcome) => void;
+  /** Aborted on SIGINT/SIGTERM: every wait ends `interrupted` (see src/interrupt.ts). */
+  signal?: AbortSignal;
+  /**
+   * How long collecting diagnostics may take (default 30s): an API server that stopped answering
+   * must not hold the verdict back; what was written by then stays.
+   */
+  diagnosticsDeadlineMs?: number;
 }
 
 /** True when the dev version won and every assertion held. */
@@ -53,12 +62,13 @@ export async function verifyOne(req: VerifyRequest, opts: VerifyAllOptions): Pro
     settleMs: opts.settleMs,
     timeoutMs: opts.timeoutMs,
     log,
+    signal: opts.signal,
   });
   opts.onOutcome?.(req, outcome);
   const result: PackageResult = {
     ...req.base,
     verdict: outcome.verdict,
-    reason: outcome.reason,
+    reason: outcome.verdict === 'interrupted' ? withApplied(outcome.reason, req.applied) : outcome.reason,
     timeline: outcome.timeline,
     phases: [...(req.base.phases ?? []), ...(outcome.wonAt ? [{ name: 'won', seenAt: outcome.wonAt }] : [])],
   };
@@ -75,8 +85,10 @@ export async function verifyOne(req: VerifyRequest, opts: VerifyAllOptions): Pro
     if (failed.length) result.reason += `; but ${failed.length} of ${result.assertions.length} assertion(s) failed`;
   }
   if (!passed(result) && opts.diagnosticsDir) {
+    let deadline: NodeJS.Timeout | undefined;
+    const ms = opts.diagnosticsDeadlineMs ?? 30_000;
     try {
-      const d = await collectDiagnostics({
+      const collecting = collectDiagnostics({
         kc: opts.kc,
         namespace: req.target.namespace,
         name: req.target.name,
@@ -89,9 +101,15 @@ export async function verifyOne(req: VerifyRequest, opts: VerifyAllOptions): Pro
         reason: result.reason,
         extraLogs: opts.extraLogs,
       });
+      const late = new Promise<never>((_, reject) => {
+        deadline = setTimeout(() => reject(new Error(`the cluster did not answer within ${ms / 1000}s; what was collected by then is in the folder`)), ms);
+      });
+      const d = await Promise.race([collecting, late]);
       result.diagnostics = { dir: d.dir, excerpt: d.excerpt };
     } catch (err) {
       log(`${t}: could not collect diagnostics: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(deadline);
     }
   }
   return result;
@@ -109,6 +127,14 @@ export function summaryLine(reason: string, max = 300): string {
     .join(' ')
     .replace(/\s+/g, ' ');
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** An interrupted run leaves what it applied in place: say what, and how to undo it. */
+export function withApplied(reason: string, applied: VerifyRequest['applied']): string {
+  if (!applied?.length) return reason;
+  const names = applied.map((a) => `Package ${a.namespace}/${a.name}`).join(', ');
+  const undo = applied.map((a) => `kubectl delete packages.data.packaging.carvel.dev -n ${a.namespace} ${a.name}`).join('; ');
+  return `${reason}. devpkg had applied the dev ${names}; it stays applied (to undo: ${undo})`;
 }
 
 /** Parses `NS/NAME`. */

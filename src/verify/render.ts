@@ -8,6 +8,7 @@ const MARK: Record<string, string> = {
   'downgrade-blocked': 'DOWNGRADE BLOCKED',
   'timed-out': 'TIMED OUT',
   lost: 'LOST',
+  interrupted: 'INTERRUPTED',
   planned: 'PLANNED',
   error: 'ERROR',
 };

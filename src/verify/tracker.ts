@@ -81,6 +81,20 @@ export function onTimeout(s: TrackerState, timeoutMs: number): { state: TrackerS
   return finish(s, 'timed-out', `the dev version did not win within ${secs}s${where}`);
 }
 
+/**
+ * A signal (SIGINT, SIGTERM) stopped the wait: the verdict is `interrupted`, saying where the
+ * wait was and the last state seen.
+ */
+export function onInterrupt(s: TrackerState, what: string): { state: TrackerState; action: TrackerAction } {
+  if (s.phase === 'done') return { state: s, action: { type: 'none' } };
+  const where =
+    s.phase === 'waiting'
+      ? 'while waiting for the dev version to win'
+      : 'during the settle window (the dev version had won; whether it holds was not seen through)';
+  const last = s.last ? `; last state: ${s.last.reason}` : '; nothing was observed';
+  return finish(s, 'interrupted', `interrupted by ${what} ${where}${last}`);
+}
+
 function finish(s: TrackerState, verdict: Verdict, reason: string): { state: TrackerState; action: TrackerAction } {
   return { state: { ...s, phase: 'done', verdict, reason }, action: { type: 'done', verdict, reason } };
 }

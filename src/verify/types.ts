@@ -11,6 +11,7 @@ export type Verdict =
   | 'downgrade-blocked'
   | 'timed-out'
   | 'lost'
+  | 'interrupted'
   | 'planned'
   | 'error';
 

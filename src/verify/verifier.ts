@@ -6,10 +6,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { selectVersion } from '../versions/index.js';
 import { conditionOf, evaluate, trimMessage, type Evaluation, type Expectation, type KObject, type SelectFn } from './evaluate.js';
-import { initialTracker, onEvaluation, onSettleExpired, onTimeout, type ChangeInfo, type TrackerAction, type TrackerState } from './tracker.js';
+import { initialTracker, onEvaluation, onInterrupt, onSettleExpired, onTimeout, type ChangeInfo, type TrackerAction, type TrackerState } from './tracker.js';
 import { podProblems, WorkloadPods, workloadScope } from './pods.js';
 import type { TimelineEntry, Verdict } from './types.js';
-import { ResumableWatch } from './watch.js';
+import { ResumableWatch, UnreachableError } from './watch.js';
 
 export interface VerifyTarget {
   namespace: string;
@@ -27,6 +27,11 @@ export interface VerifyOptions {
   select?: SelectFn;
   /** Called on each evaluation (tests, the benchmark, live logs). */
   onEvaluation?: (e: Evaluation, at: Date) => void;
+  /**
+   * Aborted on SIGINT/SIGTERM: the wait stops with verdict `interrupted`. The abort reason names
+   * the signal (a string such as "SIGTERM").
+   */
+  signal?: AbortSignal;
 }
 
 export interface VerifyOutcome {
@@ -102,11 +107,23 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
   // The --timeout bounds the whole wait; only a win seen before it may hold its settle window past it.
   const deadline = Date.now() + timeoutMs;
 
+  // Objects deleted while watching, and dev Packages of other devpkg runs: named in the verdict.
+  const outside: string[] = [];
+  let devPackageDeleted = false;
+  let lastProblem: string | undefined;
+  const onSignal = (): void => apply(onInterrupt(tracker, String(opts.signal?.reason ?? 'a signal')));
+
   const finish = (verdict: Verdict, reason: string): void => {
     if (settleTimer) clearTimeout(settleTimer);
     if (timeoutTimer) clearTimeout(timeoutTimer);
+    opts.signal?.removeEventListener('abort', onSignal);
     for (const w of Object.values(watches)) w.stop();
     workload.stop();
+    if (verdict !== 'won' && outside.length) {
+      reason += `; while devpkg watched: ${outside.join('; ')}`;
+      if (devPackageDeleted) reason += `. ${recoveryHint(target)}`;
+    }
+    if (verdict === 'timed-out' && !tracker.last && lastProblem) reason += `; the last problem reaching the cluster: ${lastProblem}`;
     const stats: VerifyOutcome['watchStats'] = {};
     for (const [k, w] of Object.entries(watches)) stats[k] = { lists: w.lists, connects: w.connects };
     resolveDone({ verdict, reason, timeline, wonAt, decidedAt: new Date().toISOString(), last: { pkgi, app, packages, pods }, watchStats: stats });
@@ -175,27 +192,80 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
     return [...all.values()].filter((p) => ref !== undefined && p.spec?.refName === ref);
   };
 
+  /**
+   * Between two sets of the refName's Packages: the dev Package deleted (kapp-controller then
+   * wants to go back, and its downgrade guard refuses), or another devpkg run's dev Package
+   * appearing (two runs on one PackageInstall).
+   */
+  // Names of every Package of the namespace seen so far (any refName): a Package is new only when
+  // it was absent from every earlier list, not when the refName filter first lets it through.
+  let seenNames: Set<string> | undefined;
+  const notePackageChanges = (before: KObject[], after: KObject[], all: Map<string, KObject>): void => {
+    const at = new Date().toISOString();
+    for (const p of before) {
+      // Gone from the namespace, not merely filtered out (the refName is unknown while the
+      // PackageInstall is absent).
+      if (all.has(p.metadata?.name ?? '')) continue;
+      const isDev = p.spec?.version === expect.version;
+      const note = `${isDev ? 'the dev Package' : 'Package'} ${p.metadata?.namespace ?? target.namespace}/${p.metadata?.name} was deleted${writtenBy(p)}`;
+      if (isDev) devPackageDeleted = true;
+      outside.push(`${note} at ${at}`);
+      timeline.push({ at, object: `Package ${p.metadata?.name}`, message: 'deleted' });
+      lastChange = { description: note, at };
+    }
+    const earlier = seenNames;
+    seenNames = new Set([...(earlier ?? []), ...all.keys()]);
+    if (!earlier) return;
+    for (const p of after) {
+      if (earlier.has(p.metadata?.name ?? '') || p.spec?.version === expect.version) continue;
+      if (!(p.metadata?.managedFields ?? []).some((f) => f.manager === 'devpkg')) continue;
+      const note = `another devpkg run applied Package ${p.metadata?.namespace ?? target.namespace}/${p.metadata?.name} (version ${p.spec?.version})`;
+      timeline.push({ at, object: `Package ${p.metadata?.name}`, message: 'applied by another devpkg run' });
+      lastChange = { description: note, at };
+      outside.push(`${note} at ${at}`);
+      log(`${target.namespace}/${target.name}: ${note}`);
+    }
+  };
+
   watches.packageInstall = new ResumableWatch(
     kc,
     { group: 'packaging.carvel.dev', version: 'v1alpha1', plural: 'packageinstalls', namespace: target.namespace, name: target.name },
     {
       onChange: (objs) => {
+        const before = pkgi;
         pkgi = objs.get(target.name);
+        const deleted = before && !pkgi ? `PackageInstall ${target.namespace}/${target.name} was deleted${writtenBy(before)}` : undefined;
         record('PackageInstall', pkgi);
+        if (deleted) {
+          // record() says what changed; a deletion is named as such.
+          lastChange = { description: deleted, at: new Date().toISOString() };
+          outside.push(`${deleted} at ${lastChange.at}`);
+        }
         if (listPackagesOnChange && watches.packages) {
           void watches.packages
             .relist()
             .catch((err: unknown) => log(`${target.namespace}/${target.name}: cannot list Packages: ${describeApiError(err)}`))
             .then(() => {
-              packages = filterPackages(watches.packages!.current());
+              const before = packages;
+              const all = watches.packages!.current();
+              packages = filterPackages(all);
+              notePackageChanges(before, packages, all);
               reevaluate();
             });
           return;
         }
-        if (watches.packages) packages = filterPackages(watches.packages.current());
+        if (watches.packages) {
+          const prev = packages;
+          const all = watches.packages.current();
+          packages = filterPackages(all);
+          notePackageChanges(prev, packages, all);
+        }
         reevaluate();
       },
-      onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`),
+      onProblem: (m) => {
+        lastProblem = m;
+        log(`${target.namespace}/${target.name}: ${m}`);
+      },
     },
   );
   watches.app = new ResumableWatch(
@@ -208,7 +278,10 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
         workload.track(workloadScope(app), target);
         reevaluate();
       },
-      onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`),
+      onProblem: (m) => {
+        lastProblem = m;
+        log(`${target.namespace}/${target.name}: ${m}`);
+      },
     },
   );
   watches.packages = new ResumableWatch(
@@ -216,36 +289,65 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
     { group: 'data.packaging.carvel.dev', version: 'v1alpha1', plural: 'packages', namespace: target.namespace },
     {
       onChange: (objs, changed) => {
+        const before = packages;
         packages = filterPackages(objs);
+        notePackageChanges(before, packages, objs);
         if (changed === undefined || changed.spec?.refName === refNameOf()) reevaluate();
       },
       onUnsupported: (m) => {
         log(`${target.namespace}/${target.name}: ${m}; listing Packages on each PackageInstall change instead`);
         listPackagesOnChange = true;
       },
-      onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`),
+      onProblem: (m) => {
+        lastProblem = m;
+        log(`${target.namespace}/${target.name}: ${m}`);
+      },
     },
   );
 
   timeoutTimer = setTimeout(() => apply(onTimeout(tracker, timeoutMs)), timeoutMs);
-  const starting = (async () => {
-    // Packages first, so the first PackageInstall evaluation already sees them.
-    await watches.packages.start().catch((err: unknown) => {
-      // Without the Packages a not-selected verdict cannot be explained, but a win can still be proven.
-      log(`${target.namespace}/${target.name}: cannot list Packages (${describeApiError(err)}); continuing without them`);
-      watches.packages?.stop();
-    });
-    await watches.app.start();
-    await watches.packageInstall.start();
-  })().catch((err: unknown) => {
-    if (tracker.phase !== 'done') {
-      tracker = { ...tracker, phase: 'done' };
-      finish('error', `could not watch ${target.namespace}/${target.name}: ${describeApiError(err)}`);
+  if (opts.signal?.aborted) onSignal();
+  else opts.signal?.addEventListener('abort', onSignal, { once: true });
+  // The watches start in the background: the verdict (a time-out, a signal) never waits for a
+  // request the server does not answer.
+  void (async () => {
+    try {
+      // Packages first, so the first PackageInstall evaluation already sees them.
+      await watches.packages!.start().catch((err: unknown) => {
+        if (err instanceof UnreachableError) throw err;
+        // Without the Packages a not-selected verdict cannot be explained, but a win can still be proven.
+        log(`${target.namespace}/${target.name}: cannot list Packages (${describeApiError(err)}); continuing without them`);
+        watches.packages?.stop();
+      });
+      await watches.app!.start();
+      await watches.packageInstall!.start();
+    } catch (err) {
+      if (tracker.phase !== 'done') {
+        tracker = { ...tracker, phase: 'done' };
+        if (err instanceof UnreachableError) {
+          finish('error', `cannot reach the cluster at ${kc.getCurrentCluster()?.server ?? '(no server)'}: ${err.message}; nothing was observed (check the kubeconfig, --kubeconfig or input kubeconfig, and that the API server is up)`);
+        } else {
+          finish('error', `could not watch ${target.namespace}/${target.name}: ${describeApiError(err)}`);
+        }
+      }
     }
-  });
-  // A start that hangs (an API server that accepts but does not answer) must not outlive the verdict.
-  void starting;
+  })();
   return done;
+}
+
+/** ", last written by X" out of an object's managedFields; the API does not record who deletes. */
+function writtenBy(o: KObject): string {
+  const who = lastWriter(o);
+  return who ? ` (the API does not record who deletes; it was last written by ${who})` : ' (the API does not record who deletes)';
+}
+
+/** How to get a PackageInstall going again after its dev Package was deleted under it. */
+export function recoveryHint(t: VerifyTarget): string {
+  return (
+    `kapp-controller will not go back to a lower version by itself (downgrade guard). To recover: run devpkg dev again ` +
+    `(it plans a higher dev version), or allow the downgrade with kubectl annotate packageinstall -n ${t.namespace} ${t.name} ` +
+    `packaging.carvel.dev/downgradable="", or delete PackageInstall ${t.namespace}/${t.name} so that its owner (e.g. the addons manager) recreates it`
+  );
 }
 
 /** The API server's message and reason out of a client error (STYLE.md 7). */

@@ -45,11 +45,20 @@ export function collectionPath(ref: CollectionRef): string {
   return `${base}/namespaces/${encodeURIComponent(ref.namespace)}/${ref.plural}`;
 }
 
+/** The first list never got an answer from the server (no HTTP status): the cluster was not reached. */
+export class UnreachableError extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = 'UnreachableError';
+  }
+}
+
 export class ResumableWatch {
   private readonly objects = new Map<string, KObject>();
   private resourceVersion = '';
   private abort?: AbortController;
   private timer?: NodeJS.Timeout;
+  private wake?: () => void;
   private stopped = false;
   private backoff = MIN_BACKOFF_MS;
   /** Number of times the collection was listed (1 + relists); read by tests. */
@@ -61,6 +70,8 @@ export class ResumableWatch {
     private readonly kc: KubeConfig,
     private readonly ref: CollectionRef,
     private readonly events: WatchEvents,
+    /** How many times start() tries a server that does not answer at all before it gives up. */
+    private readonly unreachableAttempts = 3,
   ) {}
 
   /**
@@ -69,14 +80,31 @@ export class ResumableWatch {
    * e.g. an apiserver restart) is retried with back-off instead.
    */
   async start(): Promise<void> {
-    try {
-      await this.list('start');
-    } catch (err) {
-      const code = statusOf(err);
-      if (code !== undefined && code >= 400 && code < 500 && code !== 429) throw err;
-      this.events.onProblem?.(`${this.ref.plural}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}; retrying`);
-      this.schedule(true, this.nextBackoff());
-      return;
+    // A server that never answered (connection refused, no route, DNS) is tried a few times,
+    // then given up on: the cluster was never reached, and waiting out the time-out would
+    // only hide why.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.list('start');
+        break;
+      } catch (err) {
+        if (this.stopped) return;
+        const code = statusOf(err);
+        if (code !== undefined && code >= 400 && code < 500 && code !== 429) throw err;
+        const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        if (code === undefined && attempt >= this.unreachableAttempts) throw new UnreachableError(message, err);
+        this.events.onProblem?.(`${this.ref.plural}: ${message}; retrying`);
+        if (code !== undefined) {
+          // Reached, but failing (5xx, 429, e.g. an apiserver restart): keep trying in the background.
+          this.schedule(true, this.nextBackoff());
+          return;
+        }
+        await new Promise<void>((r) => {
+          this.wake = r;
+          this.timer = setTimeout(r, this.nextBackoff());
+        });
+        if (this.stopped) return;
+      }
     }
     await this.watch();
   }
@@ -84,6 +112,7 @@ export class ResumableWatch {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.wake?.();
     this.abort?.abort();
   }
 
@@ -143,7 +172,7 @@ export class ResumableWatch {
     if (this.ref.name) params.fieldSelector = `metadata.name=${this.ref.name}`;
     if (this.ref.labelSelector) params.labelSelector = this.ref.labelSelector;
     this.connects++;
-    this.abort = await w.watch(
+    const abort = await w.watch(
       collectionPath(this.ref),
       params,
       (type, obj: KObject & { code?: number; message?: string }) => {
@@ -181,6 +210,10 @@ export class ResumableWatch {
         this.schedule(relist, err && !relist ? this.nextBackoff() : 0);
       },
     );
+    this.abort = abort;
+    // Stopped while the connection was being opened: close it now, or it would keep the
+    // process alive until the server ends the watch (minutes) after the verdict.
+    if (this.stopped) abort.abort();
   }
 
   private nextBackoff(): number {
