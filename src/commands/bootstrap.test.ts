@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { runCli } from '../cli.js';
 import type { CliIO } from './io.js';
 
@@ -52,7 +53,7 @@ test('devpkg bootstrap checks the host before creating anything, and --help name
 });
 
 test('without ytt on PATH, --prepare-only fails up front naming ytt instead of weakening its dry-run check', async () => {
-  const r = await cli(['bootstrap', '--package', 'x', '--image', 'i', '--prepare-only']);
+  const r = await cli(['bootstrap', '--package', resolve('examples/tce-packages/addons/packages/antrea/1.5.3'), '--image', 'i', '--prepare-only']);
   expect(r.code).toBe(2);
   expect(r.err).toMatch(/^devpkg bootstrap: ytt is not on PATH: bootstrap renders the package config and the providers with it for its dry-run check, and will not run that check weakened; install ytt/);
   expect(r.err).not.toContain('the dry-run check renders the providers with ytt');

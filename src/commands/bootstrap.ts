@@ -141,6 +141,12 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     caCertificate: '--tkg-custom-image-repository-ca-certificate',
   });
   if (imageRepository && !values['cluster-config']) throw new UsageError('--tkg-custom-image-repository needs --cluster-config: devpkg writes it into a copy of that file');
+  // Flags and the package folder first: a bad value is named before the machine is looked at.
+  const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
+  const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
+  const registry = values.registry === undefined ? undefined : parseRegistryFlag(values.registry, '--registry');
+  const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
+  const { root, loaded } = await loadVersionFolder(folder, '--package');
   // ytt renders the package config and (without a tanzu CLI) the providers for the dry-run check:
   // missing, it fails here, before anything is changed, rather than weakening the check.
   const yttPath = await ensureYtt({ env: io.env, log });
@@ -150,11 +156,6 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     if (problems.length) throw new UsageError(hostRefusal(problems, '--skip-host-check'));
   }
   if (!dryRunWithYtt) await requireManagementCluster(new Tanzu(tanzuPath, execTool, paths.home ? { HOME: paths.home } : {}), tanzuPath);
-  const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
-  const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
-  const registry = values.registry === undefined ? undefined : parseRegistryFlag(values.registry, '--registry');
-  const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
-  const { root, loaded } = await loadVersionFolder(folder, '--package');
   loaded.path = join(root, loaded.path);
   const refName = targetRefName(parseRefNameMap(values['ref-name']), loaded.pkg.pkg.spec.refName, 1);
 

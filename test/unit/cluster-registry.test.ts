@@ -54,7 +54,7 @@ describe('bad pull addresses are usage errors', () => {
       cwd: '/',
     });
     expect(code).toBe(2);
-    expect(err).toMatch(/--cluster-registry: "http:\/\/172\.18\.0\.3:5000" must be HOST\[:PORT\]\[\/PATH\] without a scheme/);
+    expect(err).toMatch(/--cluster-registry: "http:\/\/172\.18\.0\.3:5000" has a scheme \(http:\/\/\); write the registry as HOST\[:PORT\]\[\/PATH\]/);
   });
   test('action: input cluster-registry is checked with the other inputs', () => {
     expect(() => parseInputs(inputsFrom({ mode: 'cluster', registry: 'localhost:5001/devpkg', 'cluster-registry': 'https://x' }))).toThrow(/input cluster-registry: "https:\/\/x"/);
