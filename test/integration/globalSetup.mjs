@@ -7,7 +7,8 @@
 // process logs: the tier fails, it never skips.
 //
 // DEVPKG_HARNESS_KAPP_CONTROLLER=1|0 turns kapp-controller on or off; by default it is on
-// when test/harness/kapp-controller.sh exists.
+// when test/harness/kapp-controller.sh exists. DEVPKG_HARNESS_TKG=1|0 likewise for the real TKG
+// controllers (test/harness/tkg.sh, `up --tkg`; it implies kapp-controller).
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const controlplane = join(root, 'test', 'harness', 'controlplane.sh');
 const kappControllerScript = join(root, 'test', 'harness', 'kapp-controller.sh');
+const tkgScript = join(root, 'test', 'harness', 'tkg.sh');
 
 /** Parse `export NAME='value'` lines (single quotes, '\'' escapes) into a record. */
 export function parseExports(text) {
@@ -38,6 +40,12 @@ export function parseExports(text) {
 function wantKappController() {
   const v = process.env.DEVPKG_HARNESS_KAPP_CONTROLLER;
   if (v === undefined || v === '') return existsSync(kappControllerScript);
+  return !['0', 'false', 'no', 'off'].includes(v.toLowerCase());
+}
+
+function wantTkg() {
+  const v = process.env.DEVPKG_HARNESS_TKG;
+  if (v === undefined || v === '') return existsSync(tkgScript);
   return !['0', 'false', 'no', 'off'].includes(v.toLowerCase());
 }
 
@@ -85,6 +93,7 @@ export default async function globalSetup() {
   const harnessDir = process.env.DEVPKG_HARNESS_DIR || '/tmp/devpkg-harness';
   const args = ['up'];
   if (wantKappController()) args.push('--kapp-controller');
+  if (wantTkg()) args.push('--tkg');
 
   // Left running by someone before the tests (e.g. a developer's `controlplane.sh up`)?
   // Then teardown leaves it running too.
