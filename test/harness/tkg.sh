@@ -81,7 +81,8 @@ cmd_build() {
   log "copying $TF_SRC to the build folder $work"
   cp -r "$TF_SRC" "$work"
   chmod -R u+w "$work"
-  (cd "$work" && git apply "$TKR_PATCH") || die "applying $TKR_PATCH in $work failed"
+  # GIT_CEILING_DIRECTORIES: git apply works as a plain patch here, never on a repository above.
+  (cd "$work" && GIT_CEILING_DIRECTORIES="$(dirname "$work")" git apply "$TKR_PATCH") || die "applying $TKR_PATCH in $work failed"
   harness_modfile "$work"
   harness_modfile "$work/addons"
   local bi=github.com/vmware-tanzu/tanzu-framework/pkg/v1/buildinfo
