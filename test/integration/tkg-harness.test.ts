@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { runTool } from './helpers/run.js';
-import { buildInfoOf, tkgPids, tkgScript } from './helpers/tkg-real.js';
+import { buildInfoOf, controllerLog, stampedWith, TANZU_FRAMEWORK_COMMIT, tkgPids, tkgScript } from './helpers/tkg-real.js';
 
 const T = 300_000;
 
@@ -61,11 +61,17 @@ test('started, both are the real binaries and listen on 127.0.0.1 only; stop and
   // The real binaries: tanzu-framework's own main packages and module, v0.25.4 stamped in.
   const addons = await buildInfoOf(pids['tanzu-addons-manager']!);
   expect(addons).toMatch(/\tpath\tgithub\.com\/vmware-tanzu\/tanzu-framework\/addons\n/);
-  expect(addons).toMatch(/buildinfo\.Version=v0\.25\.4 /);
-  expect(addons).toMatch(/\tsigs\.k8s\.io\/cluster-api\tv1\.1\.5\t/);
+  expect(addons).toMatch(/\t=>\tsigs\.k8s\.io\/cluster-api\tv1\.1\.5\t/);
+  // The one module the proxy refuses, built with v1.3.1 in its place (docs/development.md).
+  expect(addons).toMatch(/\tdep\tsigs\.k8s\.io\/cluster-api-provider-vsphere\tv1\.3\.5\n\t=>\tsigs\.k8s\.io\/cluster-api-provider-vsphere\tv1\.3\.1\t/);
   const tkr = await buildInfoOf(pids['tkr-controller-manager']!);
   expect(tkr).toMatch(/\tpath\tgithub\.com\/vmware-tanzu\/tanzu-framework\/pkg\/v1\/tkr\n/);
-  expect(tkr).toMatch(/buildinfo\.Version=v0\.25\.4 /);
+  expect(tkr).toMatch(/\tmod\tgithub\.com\/vmware-tanzu\/tanzu-framework\t/);
+  for (const pid of Object.values(pids)) expect(await stampedWith(pid, 'v0.25.4', TANZU_FRAMEWORK_COMMIT)).toBe(true);
+  // And each says so itself at start (setupLog "Version", from pkg/v1/buildinfo); the addons
+  // manager's klog line carries its PID.
+  expect(await controllerLog('tanzu-addons-manager')).toMatch(new RegExp(` ${pids['tanzu-addons-manager']} .*"msg"="Version".*"sha"="${TANZU_FRAMEWORK_COMMIT}" "version"="v0\\.25\\.4"`));
+  expect(await controllerLog('tkr-controller-manager')).toMatch(/\tVersion\t\{"version": "v0\.25\.4", "buildDate": "", "sha": "8204f5b0d359512ae81ed94f5c87a59e5e1ed8b9"\}/);
 
   // Every listening socket of both is on loopback (tkr metrics; addons metrics and health).
   for (const [name, pid] of Object.entries(pids)) {

@@ -62,6 +62,19 @@ export async function buildInfoOf(pid: number): Promise<string> {
   return stdout;
 }
 
+/**
+ * Whether a running process's executable carries the strings tkg.sh stamps into
+ * pkg/v1/buildinfo (-X Version=v0.25.4, SHA=<tag commit>). `go version -m` does not show ldflags
+ * of a -trimpath build, so the binary itself is read.
+ */
+export async function stampedWith(pid: number, ...strings: string[]): Promise<boolean> {
+  const exe = await readFile(`/proc/${pid}/exe`);
+  return strings.every((x) => exe.includes(Buffer.from(x)));
+}
+
+/** The tag commit of tanzu-framework v0.25.4 (test/harness/versions.env TANZU_FRAMEWORK_COMMIT). */
+export const TANZU_FRAMEWORK_COMMIT = '8204f5b0d359512ae81ed94f5c87a59e5e1ed8b9';
+
 /** The controller's own log, as the harness keeps it. */
 export async function controllerLog(name: string): Promise<string> {
   return readFile(path.join(process.env.DEVPKG_HARNESS_DIR ?? '', 'logs', `${name}.log`), 'utf8');
