@@ -227,7 +227,11 @@ cmd_up() {
   for ns in tkg-system tkr-system; do
     kubectl get namespace "$ns" >/dev/null 2>&1 || kubectl create namespace "$ns" >&2
   done
-  mkdir -p "$TKG_DIR"
+  # The binaries are linked into the harness (as controlplane.sh links its own): `start` may run
+  # with another HOME (the tanzu stand-in runs with the test's), so another default DEVPKG_CACHE.
+  mkdir -p "$TKG_DIR/bin"
+  ln -sfn "$(tkg_binary $ADDONS_BIN_NAME)" "$TKG_DIR/bin/$ADDONS_BIN_NAME"
+  ln -sfn "$(tkg_binary $TKR_BIN_NAME)" "$TKG_DIR/bin/$TKR_BIN_NAME"
   touch "$TKG_DIR/.devpkg-tkg"
   log "TKG controllers ready to start (test/harness/tkg.sh start); binaries in $(tkg_build_dir)"
   printf "export DEVPKG_TKG_HARNESS='%s'\n" "$TKG_SRC_DIR/tkg.sh"
@@ -251,20 +255,23 @@ cmd_start() {
   done
   [ -n "$bom" ] && [ -n "$meta" ] || die "start needs --bom-image REPO and --metadata-image REPO (the BOM and compatibility images in the test registry)"
   [ -f "$TKG_DIR/.devpkg-tkg" ] || die "test/harness/tkg.sh up has not run on $D (controlplane.sh up --tkg does it)"
-  built || die "the TKG controllers are not built; run test/harness/tkg.sh build"
+  local b
+  for b in "$ADDONS_BIN_NAME" "$TKR_BIN_NAME"; do
+    [ -x "$TKG_DIR/bin/$b" ] || die "$TKG_DIR/bin/$b is missing; run test/harness/tkg.sh up (it builds and links them)"
+  done
   cmd_stop
   local tkr_metrics addons_metrics addons_health addons_webhook
   tkr_metrics=$(free_port); addons_metrics=$(free_port); addons_health=$(free_port); addons_webhook=$(free_port)
   printf 'TKR_METRICS_PORT=%s\nADDONS_METRICS_PORT=%s\nADDONS_HEALTH_PORT=%s\n' "$tkr_metrics" "$addons_metrics" "$addons_health" > "$TKG_DIR/ports.env"
   # Discovery every 1 s at first, then every 2 s (defaults 60 and 600): the BOM tags a test
   # pushes become ConfigMaps and TKRs within seconds, by the controller's own loop.
-  start_proc "$TKR_BIN_NAME" "$TKG_DIR/home-tkr" "$(tkg_binary $TKR_BIN_NAME)" \
+  start_proc "$TKR_BIN_NAME" "$TKG_DIR/home-tkr" "$TKG_DIR/bin/$TKR_BIN_NAME" \
     --kubeconfig="$KUBECONFIG" \
     --bom-image-path="$bom" --bom-metadata-image-path="$meta" \
     --initial-discover-frequency=1 --continuous-discover-frequency=2 \
     --metrics-bind-addr="127.0.0.1:$tkr_metrics"
   wait_http "$TKR_BIN_NAME" "http://127.0.0.1:$tkr_metrics/metrics" 60 || die "$TKR_BIN_NAME did not start"
-  start_proc "$ADDONS_BIN_NAME" "$TKG_DIR/home-addons" "$(tkg_binary $ADDONS_BIN_NAME)" \
+  start_proc "$ADDONS_BIN_NAME" "$TKG_DIR/home-addons" "$TKG_DIR/bin/$ADDONS_BIN_NAME" \
     --kubeconfig="$KUBECONFIG" \
     --metrics-bind-addr="127.0.0.1:$addons_metrics" --health-addr="127.0.0.1:$addons_health" \
     --webhook-server-port="$addons_webhook"

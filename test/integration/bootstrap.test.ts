@@ -21,7 +21,7 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pushBundle } from '../../src/bundle/push.js';
 import type { PackageResult } from '../../src/verify/types.js';
-import { devpkg, PROVIDERS_FIXTURE, STANDIN, workspace, type Workspace } from './helpers/bootstrap.js';
+import { devpkg, STANDIN, type Workspace } from './helpers/bootstrap.js';
 import { ensureHarnessCrds } from './helpers/crds.js';
 import { harnessKubeConfig } from './helpers/kube.js';
 import { listFiles } from '../../src/providers/backup.js';
@@ -31,10 +31,10 @@ import { parseInputs } from '../../src/inputs.js';
 import { inputsFrom } from '../support/inputs.js';
 import { run as runMode } from '../../src/modes/bootstrap.js';
 import { execTool } from '../../src/tools/exec.js';
-import { buildInfoOf, controllerLog, renderMgmtObjects, stampedWith, TANZU_FRAMEWORK_COMMIT, tkgPids } from './helpers/tkg-real.js';
+import { buildInfoOf, controllerLog, renderMgmtObjects, stampedWith, TANZU_FRAMEWORK_COMMIT, tkgPids, tkgWorkspace } from './helpers/tkg-real.js';
 
 const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
-let ws: Workspace;
+let ws: Workspace & { standinProviders: string };
 // Per-test timeouts are explicit: jest reads testTimeout only from the global config.
 const T = 420_000;
 let image = '';
@@ -62,7 +62,9 @@ beforeAll(async () => {
   }
   // The ClusterResourceSet CRD the stand-in writes (the TKR CRD is upstream's, from tkg.sh up).
   await ensureHarnessCrds(await harnessKubeConfig());
-  ws = await workspace('devpkg-bootstrap-it-');
+  // TKG's antrea config, edited: the package the real addons manager's data values fit.
+  ws = await tkgWorkspace('devpkg-bootstrap-it-');
+  process.env.DEVPKG_STANDIN_PROVIDERS = ws.standinProviders;
   // The management cluster's addon Secret and tkr objects, rendered from the real providers tree.
   process.env.DEVPKG_STANDIN_MGMT_OBJECTS = await renderMgmtObjects(ws.dir, ws.clusterName);
   const pushed = await pushBundle({ bundleDir: path.join(ws.folder, 'bundle'), repository: `${process.env.DEVPKG_TEST_REGISTRY}/devpkg-it/${runId}/antrea`, tag: 'bootstrap' });
@@ -88,6 +90,7 @@ async function withSwitches(sw: Record<string, string>, extra: string[]): Promis
 afterAll(async () => {
   for (const k of SWITCHES) delete process.env[k];
   delete process.env.DEVPKG_STANDIN_MGMT_OBJECTS;
+  delete process.env.DEVPKG_STANDIN_PROVIDERS;
   if (ws) await rm(ws.dir, { recursive: true, force: true });
 });
 
@@ -138,7 +141,7 @@ test('the dev version wins after phase 3; phases reported in order; cluster and 
   // Cleanup ran: the stand-in stopped the controllers and deleted the objects, the providers folder is as populated.
   expect(await tkgPids()).toEqual({});
   expect(await packageInstallGone()).toBe(true);
-  expect(await tree(ws.providersDir)).toEqual(await tree(PROVIDERS_FIXTURE));
+  expect(await tree(ws.providersDir)).toEqual(await tree(ws.standinProviders));
 }, T);
 
 test('a TKR upgrade (a newer BOM tag: new TKR, Cluster relabelled) brings a higher released version: devpkg reports the loss, the phase and the upgrade', async () => {
@@ -239,7 +242,7 @@ test('action mode: the bootstrap mode wins, sets its outputs, and the post step 
     expect(logs.filter((l) => l.startsWith('warning'))).toEqual([]);
     expect(await tkgPids()).toEqual({});
     expect(await packageInstallGone()).toBe(true);
-    expect(await tree(ws.providersDir)).toEqual(await tree(PROVIDERS_FIXTURE));
+    expect(await tree(ws.providersDir)).toEqual(await tree(ws.standinProviders));
   } finally {
     process.env.HOME = saved;
   }
