@@ -134,7 +134,7 @@ export class PhaseTracker {
   /** The tanzu-core PackageRepository's image each time it changed. */
   readonly repositoryImages: RepositorySighting[] = [];
   /** TanzuKubernetesReleases in the order they were first seen. */
-  readonly tkrs: { name: string; at: string }[] = [];
+  readonly tkrs: { name: string; at: string; created?: string }[] = [];
   last: PhasesEvaluation;
 
   constructor(
@@ -177,9 +177,10 @@ export class PhaseTracker {
     if (refChange) this.log(refChange);
     const repoChange = noteRepository(this.repositoryImages, this.snapshot.repositories.get('tanzu-core'), now);
     if (repoChange) this.log(repoChange);
-    for (const name of allTkrs(this.snapshot).keys()) {
+    for (const [name, tkr] of allTkrs(this.snapshot)) {
       if (!this.tkrs.some((t) => t.name === name)) {
-        this.tkrs.push({ name, at: now });
+        const created = tkr.metadata?.creationTimestamp as string | undefined;
+        this.tkrs.push({ name, at: now, ...(created ? { created } : {}) });
         if (this.tkrs.length > 1) this.log(`TanzuKubernetesRelease ${name} appeared`);
       }
     }

@@ -93,7 +93,11 @@ describe('undoFindings', () => {
       'an upgrade: a new TKR, and the addons manager re-patched tanzu-core to its BOM\'s repository',
       {
         repositoryImages: [{ image: 'reg/packages/core/repo:v1.6.1', at: T(4) }, { image: 'reg/packages/core/repo:v1.6.2', at: T(13) }],
-        tkrs: [{ name: 'v1.22.9---vmware.1-tkg.1', at: T(3) }, { name: 'v1.22.9---vmware.2-tkg.1', at: T(12) }],
+        // The first TKR was seen after the repository (watches deliver in any order) but made before it.
+        tkrs: [
+          { name: 'v1.22.9---vmware.2-tkg.1', at: T(12), created: T(11) },
+          { name: 'v1.22.9---vmware.1-tkg.1', at: T(12), created: T(1) },
+        ],
       },
       [
         'in phase 3 (at 2026-01-01T00:00:13Z) the addons manager re-patched PackageRepository tkg-system/tanzu-core from reg/packages/core/repo:v1.6.1 to reg/packages/core/repo:v1.6.2: ' +

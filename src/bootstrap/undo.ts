@@ -47,8 +47,8 @@ export interface UndoInput {
   installs: { version: string; at: string }[];
   /** The tanzu-core PackageRepository's image each time it changed. */
   repositoryImages?: RepositorySighting[];
-  /** TanzuKubernetesReleases in the order they were first seen. */
-  tkrs?: { name: string; at: string }[];
+  /** TanzuKubernetesReleases in the order they were first seen, with their creationTimestamp. */
+  tkrs?: { name: string; at: string; created?: string }[];
   phaseAt: (at: string) => PhaseNumber;
 }
 
@@ -162,7 +162,10 @@ export function undoFindings(i: UndoInput): Finding[] {
   const repos = i.repositoryImages ?? [];
   const moved = repos.length > 1 ? repos[repos.length - 1]! : undefined;
   if (moved) {
-    const newTkrs = (i.tkrs ?? []).filter((t) => t.at > repos[0]!.at).map((t) => t.name);
+    // The TKRs made after the repository was first seen (the watches deliver what already
+    // existed in any order, so when a TKR was seen says less than when it was created).
+    const first = Date.parse(repos[0]!.at);
+    const newTkrs = (i.tkrs ?? []).filter((t) => Date.parse(t.created ?? t.at) > first).map((t) => t.name);
     out.push({
       text:
         `in phase ${i.phaseAt(moved.at)} (at ${moved.at}) the addons manager re-patched PackageRepository tkg-system/tanzu-core from ${repos[0]!.image} to ${moved.image}: ` +
