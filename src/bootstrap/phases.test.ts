@@ -56,6 +56,16 @@ describe('evaluatePhases', () => {
     expect(e[phase].missing.join('; ')).toMatch(missing);
   });
 
+  test('TKG 1.x: a TKR read as v1alpha1 (the only version its TKR CRD serves) counts', () => {
+    const s = full();
+    const tkr = s.tkrs.get('v1')!;
+    s.tkrs.clear();
+    s.tkrsV1alpha1.set('v1', tkr);
+    expect(evaluatePhases(s, expectP)[3]).toMatchObject({ done: true, missing: [] });
+    s.tkrsV1alpha1.clear();
+    expect(evaluatePhases(s, expectP)[3].done).toBe(false);
+  });
+
   test('TKG 2.x: tkr-source-controller-manager counts; a named TKR needs its own BOM', () => {
     const s = full();
     s.deployments.clear();

@@ -19,11 +19,27 @@ export interface Snapshot {
   deployments: Map<string, KObject>;
   configMaps: Map<string, KObject>;
   tkrs: Map<string, KObject>;
+  /** TKRs read as v1alpha1: the only version the TKR CRD of a TKG 1.x management cluster serves. */
+  tkrsV1alpha1: Map<string, KObject>;
   repositories: Map<string, KObject>;
 }
 
 export function emptySnapshot(): Snapshot {
-  return { crs: new Map(), packages: new Map(), packageInstalls: new Map(), deployments: new Map(), configMaps: new Map(), tkrs: new Map(), repositories: new Map() };
+  return {
+    crs: new Map(),
+    packages: new Map(),
+    packageInstalls: new Map(),
+    deployments: new Map(),
+    configMaps: new Map(),
+    tkrs: new Map(),
+    tkrsV1alpha1: new Map(),
+    repositories: new Map(),
+  };
+}
+
+/** Every TKR seen, whichever version of the API served it. */
+export function allTkrs(s: Snapshot): Map<string, KObject> {
+  return new Map([...s.tkrsV1alpha1, ...s.tkrs]);
 }
 
 export interface PhaseExpect {
@@ -100,16 +116,17 @@ export function evaluatePhases(s: Snapshot, e: PhaseExpect): PhasesEvaluation {
 
   // Phase 3
   const m3: string[] = [];
+  const tkrs = allTkrs(s);
   const tkrCtl = s.deployments.get('tkr-controller-manager');
   const tkrSource = s.deployments.get('tkr-source-controller-manager');
   const available = (d?: KObject) => condition(d, 'Available') === 'True';
   if (!available(tkrCtl) && !available(tkrSource)) m3.push('Deployment tkr-system/tkr-controller-manager (or tkr-source-controller-manager) Available');
   const label = (c: KObject): string | undefined => (c.metadata?.labels as Record<string, string> | undefined)?.[BOM_TKR_LABEL];
   const boms = [...s.configMaps.values()].filter((c) => label(c));
-  const bom = e.tkrName ? boms.find((c) => label(c) === e.tkrName) : boms.find((c) => s.tkrs.has(String(label(c))));
+  const bom = e.tkrName ? boms.find((c) => label(c) === e.tkrName) : boms.find((c) => tkrs.has(String(label(c))));
   if (!bom) m3.push(e.tkrName ? `a BOM ConfigMap in tkr-system labelled ${BOM_TKR_LABEL}=${e.tkrName}` : `a BOM ConfigMap in tkr-system with a TKR of its ${BOM_TKR_LABEL} label`);
   const tkrName = e.tkrName ?? (bom ? label(bom) : undefined);
-  if (tkrName && !s.tkrs.has(tkrName)) m3.push(`TanzuKubernetesRelease ${tkrName}`);
+  if (tkrName && !tkrs.has(tkrName)) m3.push(`TanzuKubernetesRelease ${tkrName}`);
   const core = s.repositories.get('tanzu-core');
   if (core && reconciled(core) !== 'ReconcileSucceeded') m3.push('PackageRepository tkg-system/tanzu-core reconciled');
   const p3: PhaseState = {
@@ -119,7 +136,7 @@ export function evaluatePhases(s: Snapshot, e: PhaseExpect): PhasesEvaluation {
       `tkr-controller-manager ${tkrCtl ? (available(tkrCtl) ? 'available' : 'not available') : 'absent'}`,
       ...(tkrSource ? [`tkr-source-controller-manager ${available(tkrSource) ? 'available' : 'not available'}`] : []),
       bom ? `BOM ${bom.metadata?.name}` : 'no BOM',
-      tkrName ? `TKR ${tkrName} ${s.tkrs.has(tkrName) ? 'present' : 'absent'}` : 'no TKR',
+      tkrName ? `TKR ${tkrName} ${tkrs.has(tkrName) ? 'present' : 'absent'}` : 'no TKR',
       core ? `tanzu-core ${reconciled(core) ?? 'reconciling'}` : 'no tanzu-core PackageRepository',
     ].join(', '),
   };

@@ -286,7 +286,16 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
     const pkgi = tracker.last.packageInstall!;
     const dev = { name: devPackage.metadata.name, refName: o.refName, version: plan.version };
     const findingsNow = () =>
-      undoFindings({ dev, pkgi: tracker.last.packageInstall, packageRefs: tracker.packageRefs, devPackage: tracker.devPackage, installs: tracker.installs, phaseAt: (at) => phaseOf(tracker, at) });
+      undoFindings({
+        dev,
+        pkgi: tracker.last.packageInstall,
+        packageRefs: tracker.packageRefs,
+        devPackage: tracker.devPackage,
+        installs: tracker.installs,
+        repositoryImages: tracker.repositoryImages,
+        tkrs: tracker.tkrs,
+        phaseAt: (at) => phaseOf(tracker, at),
+      });
     let result: PackageResult;
     const decisive = findingsNow().find((f) => f.verdict);
     if (decisive) {

@@ -7,8 +7,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KObject } from '../verify/evaluate.js';
 import type { Phase } from '../verify/types.js';
-import { emptySnapshot, evaluatePhases, PHASE_NAMES, installedVersion, type PhaseExpect, type PhaseNumber, type PhasesEvaluation, type Snapshot } from './phases.js';
-import { noteDevPackage, notePackageRef, type DevPackageHistory, type PackageRefSighting } from './undo.js';
+import { allTkrs, emptySnapshot, evaluatePhases, PHASE_NAMES, installedVersion, type PhaseExpect, type PhaseNumber, type PhasesEvaluation, type Snapshot } from './phases.js';
+import { noteDevPackage, notePackageRef, noteRepository, type DevPackageHistory, type PackageRefSighting, type RepositorySighting } from './undo.js';
 
 interface Source {
   key: keyof Snapshot;
@@ -24,6 +24,8 @@ export function phaseSources(namespace = 'tkg-system'): Source[] {
     { key: 'deployments', path: '/apis/apps/v1/namespaces/tkr-system/deployments' },
     { key: 'configMaps', path: '/api/v1/namespaces/tkr-system/configmaps' },
     { key: 'tkrs', path: '/apis/run.tanzu.vmware.com/v1alpha3/tanzukubernetesreleases' },
+    // A TKG 1.x management cluster's TKR CRD (the tkr ClusterResourceSet's) serves only v1alpha1.
+    { key: 'tkrsV1alpha1', path: '/apis/run.tanzu.vmware.com/v1alpha1/tanzukubernetesreleases' },
   ];
 }
 
@@ -129,6 +131,10 @@ export class PhaseTracker {
   readonly packageRefs: PackageRefSighting[] = [];
   /** The dev Package: when seen, taken over by a PackageRepository, gone. */
   readonly devPackage: DevPackageHistory = {};
+  /** The tanzu-core PackageRepository's image each time it changed. */
+  readonly repositoryImages: RepositorySighting[] = [];
+  /** TanzuKubernetesReleases in the order they were first seen. */
+  readonly tkrs: { name: string; at: string; created?: string }[] = [];
   last: PhasesEvaluation;
 
   constructor(
@@ -169,6 +175,15 @@ export class PhaseTracker {
     if (attempted && this.attempts[this.attempts.length - 1]?.version !== attempted) this.attempts.push({ version: attempted, at: now });
     const refChange = notePackageRef(this.packageRefs, e.packageInstall, now);
     if (refChange) this.log(refChange);
+    const repoChange = noteRepository(this.repositoryImages, this.snapshot.repositories.get('tanzu-core'), now);
+    if (repoChange) this.log(repoChange);
+    for (const [name, tkr] of allTkrs(this.snapshot)) {
+      if (!this.tkrs.some((t) => t.name === name)) {
+        const created = tkr.metadata?.creationTimestamp as string | undefined;
+        this.tkrs.push({ name, at: now, ...(created ? { created } : {}) });
+        if (this.tkrs.length > 1) this.log(`TanzuKubernetesRelease ${name} appeared`);
+      }
+    }
     const devChange = noteDevPackage(this.devPackage, this.snapshot.packages.get(this.expect.devPackageName), this.expect.devPackageName, now);
     if (devChange) this.log(devChange);
     // In order: a phase counts once the one before it was seen (watches deliver independently).

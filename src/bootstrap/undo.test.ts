@@ -1,5 +1,5 @@
 import type { KObject } from '../verify/evaluate.js';
-import { noteDevPackage, notePackageRef, undoFindings, type DevPackageHistory, type PackageRefSighting, type UndoInput } from './undo.js';
+import { noteDevPackage, notePackageRef, noteRepository, undoFindings, type DevPackageHistory, type PackageRefSighting, type RepositorySighting, type UndoInput } from './undo.js';
 
 const DEV = { name: 'antrea.tanzu.vmware.com.1.5.4-dev.1', refName: 'antrea.tanzu.vmware.com', version: '1.5.4-dev.1' };
 const T = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}Z`;
@@ -89,6 +89,24 @@ describe('undoFindings', () => {
       ],
       ['lost', undefined],
     ],
+    [
+      'an upgrade: a new TKR, and the addons manager re-patched tanzu-core to its BOM\'s repository',
+      {
+        repositoryImages: [{ image: 'reg/packages/core/repo:v1.6.1', at: T(4) }, { image: 'reg/packages/core/repo:v1.6.2', at: T(13) }],
+        // The first TKR was seen after the repository (watches deliver in any order) but made before it.
+        tkrs: [
+          { name: 'v1.22.9---vmware.2-tkg.1', at: T(12), created: T(11) },
+          { name: 'v1.22.9---vmware.1-tkg.1', at: T(12), created: T(1) },
+        ],
+      },
+      [
+        'in phase 3 (at 2026-01-01T00:00:13Z) the addons manager re-patched PackageRepository tkg-system/tanzu-core from reg/packages/core/repo:v1.6.1 to reg/packages/core/repo:v1.6.2: ' +
+          'the management cluster moved to a TKR whose BOM names another core package repository (an upgrade: TKR v1.22.9---vmware.2-tkg.1); ' +
+          "the TKR controller never rewrites a TKR's BOM, so the released Packages change only with a new TKR",
+      ],
+      [undefined],
+    ],
+    ['one repository image all along: no finding', { repositoryImages: [{ image: 'reg/packages/core/repo:v1.6.1', at: T(4) }], tkrs: [{ name: 'v1', at: T(3) }] }, [], []],
     ['the downgradable annotation alone, nothing undone: no finding', { pkgi: pkgi(DEV.refName, undefined, { 'packaging.carvel.dev/downgradable': '' }) }, [], []],
   ])('%s', (_what, over, texts, verdicts) => {
     const f = undoFindings(input(over));
@@ -116,6 +134,16 @@ describe('notePackageRef', () => {
       'PackageInstall tkg-system/antrea spec.packageRef now refName b, constraints "1.0.0"',
       'PackageInstall tkg-system/antrea spec.packageRef now refName a, no constraints',
     ]);
+  });
+});
+
+describe('noteRepository', () => {
+  const repo = (image?: string): KObject => ({ metadata: { name: 'tanzu-core', namespace: 'tkg-system' }, spec: image ? { fetch: { imgpkgBundle: { image } } } : {} });
+  test('records each image change, and logs changes after the first', () => {
+    const seen: RepositorySighting[] = [];
+    const lines = [undefined, repo(), repo('r/a:1'), repo('r/a:1'), repo('r/a:2')].map((r, k) => noteRepository(seen, r, T(k)));
+    expect(seen).toEqual([{ image: 'r/a:1', at: T(2) }, { image: 'r/a:2', at: T(4) }]);
+    expect(lines).toEqual([undefined, undefined, undefined, undefined, 'PackageRepository tkg-system/tanzu-core now fetches r/a:2']);
   });
 });
 

@@ -5,6 +5,8 @@
  * reconcile (refName from the BOM, versionSelection {prereleases: {}}), a PackageRepository takes
  * over a Package of the same name and deletes the Packages it owns once they leave it, and the
  * downgrade guard holds unless the PackageInstall carries packaging.carvel.dev/downgradable.
+ * The TKR controller only ever creates BOM ConfigMaps and TKRs (it never rewrites the BOM of a
+ * TKR), so another core repository reaches the cluster only with another TKR: an upgrade.
  */
 import type { KObject } from '../verify/evaluate.js';
 import { exactVersionsOf, parseConstraints, satisfies } from '../versions/index.js';
@@ -17,6 +19,12 @@ const DOWNGRADE = /Stopped installing matched version '([^']+)' since last attem
 export interface PackageRefSighting {
   refName?: string;
   constraints?: string;
+  at: string;
+}
+
+export interface RepositorySighting {
+  /** The tanzu-core PackageRepository's spec.fetch.imgpkgBundle.image. */
+  image?: string;
   at: string;
 }
 
@@ -37,6 +45,10 @@ export interface UndoInput {
   devPackage: DevPackageHistory;
   /** Versions the PackageInstall installed, in order. */
   installs: { version: string; at: string }[];
+  /** The tanzu-core PackageRepository's image each time it changed. */
+  repositoryImages?: RepositorySighting[];
+  /** TanzuKubernetesReleases in the order they were first seen, with their creationTimestamp. */
+  tkrs?: { name: string; at: string; created?: string }[];
   phaseAt: (at: string) => PhaseNumber;
 }
 
@@ -74,6 +86,20 @@ export function noteDevPackage(d: DevPackageHistory, pkg: KObject | undefined, n
   const image = pkg.spec?.template?.spec?.fetch?.[0]?.imgpkgBundle?.image as string | undefined;
   d.takenOver = { by, at: now, ...(image ? { image } : {}) };
   return `dev Package ${name} now belongs to PackageRepository ${by}`;
+}
+
+/**
+ * Records the tanzu-core PackageRepository's image when it changed; returns a log line for a change
+ * after the first sighting.
+ */
+export function noteRepository(seen: RepositorySighting[], repo: KObject | undefined, now: string): string | undefined {
+  const image = repo?.spec?.fetch?.imgpkgBundle?.image as string | undefined;
+  if (!repo || !image) return undefined;
+  const prev = seen[seen.length - 1];
+  if (prev && prev.image === image) return undefined;
+  seen.push({ image, at: now });
+  if (!prev) return undefined;
+  return `PackageRepository ${repo.metadata?.namespace ?? 'tkg-system'}/${repo.metadata?.name ?? 'tanzu-core'} now fetches ${image}`;
 }
 
 function pkgiName(p?: KObject): string {
@@ -130,6 +156,22 @@ export function undoFindings(i: UndoInput): Finding[] {
   }
   if (dropped && !constraints) {
     out.push({ text: `the addons manager's re-patch in phase ${i.phaseAt(dropped.at)} dropped versionSelection.constraints "${dropped.constraints}" from ${name}` });
+  }
+
+  // Another core repository: the addons manager re-patched tanzu-core from a new TKR's BOM.
+  const repos = i.repositoryImages ?? [];
+  const moved = repos.length > 1 ? repos[repos.length - 1]! : undefined;
+  if (moved) {
+    // The TKRs made after the repository was first seen (the watches deliver what already
+    // existed in any order, so when a TKR was seen says less than when it was created).
+    const first = Date.parse(repos[0]!.at);
+    const newTkrs = (i.tkrs ?? []).filter((t) => Date.parse(t.created ?? t.at) > first).map((t) => t.name);
+    out.push({
+      text:
+        `in phase ${i.phaseAt(moved.at)} (at ${moved.at}) the addons manager re-patched PackageRepository tkg-system/tanzu-core from ${repos[0]!.image} to ${moved.image}: ` +
+        `the management cluster moved to a TKR whose BOM names another core package repository (an upgrade${newTkrs.length ? `: TKR ${newTkrs.join(', ')}` : ''}); ` +
+        `the TKR controller never rewrites a TKR's BOM, so the released Packages change only with a new TKR`,
+    });
   }
 
   const taken = i.devPackage.takenOver;

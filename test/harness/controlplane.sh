@@ -2,8 +2,11 @@
 # devpkg test harness: a real control plane (etcd, kube-apiserver, kube-controller-manager),
 # a real OCI registry (Debian's docker-registry) and the Carvel CLIs, all on loopback.
 #
-#   controlplane.sh up [--kapp-controller]   build what is missing, start, wait until healthy,
-#                                            print `export` lines on stdout
+#   controlplane.sh up [--kapp-controller] [--tkg]
+#                                            build what is missing, start, wait until healthy,
+#                                            print `export` lines on stdout; --tkg (implies
+#                                            --kapp-controller) makes the real TKG controllers
+#                                            ready to start (test/harness/tkg.sh)
 #   controlplane.sh down                     stop the processes this harness started (by their
 #                                            recorded PIDs) and remove the state directory
 #   controlplane.sh restart-apiserver        stop kube-apiserver and start it again with the
@@ -25,6 +28,7 @@ D=$DEVPKG_HARNESS_DIR
 MARKER="$D/.devpkg-harness"
 PROCS=(etcd kube-apiserver kube-controller-manager registry) # start order
 KAPP_CONTROLLER_SH="$HARNESS_SRC/kapp-controller.sh"
+TKG_SH="$HARNESS_SRC/tkg.sh"
 
 # ---------------------------------------------------------------- certificates
 
@@ -351,11 +355,20 @@ kapp_controller() { # up|down, with the harness exports in the environment
   )
 }
 
+tkg() { # up|down, with the harness exports (and kapp-controller's) in the environment
+  local action=$1 exports=$2
+  (
+    eval "$exports"
+    bash "$TKG_SH" "$action" 8>&-
+  )
+}
+
 cmd_up() {
-  local with_kc=0 arg
+  local with_kc=0 with_tkg=0 arg
   for arg in "$@"; do
     case $arg in
       --kapp-controller) with_kc=1 ;;
+      --tkg) with_kc=1 with_tkg=1 ;;
       *) die "up: unknown argument $arg" ;;
     esac
   done
@@ -378,12 +391,16 @@ cmd_up() {
       exit 1
     fi
   fi
-  local kc_exports=""
+  local kc_exports="" tkg_exports=""
   if [ $with_kc = 1 ]; then
     kc_exports=$(kapp_controller up) || die "test/harness/kapp-controller.sh up failed"
   fi
+  if [ $with_tkg = 1 ]; then
+    tkg_exports=$(tkg up "$(print_exports; printf '%s\n' "$kc_exports" | grep '^export ' || true)") || die "test/harness/tkg.sh up failed"
+  fi
   print_exports
   [ -n "$kc_exports" ] && printf '%s\n' "$kc_exports" | grep '^export ' || true
+  [ -n "$tkg_exports" ] && printf '%s\n' "$tkg_exports" | grep '^export ' || true
 }
 
 cmd_down_core() {
@@ -399,6 +416,10 @@ cmd_down_core() {
 }
 
 cmd_down() {
+  # The TKG controllers first (they watch the API), by their recorded PIDs.
+  if [ -f "$MARKER" ] && [ -f "$TKG_SH" ]; then
+    tkg down "export DEVPKG_HARNESS_DIR='$D'" >/dev/null || log "tkg.sh down failed; continuing"
+  fi
   if [ -f "$MARKER" ] && [ -f "$KAPP_CONTROLLER_SH" ]; then
     load_ports || true
     kapp_controller down >/dev/null || log "kapp-controller.sh down failed; continuing"
@@ -447,7 +468,7 @@ main() {
     status) all_healthy ;;
     check) check_commands ;;
     commands) harness_commands ;;
-    *) die "usage: controlplane.sh up [--kapp-controller] | down | restart-apiserver | build | check | commands | env | status" ;;
+    *) die "usage: controlplane.sh up [--kapp-controller] [--tkg] | down | restart-apiserver | build | check | commands | env | status" ;;
   esac
 }
 

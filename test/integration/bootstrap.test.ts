@@ -1,23 +1,27 @@
 /**
  * Bootstrap mode end to end against the harness (real kube-apiserver, real kapp-controller, real
- * registry, real ytt/imgpkg) with the stand-in tanzu CLI (test/standin/tanzu/tanzu) playing
- * `management-cluster create`: devpkg prepares the providers folder, checks the dry-run, runs the
- * create, follows the three phases on the cluster's own objects with watches, and gives the
- * verdict after phase 3.
- * - normal phase 3: the dev version wins and holds; the phases are reported in order;
- * - DEVPKG_STANDIN_PHASE3=outrank: phase 3 brings a higher released version; devpkg reports the
- *   loss and that it happened in phase 3.
- * - what tanzu-addons-manager v0.25.4 and kapp-controller can do to undo the dev Package
- *   (docs/addons-manager.md), each played by the stand-in as the real controllers would:
- *   a BOM naming another refName; an edit undone by the manager's re-patch; a repository that
- *   takes over, then deletes, a Package of the dev Package's name; the downgradable annotation.
- * Each run cleans up (stand-in `management-cluster delete`, providers restored).
+ * registry, real ytt/imgpkg) with phases 2 and 3 done by the real tanzu-addons-manager and
+ * tkr-controller-manager of tanzu-framework v0.25.4 (test/harness/tkg.sh; `controlplane.sh up --tkg`).
+ * The stand-in tanzu CLI (test/standin/tanzu/tanzu) plays only what cannot run here:
+ * `management-cluster create` itself (phase 1's ClusterResourceSet, the management cluster's
+ * objects the real CLI leaves, rendered from the real providers tree) and the TKG 2.x path. devpkg
+ * prepares the providers folder, checks the dry-run, runs the create, follows the three phases on
+ * the cluster's own objects with watches, and gives the verdict after phase 3.
+ * - normal phase 3 (the TKGVERSION annotation, the TKR controller's conditions, the manager's
+ *   re-patch): the dev version wins and holds; the phases are reported in order;
+ * - an upgrade (a newer BOM tag: new TKR, the Cluster relabelled) whose repository carries a higher
+ *   released version: devpkg reports the loss, the phase and the upgrade;
+ * - what tanzu-addons-manager and kapp-controller can do to undo the dev Package
+ *   (docs/addons-manager.md): a BOM naming another refName; an edit undone by the manager's
+ *   re-patch; an upgrade whose repository takes over, then a second one that deletes, a Package of
+ *   the dev Package's name; the downgradable annotation.
+ * Each run cleans up (stand-in `management-cluster delete`: the controllers are stopped, providers restored).
  */
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pushBundle } from '../../src/bundle/push.js';
 import type { PackageResult } from '../../src/verify/types.js';
-import { devpkg, PROVIDERS_FIXTURE, STANDIN, workspace, type Workspace } from './helpers/bootstrap.js';
+import { devpkg, STANDIN, type Workspace } from './helpers/bootstrap.js';
 import { ensureHarnessCrds } from './helpers/crds.js';
 import { harnessKubeConfig } from './helpers/kube.js';
 import { listFiles } from '../../src/providers/backup.js';
@@ -27,9 +31,10 @@ import { parseInputs } from '../../src/inputs.js';
 import { inputsFrom } from '../support/inputs.js';
 import { run as runMode } from '../../src/modes/bootstrap.js';
 import { execTool } from '../../src/tools/exec.js';
+import { buildInfoOf, controllerLog, renderMgmtObjects, stampedWith, TANZU_FRAMEWORK_COMMIT, tkgPids, tkgWorkspace } from './helpers/tkg-real.js';
 
 const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
-let ws: Workspace;
+let ws: Workspace & { standinProviders: string };
 // Per-test timeouts are explicit: jest reads testTimeout only from the global config.
 const T = 420_000;
 let image = '';
@@ -52,12 +57,16 @@ async function packageInstallGone(): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  for (const v of ['KUBECONFIG', 'DEVPKG_TEST_REGISTRY', 'KAPPCTRL_NAMESPACE']) {
-    if (!process.env[v]) throw new Error(`${v} is not set: these tests need the harness with kapp-controller (npm run test:integration)`);
+  for (const v of ['KUBECONFIG', 'DEVPKG_TEST_REGISTRY', 'KAPPCTRL_NAMESPACE', 'DEVPKG_TKG_HARNESS']) {
+    if (!process.env[v]) throw new Error(`${v} is not set: these tests need the harness with kapp-controller and the TKG controllers (npm run test:integration; controlplane.sh up --tkg)`);
   }
-  // The ClusterResourceSet and TanzuKubernetesRelease CRDs the stand-in writes and devpkg watches.
+  // The ClusterResourceSet CRD the stand-in writes (the TKR CRD is upstream's, from tkg.sh up).
   await ensureHarnessCrds(await harnessKubeConfig());
-  ws = await workspace('devpkg-bootstrap-it-');
+  // TKG's antrea config, edited: the package the real addons manager's data values fit.
+  ws = await tkgWorkspace('devpkg-bootstrap-it-');
+  process.env.DEVPKG_STANDIN_PROVIDERS = ws.standinProviders;
+  // The management cluster's addon Secret and tkr objects, rendered from the real providers tree.
+  process.env.DEVPKG_STANDIN_MGMT_OBJECTS = await renderMgmtObjects(ws.dir, ws.clusterName);
   const pushed = await pushBundle({ bundleDir: path.join(ws.folder, 'bundle'), repository: `${process.env.DEVPKG_TEST_REGISTRY}/devpkg-it/${runId}/antrea`, tag: 'bootstrap' });
   image = pushed.image;
 }, 120_000);
@@ -80,6 +89,8 @@ async function withSwitches(sw: Record<string, string>, extra: string[]): Promis
 
 afterAll(async () => {
   for (const k of SWITCHES) delete process.env[k];
+  delete process.env.DEVPKG_STANDIN_MGMT_OBJECTS;
+  delete process.env.DEVPKG_STANDIN_PROVIDERS;
   if (ws) await rm(ws.dir, { recursive: true, force: true });
 });
 
@@ -117,30 +128,40 @@ test('the dev version wins after phase 3; phases reported in order; cluster and 
   // The CLI's output is streamed into devpkg's log, and its own log file is kept for the report.
   expect(r.stderr).toMatch(/tanzu: \[standin .*\] phase 2: PackageInstall tkg-system\/antrea ReconcileSucceeded with 1\.5\.4-dev\.1/);
   expect(r.stderr).toMatch(/phase 3: TKR controller and BOM in place: seen/);
+  expect(r.stderr).toMatch(/tanzu-core ReconcileSucceeded/);
   const tanzuLog = await readFile(path.join(work, 'tanzu-management-cluster-create.log'), 'utf8');
   expect(tanzuLog).toMatch(/phase 1: ClusterResourceSet tkg-system\/devpkg-it-mgmt-antrea-dev-package ResourcesApplied/);
-  expect(tanzuLog).toMatch(/phase 3: tkr-controller-manager, BOM ConfigMap and TKR in place/);
-  // Phase 2 as the addons manager does it: the released version comes from a real tanzu-core
-  // PackageRepository that kapp-controller reconciled.
+  // Phases 2 and 3 by the real controllers: the TKR controller made the BOM ConfigMap and TKR from
+  // the BOM image, the addons manager the tanzu-core PackageRepository (a real repository bundle
+  // that kapp-controller reconciled) and the PackageInstall; TKGVERSION set the TKR Compatible.
   expect(tanzuLog).toMatch(/core package repository packages\/core\/repo:\S+ pushed with antrea\.tanzu\.vmware\.com\.1\.5\.3\+vmware\.1-tkg\.1/);
-  expect(tanzuLog).toMatch(/phase 2: PackageRepository tkg-system\/tanzu-core ReconcileSucceeded/);
-  // Cleanup ran: the stand-in deleted its objects, the providers folder is as populated.
+  expect(tanzuLog).toMatch(/phase 2: tkr-controller-manager created BOM ConfigMap tkr-system\/v1\.22\.9---vmware\.1-tkg\.1 and TanzuKubernetesRelease v1\.22\.9---vmware\.1-tkg\.1/);
+  expect(tanzuLog).toMatch(/phase 3: TKR v1\.22\.9---vmware\.1-tkg\.1 Compatible=True \(set by tkr-controller-manager\)/);
+  // The controllers' own logs: the real binaries of v0.25.4 did it.
+  expect(await controllerLog('tanzu-addons-manager')).toMatch(/"msg"="Version".*"version"="v0\.25\.4"/);
+  expect(await controllerLog('tkr-controller-manager')).toMatch(/\tVersion\t\{"version": "v0\.25\.4"/);
+  // Cleanup ran: the stand-in stopped the controllers and deleted the objects, the providers folder is as populated.
+  expect(await tkgPids()).toEqual({});
   expect(await packageInstallGone()).toBe(true);
-  expect(await tree(ws.providersDir)).toEqual(await tree(PROVIDERS_FIXTURE));
+  expect(await tree(ws.providersDir)).toEqual(await tree(ws.standinProviders));
 }, T);
 
-test('phase 3 outranks the dev Package: devpkg reports the loss and the phase', async () => {
-  process.env.DEVPKG_STANDIN_PHASE3 = 'outrank';
+test('a TKR upgrade (a newer BOM tag: new TKR, Cluster relabelled) brings a higher released version: devpkg reports the loss, the phase and the upgrade', async () => {
+  process.env.DEVPKG_STANDIN_PHASE3 = 'upgrade';
   try {
     const r = await devpkg(args(['--dev-version', '1.5.4-dev.2']));
     if (r.code !== 1) console.log(r.stderr.slice(-4000), r.stdout.slice(-4000));
     expect(r.code).toBe(1);
     const [result] = JSON.parse(r.stdout) as PackageResult[];
-    expect(result!.verdict).not.toBe('won');
     expect(['not-selected', 'lost']).toContain(result!.verdict);
-    expect(result!.reason).toMatch(/99\.0\.0\+vmware\.1-tkg\.1/);
     expect(result!.reason).toMatch(/lost in phase 3: the dev version 1\.5\.4-dev\.2 was installed at .*, then 99\.0\.0\+vmware\.1-tkg\.1 replaced it/);
+    expect(result!.reason).toMatch(
+      /in phase 3 \(at [^)]+\) the addons manager re-patched PackageRepository tkg-system\/tanzu-core from \S+\/packages\/core\/repo:v1\.6\.1_vmware\.1-tkg\.1 to \S+\/packages\/core\/repo:v1\.6\.2_vmware\.2-tkg\.1: the management cluster moved to a TKR whose BOM names another core package repository \(an upgrade: TKR v1\.22\.9---vmware\.2-tkg\.1\)/,
+    );
     expect(result!.phases!.map((p) => p.name)).toContain('phase 3: TKR controller and BOM in place');
+    const tanzuLog = await readFile(path.join(work, 'tanzu-management-cluster-create.log'), 'utf8');
+    expect(tanzuLog).toMatch(/phase 3: tkr-controller-manager created TanzuKubernetesRelease v1\.22\.9---vmware\.2-tkg\.1 from the new BOM tag/);
+    expect(tanzuLog).toMatch(/phase 3: tanzu-addons-manager re-patched PackageRepository tkg-system\/tanzu-core/);
     expect(await packageInstallGone()).toBe(true);
   } finally {
     delete process.env.DEVPKG_STANDIN_PHASE3;
@@ -204,12 +225,27 @@ test('action mode: the bootstrap mode wins, sets its outputs, and the post step 
     expect(items.map((i) => i.kind)).toEqual(['providers-backup', 'management-cluster']);
     expect(await packageInstallGone()).toBe(false);
 
+    // The processes that did phases 2 and 3 are the real binaries: tanzu-framework v0.25.4's
+    // modules and main packages, with its version stamped in (go version -m of /proc/PID/exe).
+    const pids = await tkgPids();
+    expect(Object.keys(pids).sort()).toEqual(['tanzu-addons-manager', 'tkr-controller-manager']);
+    const addons = await buildInfoOf(pids['tanzu-addons-manager']!);
+    expect(addons).toMatch(/\tpath\tgithub\.com\/vmware-tanzu\/tanzu-framework\/addons\n/);
+    expect(addons).toMatch(/\tmod\tgithub\.com\/vmware-tanzu\/tanzu-framework\/addons\t/);
+    expect(await stampedWith(pids['tanzu-addons-manager']!, 'v0.25.4', TANZU_FRAMEWORK_COMMIT)).toBe(true);
+    const tkr = await buildInfoOf(pids['tkr-controller-manager']!);
+    expect(tkr).toMatch(/\tpath\tgithub\.com\/vmware-tanzu\/tanzu-framework\/pkg\/v1\/tkr\n/);
+    expect(tkr).toMatch(/\tmod\tgithub\.com\/vmware-tanzu\/tanzu-framework\t/);
+    expect(await stampedWith(pids['tkr-controller-manager']!, 'v0.25.4', TANZU_FRAMEWORK_COMMIT)).toBe(true);
+    expect(tkr).toMatch(/\tsigs\.k8s\.io\/cluster-api\tv1\.1\.5\t/);
+
     // The post step.
     const logs: string[] = [];
     await runCleanup(items, execTool, { info: (m) => logs.push(m), warning: (m) => logs.push(`warning: ${m}`) });
     expect(logs.filter((l) => l.startsWith('warning'))).toEqual([]);
+    expect(await tkgPids()).toEqual({});
     expect(await packageInstallGone()).toBe(true);
-    expect(await tree(ws.providersDir)).toEqual(await tree(PROVIDERS_FIXTURE));
+    expect(await tree(ws.providersDir)).toEqual(await tree(ws.standinProviders));
   } finally {
     process.env.HOME = saved;
   }
@@ -243,29 +279,31 @@ describe('what the addons manager and the repository can undo (docs/addons-manag
     expect(await packageInstallGone()).toBe(true);
   }, T);
 
-  test('the repository carries a Package of the dev name: it takes the dev Package over (released bundle); devpkg says lost in phase 3', async () => {
-    const { code, result } = await withSwitches({ DEVPKG_STANDIN_PHASE3: 'collide' }, ['--dev-version', '1.5.4-dev.12']);
+  test("an upgrade's repository carries a Package of the dev name: it takes the dev Package over (released bundle); devpkg says lost in phase 3", async () => {
+    const { code, result } = await withSwitches({ DEVPKG_STANDIN_PHASE3: 'upgrade-dev-name' }, ['--dev-version', '1.5.4-dev.12']);
     expect(code).toBe(1);
     expect(result.verdict).toBe('lost');
     expect(result.reason).toMatch(
       /the dev Package antrea\.tanzu\.vmware\.com\.1\.5\.4-dev\.12 was taken over in phase 3 by PackageRepository tkg-system\/tanzu-core: the repository carries a Package of the same name, so its reconcile rewrote the dev Package to the repository's spec \(bundle [^ ]+\/packages\/core\/antrea@sha256:[0-9a-f]{64}\) and owns it now/,
     );
+    expect(result.reason).toMatch(/re-patched PackageRepository tkg-system\/tanzu-core from \S+ to \S+: the management cluster moved to a TKR whose BOM names another core package repository \(an upgrade: TKR v1\.22\.9---vmware\.2-tkg\.1\)/);
     expect(await packageInstallGone()).toBe(true);
   }, T);
 
-  test('a later repository version without it deletes the dev Package the repository took over; the downgrade guard keeps the App', async () => {
-    const { code, result } = await withSwitches({ DEVPKG_STANDIN_PHASE3: 'remove' }, ['--dev-version', '1.5.4-dev.13']);
+  test("a second upgrade's repository without it deletes the dev Package the repository took over; the downgrade guard keeps the App", async () => {
+    const { code, result } = await withSwitches({ DEVPKG_STANDIN_PHASE3: 'upgrade-remove' }, ['--dev-version', '1.5.4-dev.13']);
     expect(code).toBe(1);
     expect(result.verdict).toBe('lost');
     expect(result.reason).toContain(
       "the dev Package antrea.tanzu.vmware.com.1.5.4-dev.13 was deleted in phase 3 by PackageRepository tkg-system/tanzu-core's reconcile (a repository version without it deletes the Packages the repository owns)",
     );
+    expect(result.reason).toMatch(/\(an upgrade: TKR v1\.22\.9---vmware\.2-tkg\.1, v1\.22\.9---vmware\.3-tkg\.1\)/);
     expect(result.reason).toMatch(/kapp-controller's downgrade guard refused 1\.5\.3\+vmware\.1-tkg\.1 \(last attempted 1\.5\.4-dev\.13\)/);
     expect(await packageInstallGone()).toBe(true);
   }, T);
 
   test('the same with packaging.carvel.dev/downgradable on the PackageInstall: kapp-controller goes back to the released version', async () => {
-    const { code, result } = await withSwitches({ DEVPKG_STANDIN_PHASE3: 'remove', DEVPKG_STANDIN_DOWNGRADABLE: '1' }, ['--dev-version', '1.5.4-dev.14']);
+    const { code, result } = await withSwitches({ DEVPKG_STANDIN_PHASE3: 'upgrade-remove', DEVPKG_STANDIN_DOWNGRADABLE: '1' }, ['--dev-version', '1.5.4-dev.14']);
     expect(code).toBe(1);
     expect(result.verdict).toBe('lost');
     expect(result.reason).toContain('the dev Package antrea.tanzu.vmware.com.1.5.4-dev.14 was deleted in phase 3');

@@ -7,7 +7,8 @@
 // process logs: the tier fails, it never skips.
 //
 // DEVPKG_HARNESS_KAPP_CONTROLLER=1|0 turns kapp-controller on or off; by default it is on
-// when test/harness/kapp-controller.sh exists.
+// when test/harness/kapp-controller.sh exists. DEVPKG_HARNESS_TKG=1|0 likewise for the real TKG
+// controllers (test/harness/tkg.sh, `up --tkg`; it implies kapp-controller).
 //
 // The kind harness (test/harness/kind.sh) is built here too (`kind.sh build`: a cold build takes
 // long, longer than a test may), but not started: the kind test files start its engine
@@ -22,6 +23,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const controlplane = join(root, 'test', 'harness', 'controlplane.sh');
 const kappControllerScript = join(root, 'test', 'harness', 'kapp-controller.sh');
 const kindScript = join(root, 'test', 'harness', 'kind.sh');
+const tkgScript = join(root, 'test', 'harness', 'tkg.sh');
 
 /** Parse `export NAME='value'` lines (single quotes, '\'' escapes) into a record. */
 export function parseExports(text) {
@@ -49,6 +51,13 @@ function wantKappController() {
 function wantKind() {
   const v = process.env.DEVPKG_HARNESS_KIND;
   if (v === undefined || v === '') return existsSync(kindScript);
+  return !['0', 'false', 'no', 'off'].includes(v.toLowerCase());
+}
+
+
+function wantTkg() {
+  const v = process.env.DEVPKG_HARNESS_TKG;
+  if (v === undefined || v === '') return existsSync(tkgScript);
   return !['0', 'false', 'no', 'off'].includes(v.toLowerCase());
 }
 
@@ -96,6 +105,7 @@ export default async function globalSetup() {
   const harnessDir = process.env.DEVPKG_HARNESS_DIR || '/tmp/devpkg-harness';
   const args = ['up'];
   if (wantKappController()) args.push('--kapp-controller');
+  if (wantTkg()) args.push('--tkg');
 
   // Left running by someone before the tests (e.g. a developer's `controlplane.sh up`)?
   // Then teardown leaves it running too.
