@@ -180,8 +180,9 @@ engine_start() {
   [ "$(id -u)" = 0 ] || die "the kind harness runs dockerd and needs root"
   # Taking the machine's one engine slot: checked and claimed under a lock, so two `up`s waiting
   # for the same engine to go away do not both start.
-  mkdir -p "$DEVPKG_CACHE"
-  exec 6>"$DEVPKG_CACHE/kind-engine.lock"
+  # The lock sits beside the owner file, not in the build cache: two harnesses with different
+  # caches (a fresh-HOME CI rehearsal beside a developer's) still share the machine's one slot.
+  exec 6>"$ENGINE_OWNER.lock"
   flock 6
   local waited=0 limit=${DEVPKG_KIND_ENGINE_WAIT:-0} odir opid
   while [ -s "$ENGINE_OWNER" ] && read -r odir opid < "$ENGINE_OWNER" && pid_alive "$opid" \
