@@ -109,6 +109,24 @@ describe('the reusable workflow', () => {
     expect(files).toContain('examples/workflows/devpkg-bootstrap.yml');
   });
 
+  test('sends registry only in plan mode and credentials nowhere (kind mode refuses registry; no mode here pushes outside)', () => {
+    const devpkgSteps = Object.values(jobs)
+      .flatMap((j) => j.steps ?? [])
+      .filter((st) => st.uses === './.devpkg-action') as Array<{ with?: Record<string, unknown> }>;
+    expect(devpkgSteps.filter((st) => st.with?.registry !== undefined)).toHaveLength(2); // detect and verify
+    for (const st of devpkgSteps) {
+      expect(Object.keys(st.with ?? {})).not.toEqual(expect.arrayContaining(['registry-username']));
+      expect(Object.keys(st.with ?? {})).not.toEqual(expect.arrayContaining(['registry-password']));
+      if (st.with?.registry !== undefined) expect(st.with.registry).toBe("${{ inputs.mode == 'plan' && inputs.registry || '' }}");
+    }
+    // The kind inputs real users need on mirrors and air-gapped runners are passed through.
+    const verify = jobs.verify!.steps!.find((st) => st.uses === './.devpkg-action') as { with: Record<string, string> };
+    for (const k of ['kind-config', 'kind-node-image', 'registry-image', 'kapp-controller-manifest', 'kapp-controller-sha256']) {
+      expect(inputs[k]).toBeDefined();
+      expect(verify.with[k]).toBe(`\${{ inputs.${k} }}`);
+    }
+  });
+
   test("the verify leg's default limit covers kind mode with the default timeout and settle", () => {
     expect(jobs.verify!['timeout-minutes']).toBe('${{ inputs.timeout-minutes }}');
     const b = jobBudget({ mode: 'kind', timeoutMs: parseDuration(String(inputs.timeout!.default), 'timeout'), settleMs: parseDuration(String(inputs.settle!.default), 'settle') });
