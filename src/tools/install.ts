@@ -1,66 +1,11 @@
 /**
- * Installs a pinned release binary the way the ecosystem's setup actions do: from the runner's
- * tool cache when it is there, else downloaded with @actions/tool-cache (which retries 5xx, 408,
- * 429 and network errors three times and never retries other 4xx), checked against its pinned
- * sha256 (a mismatch removes the download and installs nothing), cached, and put on PATH.
- * Generic (one pinned URL + sha256 per tool, version and platform); ytt uses it (ensureYtt below).
+ * ytt for bootstrap's dry-run check: the one on PATH, or on a GitHub runner a pinned, sha256-checked
+ * release installed the way the other tools are (toolcache.ts: @actions/tool-cache, the tool
+ * cache, PATH). Off GitHub a missing ytt is an error up front, never a weakened check.
  */
-import { chmod, rm } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
-import { findOnPath, sha256File } from '../bundle/install.js';
-import { DevpkgError, UsageError } from '../errors.js';
-
-/** The parts of @actions/tool-cache used here (a stand-in may be injected). */
-export interface ToolCacheApi {
-  find(tool: string, version: string, arch?: string): string;
-  downloadTool(url: string): Promise<string>;
-  cacheFile(source: string, target: string, tool: string, version: string, arch?: string): Promise<string>;
-}
-
-export interface PinnedRelease {
-  /** Tool name: the tool cache's key and the binary's name. */
-  tool: string;
-  /** Semver without the v (the tool cache's key). */
-  version: string;
-  url: string;
-  sha256: string;
-  arch: string;
-}
-
-export interface InstallOptions {
-  toolCache?: ToolCacheApi;
-  log?: (m: string) => void;
-  /** Called with the folder that holds the binary (default: prepends it to process.env.PATH). */
-  addPath?: (dir: string) => void;
-}
-
-/** Installs `r` (or finds it in the tool cache) and returns the binary's path. */
-export async function installPinned(r: PinnedRelease, o: InstallOptions = {}): Promise<string> {
-  if (!/^[0-9a-f]{64}$/.test(r.sha256)) throw new DevpkgError(`${r.tool} ${r.version}: pinned sha256 "${r.sha256}" is not 64 hex digits`);
-  const tc = o.toolCache ?? ((await import('@actions/tool-cache')) as unknown as ToolCacheApi);
-  const log = o.log ?? (() => undefined);
-  let dir = tc.find(r.tool, r.version, r.arch);
-  if (dir) log(`${r.tool} ${r.version}: from the tool cache (${dir})`);
-  else {
-    log(`downloading ${r.tool} ${r.version} from ${r.url}`);
-    let file: string;
-    try {
-      file = await tc.downloadTool(r.url);
-    } catch (err) {
-      const status = (err as { httpStatusCode?: number }).httpStatusCode;
-      throw new DevpkgError(`could not download ${r.tool} ${r.version} from ${r.url}${status ? ` (HTTP ${status})` : ''}: ${(err as Error).message}`, { cause: err });
-    }
-    const actual = await sha256File(file);
-    if (actual !== r.sha256) {
-      await rm(file, { force: true });
-      throw new DevpkgError(`${r.tool} ${r.version} from ${r.url} has sha256 ${actual}, expected ${r.sha256} (pinned in devpkg); not installing it`);
-    }
-    await chmod(file, 0o755);
-    dir = await tc.cacheFile(file, r.tool, r.tool, r.version, r.arch);
-  }
-  (o.addPath ?? ((d: string) => (process.env.PATH = `${d}${delimiter}${process.env.PATH ?? ''}`)))(dir);
-  return join(dir, r.tool);
-}
+import { findOnPath } from '../bundle/install.js';
+import { UsageError } from '../errors.js';
+import { installPinnedTool, type InstallOptions, type PinnedTool } from './toolcache.js';
 
 /**
  * ytt release binaries devpkg may install: version -> platform -> sha256. Source: the
@@ -78,14 +23,14 @@ export const YTT_RELEASES: Record<string, Partial<Record<'linux-amd64' | 'linux-
 export const DEFAULT_YTT_VERSION = 'v0.44.3';
 
 /** Pure: the pinned ytt release for a version and platform (node's process.platform / process.arch), or why there is none. */
-export function yttRelease(version: string, platform: string, arch: string, base = 'https://github.com/carvel-dev/ytt/releases/download'): PinnedRelease {
+export function yttRelease(version: string, platform: string, arch: string, base = 'https://github.com/carvel-dev/ytt/releases/download'): PinnedTool {
   const v = version.startsWith('v') ? version : `v${version}`;
   const plat = `${platform}-${arch === 'x64' ? 'amd64' : arch}`;
   const sha256 = YTT_RELEASES[v]?.[plat as 'linux-amd64'];
   if (!sha256) {
     throw new UsageError(`devpkg has no pinned sha256 for ytt ${v} on ${plat} (pinned: ${Object.keys(YTT_RELEASES).join(', ')}); put ytt on PATH before devpkg (e.g. carvel-dev/setup-action)`);
   }
-  return { tool: 'ytt', version: v.slice(1), url: `${base}/${v}/ytt-${plat}`, sha256, arch };
+  return { tool: 'ytt', version: v, url: `${base}/${v}/ytt-${plat}`, sha256 };
 }
 
 export interface EnsureYttOptions extends InstallOptions {
@@ -112,5 +57,6 @@ export async function ensureYtt(o: EnsureYttOptions = {}): Promise<string> {
         'install ytt (https://carvel.dev/ytt/docs/latest/install/, or go install carvel.dev/ytt/cmd/ytt@latest) and put it on PATH',
     );
   }
-  return installPinned(yttRelease(o.version ?? DEFAULT_YTT_VERSION, o.platform ?? process.platform, o.arch ?? process.arch, o.baseUrl), o);
+  const arch = o.arch ?? process.arch;
+  return installPinnedTool(yttRelease(o.version ?? DEFAULT_YTT_VERSION, o.platform ?? process.platform, arch, o.baseUrl), { ...o, arch });
 }

@@ -179,3 +179,10 @@ describe('pure helpers', () => {
     expect(checksumFor(listing, file)).toBe(want);
   });
 });
+
+test('a pinned sum that is not one is refused before any download', async () => {
+  const tc = { find: () => '', downloadTool: async () => { throw new Error('must not download'); }, cacheFile: async () => '' };
+  await expect(installPinnedTool({ tool: 'ytt', version: 'v0.44.3', url: 'http://127.0.0.1:1/ytt', sha256: 'abc' }, { toolCache: tc, addToPath: false })).rejects.toThrow(
+    'ytt v0.44.3: pinned sha256 "abc" is not 64 hex digits',
+  );
+});

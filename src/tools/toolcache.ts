@@ -116,6 +116,7 @@ export async function installPinnedTool(t: PinnedTool, o: InstallOptions = {}): 
   const tc = o.toolCache ?? (await toolCacheModule());
   const arch = o.arch ?? process.arch;
   const version = t.version.replace(/^v/, '');
+  if (t.sha256 !== undefined && !/^[0-9a-f]{64}$/i.test(t.sha256)) throw new DevpkgError(`${t.tool} ${t.version}: pinned sha256 "${t.sha256}" is not 64 hex digits`);
   let dir = tc.find(t.tool, version, arch);
   if (dir) {
     log(`${t.tool} ${t.version} from the tool cache (${dir})`);
