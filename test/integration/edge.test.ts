@@ -306,7 +306,7 @@ describe('interruptions and outside changes on kapp-controller', () => {
       });
       const { code } = await run.exited;
       expect(code).toBe(1);
-      expect(run.stdout()).toContain('antrea/1.5.4: TIMED OUT: dev version 1.5.4');
+      expect(run.stdout()).toContain('antrea: TIMED OUT: dev version 1.5.4');
       expect(run.stdout()).toContain(`diagnostics: ${path.join(work, 'diag-held')}`);
       expect(held.length).toBeGreaterThan(0);
     } finally {

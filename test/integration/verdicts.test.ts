@@ -213,7 +213,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
     expect(res.verdict).toBe('won');
     expect(code).toBe(0);
     const pushedPath = registry.slice(registry.indexOf('/'));
-    expect(res.bundle).toMatch(new RegExp(`^localhost:${registryPort}${pushedPath.replace(/[.]/g, '\\.')}/web@sha256:[0-9a-f]{64}$`));
+    expect(res.bundle).toMatch(new RegExp(`^localhost:${registryPort}${pushedPath.replace(/[.]/g, '\\.')}/web-bundle@sha256:[0-9a-f]{64}$`));
     const pkg = await readPackage(res.devVersion);
     expect(pkg.spec?.template?.spec?.fetch?.[0]?.imgpkgBundle?.image).toBe(res.bundle);
     // A localhost pull address is warned about up front, --json or not.
@@ -317,7 +317,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
     await runClusterMode(ctx);
     expect(JSON.parse(host.outputs.verdicts!)).toEqual({ 'web/1.0.0': 'won' });
     const [res] = JSON.parse(host.outputs.results!) as PackageResult[];
-    expect(res!.bundle).toMatch(new RegExp(`^localhost:${registryPort}/devpkg-vd/${runId}/web@sha256:[0-9a-f]{64}$`));
+    expect(res!.bundle).toMatch(new RegExp(`^localhost:${registryPort}/devpkg-vd/${runId}/web-bundle@sha256:[0-9a-f]{64}$`));
     expect(host.warnings).toEqual([{ message: expect.stringMatching(new RegExp(`^the cluster is to pull the bundle from localhost:${registryPort} \\(input cluster-registry\\), a localhost address`)) }]);
   });
 
