@@ -10,7 +10,8 @@
 // DEVPKG_KIND_E2E=github) the same file runs with kind's default node image and the release
 // manifest: those inputs are left empty.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecordingHost } from '../../src/action/host.js';
@@ -21,7 +22,9 @@ import { parseInputs } from '../../src/inputs.js';
 import { run as runKindMode } from '../../src/modes/kind.js';
 import { runPost } from '../../src/post.js';
 import { execTool } from '../../src/tools/exec.js';
+import type { EventSummary } from '../../src/verify/diagnostics.js';
 import type { PackageResult } from '../../src/verify/types.js';
+import { parse as parseYaml } from 'yaml';
 import { inputsFrom } from '../support/inputs.js';
 import { repoRoot, runTool } from './helpers/run.js';
 
@@ -130,9 +133,12 @@ const PUSH = `#!/usr/bin/env bash
 set -euo pipefail
 host="\${DEVPKG_REGISTRY%%/*}"
 image="$host/web-app:$DEVPKG_TAG"
+# hack/lock.env, when present, may set WEB_APP_LOCK: the reference to lock instead of the one pushed.
+[ -f hack/lock.env ] && . hack/lock.env
 docker import --change 'ENTRYPOINT ["/app"]' "$WEB_APP_TAR" "$image" >/dev/null
 docker push "$image" >/dev/null
 ref=$(docker image inspect --format '{{index .RepoDigests 0}}' "$image")
+[ -n "\${WEB_APP_LOCK:-}" ] && ref="$host/$WEB_APP_LOCK"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -R "$DEVPKG_BUNDLE_DIR"/. "$tmp"
@@ -226,6 +232,29 @@ async function engineState(): Promise<{ clusters: string[]; containers: string[]
   return { clusters: clusters.sort(), containers: containers.sort() };
 }
 
+/**
+ * A failed run's diagnostics, as collected from the real cluster before devpkg deleted it:
+ * kapp-controller's pod log (read from its pod in the cluster, not from a harness file) and the
+ * events of the namespace the App deploys into (non-empty). Returns the folder's files.
+ */
+function expectClusterDiagnostics(resultsDir: string, r: PackageResult): string[] {
+  expect(r.diagnostics?.dir).toBe('diagnostics/web-1.0.0');
+  const dir = join(resultsDir, r.diagnostics!.dir);
+  const files = readdirSync(dir).sort();
+  expect(files).toEqual(expect.arrayContaining(['app.yaml', 'events.yaml', 'packageinstall.yaml', 'timeline.yaml']));
+  const logs = files.filter((f) => /^kapp-controller-kapp-controller-[a-z0-9]+-[a-z0-9]+\.log$/.test(f));
+  expect(logs).toHaveLength(1);
+  // kapp-controller's own reconcile lines about the PackageInstall devpkg made (tkg-system/web).
+  const log = readFileSync(join(dir, logs[0]!), 'utf8');
+  expect(log).toMatch(/"name":"web"/);
+  expect(log).toMatch(/"namespace":"tkg-system"/);
+  const eventsText = readFileSync(join(dir, 'events.yaml'), 'utf8');
+  expect(eventsText).toMatch(/^# namespaces: .*\bweb\b/m);
+  const events = parseYaml(eventsText) as EventSummary[];
+  expect(events.filter((e) => e.namespace === 'web').length).toBeGreaterThan(0);
+  return files;
+}
+
 function actionRun(values: Record<string, string>, runId: string) {
   const host = new RecordingHost();
   const temp = mkdtempSync(join(work, 'runner-temp-'));
@@ -313,6 +342,7 @@ test('devpkg kind (the CLI): a dev bundle whose manifest is invalid is reconcile
   expect(results[0]!.reason).toMatch(/Bad_Name/);
   const doc = JSON.parse(readFileSync(join(work, 'cli-results', 'results.json'), 'utf8')) as { results: PackageResult[] };
   expect(doc.results[0]!.verdict).toBe('reconcile-failed');
+  expectClusterDiagnostics(join(work, 'cli-results'), doc.results[0]!);
   // Nothing of the run is left: the same clusters and containers as before it.
   expect(await engineState()).toEqual(before);
 }, T);
@@ -330,6 +360,50 @@ test('mode kind: cluster creation failing (a node image that does not exist) is 
     expect(doc.results[0]!.verdict).toBe('error');
   } finally {
     await runPost(a.host);
+  }
+  expect(await leftovers(a.cluster)).toEqual([]);
+}, T);
+
+test('mode kind: a dev bundle whose image cannot be pulled is reconcile-failed with the pod\'s waiting reason, not timed-out; diagnostics from the cluster; nothing is left', async () => {
+  // The workload image locked in the dev bundle is a digest that was never pushed to the local registry.
+  const missing = createHash('sha256').update('an image never pushed').digest('hex');
+  write(`${VERSION_DIR}/bundle/config/web.yaml`, deployment('unpullable'));
+  // Only for the dev version: the baseline (the released 1.0.0, pushed by the same script) runs.
+  write('hack/lock.env', `[ "$DEVPKG_VERSION" = 1.0.0 ] || WEB_APP_LOCK=web-app@sha256:${missing}\n`);
+  git('add', '-A');
+  git('commit', '-qm', 'web: an image that is not in the registry');
+  const unpullable = git('rev-parse', 'HEAD');
+  const a = actionRun({ 'head-ref': unpullable, timeout: '4m' }, 'kindpull');
+  try {
+    const failure = await a.run().then(() => undefined, (err: Error) => err);
+    const results = JSON.parse(a.host.outputs.results!) as PackageResult[];
+    expect(results).toHaveLength(1);
+    const r = results[0]!;
+    // The pod's waiting reason and the kubelet's message, naming the image it could not pull.
+    expect([r.name, r.verdict, r.reason]).toEqual(['web', 'reconcile-failed', expect.stringMatching(/pod web\/web-[a-z0-9]+-[a-z0-9]+ container web: (ErrImagePull|ImagePullBackOff)/)]);
+    expect(failure?.message).toBe('1 of 1 package(s) did not win: web/1.0.0 reconcile-failed');
+    expect(r.reason).toContain(`web-app@sha256:${missing}`);
+    expect(r.reason).toMatch(/not found|failed to pull|Back-off pulling image/i);
+    const podEntries = (r.timeline ?? []).filter((t) => t.object === 'Pod');
+    expect(podEntries.map((t) => t.condition)).toEqual(expect.arrayContaining(['ImagePullBackOff']));
+    expect(podEntries.some((t) => t.message?.includes(missing))).toBe(true);
+
+    const resultsDir = join(a.temp, 'devpkg-devpkg-results');
+    const doc = JSON.parse(readFileSync(join(resultsDir, 'results.json'), 'utf8')) as { results: PackageResult[] };
+    expect(doc.results[0]!.verdict).toBe('reconcile-failed');
+    const files = expectClusterDiagnostics(resultsDir, doc.results[0]!);
+    expect(files).toContain('pods.yaml');
+    const pods = parseYaml(readFileSync(join(resultsDir, doc.results[0]!.diagnostics!.dir, 'pods.yaml'), 'utf8')) as Array<{ status?: { containerStatuses?: Array<{ state?: { waiting?: { reason?: string } } }> } }>;
+    expect(pods.flatMap((p) => p.status?.containerStatuses ?? []).map((c) => c.state?.waiting?.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^(ErrImagePull|ImagePullBackOff)$/)]));
+    // The kubelet's pull failure is among the workload namespace's events.
+    const events = parseYaml(readFileSync(join(resultsDir, doc.results[0]!.diagnostics!.dir, 'events.yaml'), 'utf8')) as EventSummary[];
+    expect(events.some((e) => e.namespace === 'web' && e.object.startsWith('Pod/') && /Failed|BackOff/.test(e.reason ?? ''))).toBe(true);
+    expect(a.host.summaries).toHaveLength(1);
+    expect(a.host.summaries[0]).toContain('reconcile failed');
+    expect(a.host.summaries[0]).toContain('ImagePullBackOff');
+  } finally {
+    await runPost(a.host);
+    rmSync(join(repo, 'hack', 'lock.env'), { force: true });
   }
   expect(await leftovers(a.cluster)).toEqual([]);
 }, T);
