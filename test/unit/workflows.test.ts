@@ -138,3 +138,11 @@ test('dependabot waits a week before proposing a release (zizmor dependabot-cool
   const d = parse(readFileSync('.github/dependabot.yml', 'utf8')) as { updates: { cooldown?: { 'default-days'?: number } }[] };
   for (const u of d.updates) expect(u.cooldown?.['default-days']).toBeGreaterThanOrEqual(7);
 });
+
+test('every registry container the workflows start is devpkg\'s pinned image (by digest, never a bare tag)', async () => {
+  const { DEFAULT_REGISTRY_IMAGE } = await import('../../src/cluster/kind.js');
+  const runs = files.flatMap((f) => Object.values(load(f).jobs ?? {}).flatMap((j) => (j.steps ?? []).map((st) => String(st.run ?? ''))));
+  const images = runs.flatMap((r) => [...r.matchAll(/docker run [^\n]*?\s(\S*registry:\S+)/g)].map((m) => m[1]));
+  expect(images.length).toBeGreaterThan(0);
+  for (const image of images) expect(image).toBe(DEFAULT_REGISTRY_IMAGE);
+});
