@@ -8,7 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bundleRepository, pushBundle } from '../bundle/index.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
-import type { CleanupItem, CleanupList } from '../cleanup.js';
+import type { CleanupItem, CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage } from '../errors.js';
 import { deriveDevPackage, parseImageRef } from '../packages/derive.js';
 import type { LoadedVersion } from '../packages/layout.js';

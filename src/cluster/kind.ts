@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { startKindRegistry, type KindRegistry } from '../bundle/index.js';
-import type { CleanupList } from '../cleanup.js';
+import type { CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage, UsageError } from '../errors.js';
 import { Docker } from '../tools/docker.js';
 import type { ExecFn } from '../tools/exec.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { runBootstrap } from '../bootstrap/run.js';
-import { CleanupList } from '../cleanup.js';
+import { CleanupList } from '../cleanup-list.js';
 import { UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';

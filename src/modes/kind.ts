@@ -3,7 +3,7 @@ import { installBaseline } from '../cluster/baseline.js';
 import { ClusterClient } from '../cluster/dev.js';
 import { createKindCluster, SetupError, type KindCluster } from '../cluster/kind.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
-import { CleanupList } from '../cleanup.js';
+import { CleanupList } from '../cleanup-list.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../verify/types.js';
 import { changedRefs, ensureImgpkg, finishRun, pushApplyVerify } from './cluster.js';

@@ -7,10 +7,9 @@ import { findCycles, findViolations, importSpecifiers, readGraph, resolveSpecifi
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
 // Arrows still to be turned round (issue 19); each entry is removed by the commit that fixes it.
-const KNOWN_CYCLES: string[][] = [
-  ['cleanup.ts', 'cluster/cleanup.ts', 'providers/cleanup.ts'],
-  ['verify/evaluate.ts', 'verify/pods.ts', 'verify/watch.ts'],
-];
+// verify/pods.ts imports the type KObject from evaluate.ts; it now lives in verify/kobject.ts, and
+// pointing pods.ts there (one line, in a file another branch edits) removes this last cycle.
+const KNOWN_CYCLES: string[][] = [['verify/evaluate.ts', 'verify/pods.ts']];
 const KNOWN_VIOLATIONS: string[] = [
   'a mode does not import another mode (shared steps live in pipeline/): modes/bootstrap.ts -> modes/cluster.ts',
   'a mode does not import another mode (shared steps live in pipeline/): modes/kind.ts -> modes/cluster.ts',
