@@ -5,7 +5,7 @@ import { parseInputs, type Mode } from './inputs.js';
 import { execTool } from './tools/exec.js';
 import { DevpkgError, errorMessage } from './errors.js';
 import { watchSignals } from './interrupt.js';
-import type { ModeRun } from './modes/types.js';
+import type { ModeRun } from './pipeline/context.js';
 
 const MODE_MODULES: Record<Mode, () => Promise<{ run: ModeRun }>> = {
   plan: () => import('./modes/plan.js'),

@@ -10,10 +10,10 @@ import { ensureTanzuCli } from '../providers/tanzu-cli.js';
 import { ensureYtt } from '../tools/install.js';
 import { renderResultText } from '../verify/render.js';
 import type { PackageResult } from '../verify/types.js';
-import { changedRefs, finishRun } from './cluster.js';
-import { sequenceFromContext } from './selection.js';
-import { failedResult, loadForMode } from './problems.js';
-import type { ModeContext } from './types.js';
+import { changedRefs, finishRun } from '../pipeline/steps.js';
+import { sequenceFromContext } from '../pipeline/selection.js';
+import { failedResult, loadForMode } from '../pipeline/problems.js';
+import type { ModeContext } from '../pipeline/context.js';
 
 /**
  * Bootstrap mode: a tanzu management cluster on docker with the dev Package injected for all

@@ -92,9 +92,9 @@ export function isEntryPoint(m: string): boolean {
 const under = (...dirs: string[]) => (m: string) => dirs.some((d) => (d.endsWith('.ts') ? m === d : m.startsWith(`${d}/`)));
 const not = (f: (m: string) => boolean) => (m: string) => !f(m);
 
-/** The mode runners (the modes' shared support, modes/types.ts, problems.ts, selection.ts, is not one). */
+/** A mode (its shared support, the context, selection and problems, is in pipeline/). */
 export function isModeRunner(m: string): boolean {
-  return /^modes\/(plan|detect|kind|cluster|bootstrap|report)\.ts$/.test(m);
+  return m.startsWith('modes/');
 }
 
 /** The one-way arrows of docs/development.md, "Architecture". */

@@ -11,8 +11,6 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sr
 // pointing pods.ts there (one line, in a file another branch edits) removes this last cycle.
 const KNOWN_CYCLES: string[][] = [['verify/evaluate.ts', 'verify/pods.ts']];
 const KNOWN_VIOLATIONS: string[] = [
-  'a mode does not import another mode (shared steps live in pipeline/): modes/bootstrap.ts -> modes/cluster.ts',
-  'a mode does not import another mode (shared steps live in pipeline/): modes/kind.ts -> modes/cluster.ts',
   'the report does not import the verifier, modes, pipeline or inputs: report/artifact.ts -> verify/types.ts',
   'the report does not import the verifier, modes, pipeline or inputs: report/collect.ts -> verify/types.ts',
   'the report does not import the verifier, modes, pipeline or inputs: report/mermaid.ts -> verify/types.ts',
@@ -70,7 +68,7 @@ describe('the rules fail on bad graphs', () => {
   });
 
   it('lets an entry point import what is below it', () => {
-    expect(findViolations(graph({ 'main.ts': ['modes/kind.ts'], 'modes/kind.ts': ['pipeline/plan.ts', 'modes/types.ts'], 'pipeline/plan.ts': [] }))).toEqual([]);
+    expect(findViolations(graph({ 'main.ts': ['modes/kind.ts'], 'modes/kind.ts': ['pipeline/plan.ts', 'pipeline/steps.ts'], 'pipeline/plan.ts': [] }))).toEqual([]);
   });
 });
 
