@@ -1,7 +1,8 @@
 import { coreHost } from './action/host.js';
 import { readGithubContext } from './action/context.js';
 import { checkRunnerFiles } from './action/files.js';
-import { parseInputs, type Mode } from './inputs.js';
+import { parseInputs } from './inputs.js';
+import type { Mode } from './results.js';
 import { execTool } from './tools/exec.js';
 import { DevpkgError, errorMessage } from './errors.js';
 import { watchSignals } from './interrupt.js';

@@ -23,7 +23,7 @@ import { Tanzu, SUPPRESS_PROVIDERS_UPDATE, tanzuArgs } from '../tools/tanzu.js';
 import { Ytt } from '../tools/ytt.js';
 import { planDevVersion, type DevSequence } from '../versions/index.js';
 import { verifyOne } from '../verify/index.js';
-import type { PackageResult, Phase } from '../verify/types.js';
+import type { PackageResult, Phase } from '../results.js';
 import { PHASE_NAMES, type PhaseNumber } from './phases.js';
 import { PhaseTracker } from './tracker.js';
 import { undoFindings, type Finding } from './undo.js';

@@ -20,7 +20,7 @@ import type { KObject } from '../verify/evaluate.js';
 import type { VerifyRequest } from '../verify/index.js';
 import { describeApiError } from '../verify/verifier.js';
 import { acquireRunLease, type HeldLease, type RunLeaseOptions } from './runlease.js';
-import type { Mode } from '../verify/types.js';
+import type { Mode } from '../results.js';
 
 export const FIELD_MANAGER = 'devpkg';
 

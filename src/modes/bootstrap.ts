@@ -9,7 +9,7 @@ import { tanzuPaths } from '../providers/paths.js';
 import { ensureTanzuCli } from '../providers/tanzu-cli.js';
 import { ensureYtt } from '../tools/install.js';
 import { renderResultText } from '../verify/render.js';
-import type { PackageResult } from '../verify/types.js';
+import type { PackageResult } from '../results.js';
 import { changedRefs, finishRun } from '../pipeline/steps.js';
 import { sequenceFromContext } from '../pipeline/selection.js';
 import { failedResult, loadForMode } from '../pipeline/problems.js';

@@ -5,7 +5,7 @@ import { createKindCluster, SetupError, type KindCluster } from '../cluster/kind
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { CleanupList } from '../cleanup-list.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
-import type { PackageResult, Phase } from '../verify/types.js';
+import type { PackageResult, Phase } from '../results.js';
 import { changedRefs, ensureImgpkg, finishRun, pushApplyVerify } from '../pipeline/steps.js';
 import { failedResult, loadForMode } from '../pipeline/problems.js';
 import type { ModeContext } from '../pipeline/context.js';

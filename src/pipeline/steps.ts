@@ -13,7 +13,7 @@ import type { PackageVersionRef } from '../detect/index.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
-import type { Mode, PackageResult } from '../verify/types.js';
+import type { Mode, PackageResult } from '../results.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
 import { failedResult, loadForMode } from './problems.js';
 import type { ModeContext } from './context.js';

@@ -8,7 +8,7 @@ import { selectVersion } from '../versions/index.js';
 import { conditionOf, evaluate, trimMessage, type Evaluation, type Expectation, type KObject, type SelectFn } from './evaluate.js';
 import { initialTracker, onEvaluation, onInterrupt, onSettleExpired, onTimeout, type ChangeInfo, type TrackerAction, type TrackerState } from './tracker.js';
 import { podProblems, WorkloadPods, workloadScope } from './pods.js';
-import type { TimelineEntry, Verdict } from './types.js';
+import type { TimelineEntry, Verdict } from '../results.js';
 import { ResumableWatch, UnreachableError } from './watch.js';
 
 export interface VerifyTarget {
