@@ -5,8 +5,9 @@ import type { ExecFn } from './tools/exec.js';
 // providers/cleanup.ts) import this, and the dispatcher (cleanup.ts) imports them.
 
 /**
- * Things devpkg creates and must remove: recorded BEFORE creation (STYLE.md 5),
- * so the post step can clean up even when main died halfway.
+ * Things devpkg creates and must remove. Each is recorded BEFORE it is created, so the post step
+ * can clean up even when main died halfway (recorded after, a run killed in between would leave
+ * the thing behind with nothing naming it).
  */
 export type CleanupItem =
   | { kind: 'temp-dir'; path: string }

@@ -4,7 +4,10 @@ import { parseDuration, parseRegistryFlag, parseVersionFlag, parseWaits } from '
 
 import { MODES, type Mode } from './results.js';
 
-/** Every action input, read once and validated (STYLE.md 1). */
+/**
+ * Every action input, read once and validated here; nothing else reads inputs, so the rest of
+ * devpkg takes this typed object and is tested without the Actions toolkit.
+ */
 export interface Inputs {
   mode: Mode;
   workingDirectory: string;

@@ -17,7 +17,10 @@ const MODE_MODULES: Record<Mode, () => Promise<{ run: ModeRun }>> = {
   report: () => import('./modes/report.js'),
 };
 
-/** The action's main step: build Inputs, run the mode, fail once (STYLE.md 2). */
+/**
+ * The action's main step: build Inputs, run the mode, fail once (one setFailed, here, so no
+ * error path can skip it).
+ */
 export async function runMain(): Promise<void> {
   // Loaded here, not at the top: the CLI shares the bundle's entry and never needs it.
   const core = await import('@actions/core');

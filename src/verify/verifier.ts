@@ -350,7 +350,7 @@ export function recoveryHint(t: VerifyTarget): string {
   );
 }
 
-/** The API server's message and reason out of a client error (STYLE.md 7). */
+/** The API server's message and reason out of a client error, so the log says what the server refused and why. */
 export function describeApiError(err: unknown): string {
   if (err && typeof err === 'object') {
     const e = err as { code?: number; body?: unknown; message?: string };
