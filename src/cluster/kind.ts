@@ -163,7 +163,7 @@ export async function ensureKind(o: EnsureKindOptions): Promise<Kind> {
   const want = normalizeReleaseVersion(o.version || DEFAULT_KIND_VERSION, 'kind-version');
   const onPath = await Kind.create(o.exec).catch(() => undefined);
   if (onPath && `v${onPath.version}` === want) {
-    const { findOnPath } = await import('../bundle/install.js');
+    const { findOnPath } = await import('../tools/carvel.js');
     const path = (await findOnPath('kind')) ?? onPath.path;
     o.log?.(`kind ${want} on PATH (${path})`);
     return Kind.create(o.exec, path);

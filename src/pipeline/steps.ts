@@ -110,7 +110,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
 
 /** imgpkg on PATH: the runner's, or a pinned, checksum-checked release on GitHub runners. */
 export async function ensureImgpkg(ctx: ModeContext): Promise<void> {
-  const { ensureCarvelTool } = await import('../bundle/install.js');
+  const { ensureCarvelTool } = await import('../tools/carvel.js');
   await ensureCarvelTool('imgpkg', { version: ctx.inputs.imgpkgVersion || undefined, log: (m) => ctx.host.info(m) });
 }
 
