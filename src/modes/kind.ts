@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { installBaseline } from '../cluster/baseline.js';
-import { ClusterClient } from '../cluster/dev.js';
+import { ClusterClient } from '../cluster/client.js';
 import { createKindCluster, SetupError, type KindCluster } from '../cluster/kind.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { CleanupList } from '../cleanup-list.js';
