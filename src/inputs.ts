@@ -2,10 +2,12 @@ import { UsageError } from './errors.js';
 import { parseImageRepository, type ImageRepository } from './providers/image-repository.js';
 import { parseDuration, parseRegistryFlag, parseVersionFlag, parseWaits } from './flags.js';
 
-export const MODES = ['plan', 'detect', 'kind', 'cluster', 'bootstrap', 'report'] as const;
-export type Mode = (typeof MODES)[number];
+import { MODES, type Mode } from './results.js';
 
-/** Every action input, read once and validated (STYLE.md 1). */
+/**
+ * Every action input, read once and validated here; nothing else reads inputs, so the rest of
+ * devpkg takes this typed object and is tested without the Actions toolkit.
+ */
 export interface Inputs {
   mode: Mode;
   workingDirectory: string;

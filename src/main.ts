@@ -1,11 +1,12 @@
 import { coreHost } from './action/host.js';
 import { readGithubContext } from './action/context.js';
 import { checkRunnerFiles } from './action/files.js';
-import { parseInputs, type Mode } from './inputs.js';
+import { parseInputs } from './inputs.js';
+import type { Mode } from './results.js';
 import { execTool } from './tools/exec.js';
 import { DevpkgError, errorMessage } from './errors.js';
 import { watchSignals } from './interrupt.js';
-import type { ModeRun } from './modes/types.js';
+import type { ModeRun } from './pipeline/context.js';
 
 const MODE_MODULES: Record<Mode, () => Promise<{ run: ModeRun }>> = {
   plan: () => import('./modes/plan.js'),
@@ -16,7 +17,10 @@ const MODE_MODULES: Record<Mode, () => Promise<{ run: ModeRun }>> = {
   report: () => import('./modes/report.js'),
 };
 
-/** The action's main step: build Inputs, run the mode, fail once (STYLE.md 2). */
+/**
+ * The action's main step: build Inputs, run the mode, fail once (one setFailed, here, so no
+ * error path can skip it).
+ */
 export async function runMain(): Promise<void> {
   // Loaded here, not at the top: the CLI shares the bundle's entry and never needs it.
   const core = await import('@actions/core');

@@ -1,4 +1,4 @@
-import type { PackageResult } from '../verify/types.js';
+import type { PackageResult } from '../results.js';
 import { createCommandText, explainWithPhases, TKG2_NOTE } from './run.js';
 
 const r = (verdict: PackageResult['verdict']): PackageResult => ({ name: 'antrea', version: '1.5.3', refName: 'a', targetRefName: 'a', devVersion: 'D', mode: 'bootstrap', verdict, reason: 'R', timeline: [] });

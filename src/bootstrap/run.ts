@@ -8,7 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bundleRepository, pushBundle } from '../bundle/index.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
-import type { CleanupItem, CleanupList } from '../cleanup.js';
+import type { CleanupItem, CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage } from '../errors.js';
 import { deriveDevPackage, parseImageRef } from '../packages/derive.js';
 import type { LoadedVersion } from '../packages/layout.js';
@@ -23,7 +23,7 @@ import { Tanzu, SUPPRESS_PROVIDERS_UPDATE, tanzuArgs } from '../tools/tanzu.js';
 import { Ytt } from '../tools/ytt.js';
 import { planDevVersion, type DevSequence } from '../versions/index.js';
 import { verifyOne } from '../verify/index.js';
-import type { PackageResult, Phase } from '../verify/types.js';
+import type { PackageResult, Phase } from '../results.js';
 import { PHASE_NAMES, type PhaseNumber } from './phases.js';
 import { PhaseTracker } from './tracker.js';
 import { undoFindings, type Finding } from './undo.js';
@@ -100,7 +100,27 @@ function categoryOf(addonType: string): [string, string] {
   return [c, n];
 }
 
+/**
+ * Prepares the providers for a dev Package, then (unless prepare-only) creates the management
+ * cluster and follows the dev Package through the bootstrap to a verdict.
+ */
 export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcome> {
+  const prepared = await prepareBootstrap(o);
+  if (o.prepareOnly) return prepared.outcome;
+  return createAndVerify(o, prepared);
+}
+
+/** What the prepare half of a bootstrap hands to the create half. */
+interface PreparedBootstrap {
+  outcome: BootstrapOutcome;
+  clusterConfig?: string;
+  tanzu: Tanzu;
+  /** The bundle's digest (from --image or the push). */
+  digest?: string;
+}
+
+/** The dev version, its bundle (given or pushed), the prepared providers folder and its dry-run check. */
+async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap> {
   const log = o.log ?? (() => undefined);
   const warn = o.warn ?? log;
   const exec = o.exec ?? execTool;
@@ -192,8 +212,18 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
     warn('no --cluster-config: the providers folder was prepared but not checked with a dry-run');
   }
   const outcome: BootstrapOutcome = { devPackage, devVersion: plan.version, image, prepared, ...(check ? { check } : {}), createCommand };
-  if (o.prepareOnly) return outcome;
+  return { outcome, clusterConfig, tanzu, digest };
+}
 
+/** Creates the management cluster, watches the three phases, and gives the verdict. */
+async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap): Promise<BootstrapOutcome> {
+  const log = o.log ?? (() => undefined);
+  const warn = o.warn ?? log;
+  const exec = o.exec ?? execTool;
+  const pkgName = o.loaded.name;
+  const { outcome, clusterConfig, tanzu, digest } = p;
+  const { devPackage, image, createCommand } = outcome;
+  const plan = { version: outcome.devVersion };
   if (!clusterConfig) throw new DevpkgError('--cluster-config (input cluster-config) is required to create the management cluster', { exitCode: 2 });
   const clusterName = clusterNameOf(await readFile(clusterConfig, 'utf8'));
   if (!clusterName) throw new DevpkgError(`${clusterConfig} sets no CLUSTER_NAME; devpkg needs the name to track and delete the cluster`, { exitCode: 2 });

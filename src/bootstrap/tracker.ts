@@ -6,7 +6,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KObject } from '../verify/evaluate.js';
-import type { Phase } from '../verify/types.js';
+import type { Phase } from '../results.js';
 import { allTkrs, emptySnapshot, evaluatePhases, PHASE_NAMES, installedVersion, type PhaseExpect, type PhaseNumber, type PhasesEvaluation, type Snapshot } from './phases.js';
 import { noteDevPackage, notePackageRef, noteRepository, type DevPackageHistory, type PackageRefSighting, type RepositorySighting } from './undo.js';
 

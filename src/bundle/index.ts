@@ -15,4 +15,4 @@ export {
 export { RegistryClient, parseWwwAuthenticate, MANIFEST_ACCEPT, type RegistryCredentials } from './registry.js';
 export { checkBundleDir, parseBundleLock, kbldLockCommand } from './folder.js';
 export { startKindRegistry, clusterHostFor, type KindRegistry, type KindRegistryOptions } from './kind-registry.js';
-export { ensureCarvelTool, CARVEL_RELEASES, DEFAULT_VERSIONS } from './install.js';
+export { ensureCarvelTool, CARVEL_RELEASES, DEFAULT_VERSIONS } from '../tools/carvel.js';

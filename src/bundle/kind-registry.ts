@@ -1,4 +1,4 @@
-import type { CleanupList } from '../cleanup.js';
+import type { CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage } from '../errors.js';
 import type { Docker } from '../tools/docker.js';
 import { usesPlainHttp } from './reference.js';

@@ -6,7 +6,7 @@ import { execTool, type ExecFn } from '../tools/exec.js';
 import { Imgpkg, imgpkgAuthEnv, scrubSecrets, type RegistryLogin } from '../tools/imgpkg.js';
 import { Kbld } from '../tools/kbld.js';
 import { checkBundleDir, parseBundleLock } from './folder.js';
-import { ensureCarvelTool } from './install.js';
+import { ensureCarvelTool } from '../tools/carvel.js';
 import { formatRepository, parseRepository, usesPlainHttp, validateTag, type Repository } from './reference.js';
 import { RegistryClient, type RegistryCredentials } from './registry.js';
 

@@ -16,7 +16,7 @@ import { parsePackageFile, type PackageResource } from '../packages/model.js';
 import type { ExecFn } from '../tools/exec.js';
 import { toOciTag } from '../versions/index.js';
 import { verifyPackageInstall } from '../verify/verifier.js';
-import type { ClusterClient } from './dev.js';
+import type { ClusterClient } from './client.js';
 
 export const ADDONS_NAMESPACE = 'tkg-system';
 

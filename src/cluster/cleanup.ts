@@ -1,4 +1,4 @@
-import type { CleanupItem } from '../cleanup.js';
+import type { CleanupItem } from '../cleanup-list.js';
 import { DevpkgError } from '../errors.js';
 import type { ExecFn } from '../tools/exec.js';
 import { dockerArgs } from '../tools/docker.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { startKindRegistry, type KindRegistry } from '../bundle/index.js';
-import type { CleanupList } from '../cleanup.js';
+import type { CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage, UsageError } from '../errors.js';
 import { Docker } from '../tools/docker.js';
 import type { ExecFn } from '../tools/exec.js';
@@ -163,7 +163,7 @@ export async function ensureKind(o: EnsureKindOptions): Promise<Kind> {
   const want = normalizeReleaseVersion(o.version || DEFAULT_KIND_VERSION, 'kind-version');
   const onPath = await Kind.create(o.exec).catch(() => undefined);
   if (onPath && `v${onPath.version}` === want) {
-    const { findOnPath } = await import('../bundle/install.js');
+    const { findOnPath } = await import('../tools/carvel.js');
     const path = (await findOnPath('kind')) ?? onPath.path;
     o.log?.(`kind ${want} on PATH (${path})`);
     return Kind.create(o.exec, path);

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { cleanupBootstrap, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { CLUSTER_CONFIG_PLACEHOLDER, runBootstrap } from '../bootstrap/run.js';
-import { findOnPath } from '../bundle/install.js';
+import { findOnPath } from '../tools/carvel.js';
 import { UsageError } from '../errors.js';
 import { loadVersionFolder } from '../packages/layout.js';
 import { parseRegistryFlag, parseVersionFlag, parseWaits } from '../flags.js';

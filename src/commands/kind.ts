@@ -13,7 +13,7 @@ import { DevpkgError } from '../errors.js';
 import { parseInputs } from '../inputs.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { renderResultText } from '../verify/render.js';
-import type { PackageResult } from '../verify/types.js';
+import type { PackageResult } from '../results.js';
 import { parseFlags, type CliIO } from './io.js';
 
 const USAGE = `Usage: devpkg kind --repo DIR (--base REF [--head REF] | --packages NAME/VERSION,... | --all)

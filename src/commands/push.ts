@@ -65,7 +65,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
 
   let imgpkg;
   if (!values['push-command']) {
-    const { ensureCarvelTool } = await import('../bundle/install.js');
+    const { ensureCarvelTool } = await import('../tools/carvel.js');
     const { Imgpkg } = await import('../tools/imgpkg.js');
     imgpkg = await Imgpkg.create(undefined, await ensureCarvelTool('imgpkg', { env: io.env, log }));
   }

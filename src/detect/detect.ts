@@ -35,12 +35,9 @@ export function kappCompare(): VersionCompare {
 /** `pr`: diff merge-base(base, head)..head (pull requests); `range`: diff base..head (pushes: before..after). */
 export type RangeKind = 'pr' | 'range';
 
-export interface PackageVersionRef {
-  name: string;
-  version: string;
-  /** Repository-relative version folder, e.g. `addons/packages/antrea/1.2.3`. */
-  path: string;
-}
+import type { PackageVersionRef } from '../results.js';
+
+export type { PackageVersionRef };
 
 export interface ChangedVersion extends PackageVersionRef {
   reasons: string[];

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { runBootstrap } from '../bootstrap/run.js';
-import { CleanupList } from '../cleanup.js';
+import { CleanupList } from '../cleanup-list.js';
 import { UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
@@ -9,11 +9,11 @@ import { tanzuPaths } from '../providers/paths.js';
 import { ensureTanzuCli } from '../providers/tanzu-cli.js';
 import { ensureYtt } from '../tools/install.js';
 import { renderResultText } from '../verify/render.js';
-import type { PackageResult } from '../verify/types.js';
-import { changedRefs, finishRun } from './cluster.js';
-import { sequenceFromContext } from './selection.js';
-import { failedResult, loadForMode } from './problems.js';
-import type { ModeContext } from './types.js';
+import type { PackageResult } from '../results.js';
+import { changedRefs, finishRun } from '../pipeline/steps.js';
+import { sequenceFromContext } from '../pipeline/selection.js';
+import { failedResult, loadForMode } from '../pipeline/problems.js';
+import type { ModeContext } from '../pipeline/context.js';
 
 /**
  * Bootstrap mode: a tanzu management cluster on docker with the dev Package injected for all

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { resolveSelection } from '../pipeline/plan.js';
-import { selectionFromContext, sequenceFromContext } from './selection.js';
+import { selectionFromContext, sequenceFromContext } from '../pipeline/selection.js';
 import { checkVersions, gitReader, workTreeReader } from '../pipeline/check.js';
 import { Git } from '../tools/git.js';
-import { annotateProblems } from './problems.js';
-import type { ModeContext } from './types.js';
+import { annotateProblems } from '../pipeline/problems.js';
+import type { ModeContext } from '../pipeline/context.js';
 
 /** Detect mode: the changed package versions as outputs, nothing else. */
 export async function run(ctx: ModeContext): Promise<void> {

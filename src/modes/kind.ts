@@ -1,14 +1,14 @@
 import path from 'node:path';
 import { installBaseline } from '../cluster/baseline.js';
-import { ClusterClient } from '../cluster/dev.js';
+import { ClusterClient } from '../cluster/client.js';
 import { createKindCluster, SetupError, type KindCluster } from '../cluster/kind.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
-import { CleanupList } from '../cleanup.js';
+import { CleanupList } from '../cleanup-list.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
-import type { PackageResult, Phase } from '../verify/types.js';
-import { changedRefs, ensureImgpkg, finishRun, pushApplyVerify } from './cluster.js';
-import { failedResult, loadForMode } from './problems.js';
-import type { ModeContext } from './types.js';
+import type { PackageResult, Phase } from '../results.js';
+import { changedRefs, ensureImgpkg, finishRun, pushApplyVerify } from '../pipeline/steps.js';
+import { failedResult, loadForMode } from '../pipeline/problems.js';
+import type { ModeContext } from '../pipeline/context.js';
 
 /** A kind cluster name for this run: short, lowercase, unique per run attempt. */
 export function kindClusterName(runId: string | number, attempt: number): string {

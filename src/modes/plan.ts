@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { plan, matrixOf, packageSummary, type PlanOutput } from '../pipeline/plan.js';
-import { selectionFromContext, sequenceFromContext } from './selection.js';
+import { selectionFromContext, sequenceFromContext } from '../pipeline/selection.js';
 import { DevpkgError } from '../errors.js';
 import { errorSummary } from '../packages/problems.js';
-import { annotateProblems } from './problems.js';
-import type { ModeContext } from './types.js';
+import { annotateProblems } from '../pipeline/problems.js';
+import type { ModeContext } from '../pipeline/context.js';
 
 /** Plan mode: no cluster; outputs, a job summary and (on a pull request) the comment. */
 export async function run(ctx: ModeContext): Promise<void> {

@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { collectResults, type CollectedResults } from '../report/collect.js';
 import { createOctokit, type GitHubClient } from '../report/comment.js';
 import { publishReport } from '../report/publish.js';
-import type { ModeContext } from './types.js';
+import type { ModeContext } from '../pipeline/context.js';
 
 export interface ReportDeps {
   octokit?: GitHubClient;

@@ -8,7 +8,7 @@ import { overlayFileName, renderOverlay, USER_CUSTOMIZATIONS_DIR } from '../pack
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { compareVersions, parseVersion, planDevVersion, toOciTag, type DevSequence } from '../versions/index.js';
 import type { PackageVersionRef } from '../detect/index.js';
-import type { PlannedPackage } from '../verify/types.js';
+import { errorResult, type Mode, type PlannedPackage } from '../results.js';
 import type { ExecFn } from '../tools/exec.js';
 
 /** Which package versions are in play. */
@@ -29,7 +29,7 @@ export interface PlanRequest {
   devVersion?: string;
   addonType?: string;
   ignore?: string[];
-  mode?: string;
+  mode?: Mode;
   exec?: ExecFn;
   log?: (message: string) => void;
 }
@@ -108,22 +108,6 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
     }
   }
   return { packages, problems: sortProblems(problems), removed, base, head };
-}
-
-/** The result of a package version that could not be read or planned. */
-export function errorResult(ref: PackageVersionRef, problem: Problem, mode: string): PlannedPackage {
-  return {
-    name: ref.name,
-    version: ref.version,
-    refName: '',
-    targetRefName: '',
-    devVersion: '',
-    mode,
-    verdict: 'error',
-    reason: `${problem.path}${problem.line !== undefined ? `:${problem.line}` : ''}: ${problem.message}`,
-    timeline: [],
-    problems: [problem],
-  };
 }
 
 function planOne(

@@ -6,7 +6,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { CleanupList } from '../cleanup.js';
+import type { CleanupList } from '../cleanup-list.js';
 import { DevpkgError } from '../errors.js';
 import { USER_CUSTOMIZATIONS_DIR } from '../packages/overlay.js';
 import type { Tanzu } from '../tools/tanzu.js';

@@ -6,7 +6,7 @@
  */
 import { cp, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PlannedPackage } from '../verify/types.js';
+import type { PlannedPackage } from '../results.js';
 import type { OverallResult } from './render.js';
 import { slug } from './render.js';
 

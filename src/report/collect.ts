@@ -7,7 +7,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import { DevpkgError } from '../errors.js';
-import type { PackageResult, PlanDetails, PlannedPackage, TimelineEntry } from '../verify/types.js';
+import type { Mode, PackageResult, PlanDetails, PlannedPackage, TimelineEntry } from '../results.js';
 import { RESULTS_FILE, RESULTS_SCHEMA, type ResultsDocument } from './artifact.js';
 import type { ReportEntry } from './render.js';
 
@@ -80,7 +80,8 @@ export function sanitizeResult(v: unknown): PlannedPackage | string {
     releasedVersion: str(v.releasedVersion),
     devVersion,
     bundle: str(v.bundle),
-    mode: str(v.mode) ?? '',
+    // Read as the other job wrote it (not checked against MODES: a report shows what it is given).
+    mode: (str(v.mode) ?? '') as Mode,
     verdict: verdict as PackageResult['verdict'],
     reason: str(v.reason) ?? '',
     timeline: Array.isArray(v.timeline) ? v.timeline.map(timelineEntry).filter((e): e is TimelineEntry => e !== undefined) : [],

@@ -1,7 +1,7 @@
 /**
  * The sticky pull request comment: one per comment-header, found by a hidden marker, through
  * the REST issue-comments endpoints only (they exist on GitHub Enterprise Server too). The
- * Octokit is a parameter (STYLE.md 8), so tests hand in one pointed at a stand-in server.
+ * Octokit is a parameter, not built here, so tests hand in one pointed at a stand-in server.
  */
 import type { getOctokit } from '@actions/github';
 

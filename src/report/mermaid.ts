@@ -1,4 +1,4 @@
-import type { PackageResult, TimelineEntry } from '../verify/types.js';
+import type { PackageResult, TimelineEntry } from '../results.js';
 import { mermaidLabel } from './markdown.js';
 
 /** One bar of the chart. */

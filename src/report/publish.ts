@@ -10,15 +10,25 @@ import { join } from 'node:path';
 import type { ActionHost } from '../action/host.js';
 import { runUrl as runUrlOf, type GithubContext } from '../action/context.js';
 import { errorMessage } from '../errors.js';
-import type { Inputs } from '../inputs.js';
-import type { PlannedPackage } from '../verify/types.js';
+import type { Mode, PlannedPackage } from '../results.js';
 import { RESULTS_SCHEMA, writeResultsFolder, type ResultsDocument } from './artifact.js';
 import { createOctokit, marker, normalizeHeader, upsertStickyComment, type GitHubClient, type StickyOutcome } from './comment.js';
 import { GITHUB_COMMENT_LIMIT, overallResult, renderReport, type OverallResult, type ReportEntry } from './render.js';
 
+/** The settings the report reads (the action's inputs of the same names satisfy it). */
+export interface ReportSettings {
+  mode: Mode;
+  /** The token for the pull request comment. */
+  githubToken: string;
+  /** Whether to keep a sticky comment on the pull request. */
+  comment: boolean;
+  commentHeader: string;
+  artifactName: string;
+}
+
 /** The parts of a ModeContext that publishing reads. */
 export interface PublishContext {
-  inputs: Pick<Inputs, 'mode' | 'githubToken' | 'comment' | 'commentHeader' | 'artifactName'>;
+  inputs: ReportSettings;
   github: GithubContext;
   host: ActionHost;
   env: NodeJS.ProcessEnv;

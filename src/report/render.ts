@@ -4,7 +4,7 @@
  * order (diagnostics and YAML excerpts, then timelines, then per-package sections, then table
  * rows) and a note says what was left out.
  */
-import type { PackageResult, PlanDetails, PlannedPackage, Verdict } from '../verify/types.js';
+import type { PackageResult, PlanDetails, PlannedPackage, Verdict } from '../results.js';
 import { cell, code, cut, details, escapeHtml, fenced, link, text } from './markdown.js';
 import { ganttChart, timesOf } from './mermaid.js';
 

@@ -3,7 +3,7 @@
  * release installed the way the other tools are (toolcache.ts: @actions/tool-cache, the tool
  * cache, PATH). Off GitHub a missing ytt is an error up front, never a weakened check.
  */
-import { findOnPath } from '../bundle/install.js';
+import { findOnPath } from './carvel.js';
 import { UsageError } from '../errors.js';
 import { installPinnedTool, type InstallOptions, type PinnedTool } from './toolcache.js';
 

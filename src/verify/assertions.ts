@@ -9,7 +9,7 @@
  */
 import { parse, stringify } from 'yaml';
 import { UsageError } from '../errors.js';
-import type { AssertionResult } from './types.js';
+import type { AssertionResult } from '../results.js';
 
 export interface Assertion {
   kind: string;

@@ -5,24 +5,10 @@
  */
 import { registryHint } from './hints.js';
 import { describePodProblem, podProblems, type PodProblem } from './pods.js';
+import type { KObject } from './kobject.js';
 
-/** The parts of a Kubernetes object the verdict reads. */
-export interface KObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    generation?: number;
-    resourceVersion?: string;
-    annotations?: Record<string, string>;
-    managedFields?: Array<{ manager?: string; operation?: string; time?: string; subresource?: string }>;
-    [k: string]: unknown;
-  };
-  spec?: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  status?: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  [k: string]: unknown;
-}
+// Re-exported for pods.ts and diagnostics.ts (changed by another branch; point them at kobject.ts after it merges).
+export type { KObject } from './kobject.js';
 
 export interface VersionSelection {
   constraints?: string;

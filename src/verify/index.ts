@@ -8,10 +8,10 @@ import { UsageError } from '../errors.js';
 import { runAssertions, type Assertion } from './assertions.js';
 import { collectDiagnostics } from './diagnostics.js';
 import type { Expectation } from './evaluate.js';
-import type { PackageResult } from './types.js';
+import type { PackageResult } from '../results.js';
 import { verifyPackageInstall, type VerifyOutcome, type VerifyTarget } from './verifier.js';
 
-export type { PackageResult, TimelineEntry, Verdict, AssertionResult } from './types.js';
+export type { PackageResult, TimelineEntry, Verdict, AssertionResult } from '../results.js';
 
 export interface VerifyRequest {
   /** Everything of the result known before verifying (verdict etc. are filled in). */

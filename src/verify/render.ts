@@ -1,5 +1,5 @@
 /** Plain-text rendering of verify results for the terminal and the action log. */
-import type { PackageResult } from './types.js';
+import type { PackageResult } from '../results.js';
 
 const MARK: Record<string, string> = {
   won: 'WON',

@@ -7,7 +7,7 @@
  * - not-selected, reconcile-failed and downgrade-blocked are final when seen before a win.
  */
 import type { Evaluation } from './evaluate.js';
-import type { Verdict } from './types.js';
+import type { Verdict } from '../results.js';
 
 export type TrackerPhase = 'waiting' | 'settling' | 'awaiting-rewin' | 'done';
 

@@ -8,7 +8,7 @@ import { selectVersion } from '../versions/index.js';
 import { conditionOf, evaluate, trimMessage, type Evaluation, type Expectation, type KObject, type SelectFn } from './evaluate.js';
 import { initialTracker, onEvaluation, onInterrupt, onSettleExpired, onTimeout, type ChangeInfo, type TrackerAction, type TrackerState } from './tracker.js';
 import { podProblems, WorkloadPods, workloadScope } from './pods.js';
-import type { TimelineEntry, Verdict } from './types.js';
+import type { TimelineEntry, Verdict } from '../results.js';
 import { ResumableWatch, UnreachableError } from './watch.js';
 
 export interface VerifyTarget {
@@ -350,7 +350,7 @@ export function recoveryHint(t: VerifyTarget): string {
   );
 }
 
-/** The API server's message and reason out of a client error (STYLE.md 7). */
+/** The API server's message and reason out of a client error, so the log says what the server refused and why. */
 export function describeApiError(err: unknown): string {
   if (err && typeof err === 'object') {
     const e = err as { code?: number; body?: unknown; message?: string };

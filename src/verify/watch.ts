@@ -5,7 +5,7 @@
  * timers; nothing polls while the connection is up.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KObject } from './evaluate.js';
+import type { KObject } from './kobject.js';
 
 export interface CollectionRef {
   group: string;

@@ -7,7 +7,7 @@ import type { GithubContext } from '../../src/action/context.js';
 import { parseInputs } from '../../src/inputs.js';
 import { inputsFrom } from '../support/inputs.js';
 import { run } from '../../src/modes/report.js';
-import type { ModeContext } from '../../src/modes/types.js';
+import type { ModeContext } from '../../src/pipeline/context.js';
 import { createOctokit, marker, type GitHubClient } from '../../src/report/comment.js';
 import { publishReport } from '../../src/report/publish.js';
 import type { PlannedPackage } from '../../src/verify/types.js';

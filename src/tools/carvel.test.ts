@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CARVEL_RELEASES, ensureCarvelTool, findOnPath, normalizeVersion, releaseUrl, type ToolCache } from './install.js';
+import { CARVEL_RELEASES, ensureCarvelTool, findOnPath, normalizeVersion, releaseUrl, type ToolCache } from './carvel.js';
 
 let dir: string;
 beforeEach(async () => {

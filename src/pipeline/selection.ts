@@ -1,6 +1,6 @@
 import { DevpkgError } from '../errors.js';
-import type { Selection } from '../pipeline/plan.js';
-import type { ModeContext } from './types.js';
+import type { Selection } from './plan.js';
+import type { ModeContext } from './context.js';
 
 /**
  * Which package versions an action run is about: the `packages` input, `all`,

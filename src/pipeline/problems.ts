@@ -4,10 +4,10 @@
  */
 import { loadVersion, type LoadedVersion } from '../packages/layout.js';
 import { problemFromError, type Problem } from '../packages/problems.js';
-import { errorResult } from '../pipeline/plan.js';
+import { errorResult } from '../results.js';
 import type { PackageVersionRef } from '../detect/index.js';
-import type { PackageResult } from '../verify/types.js';
-import type { ModeContext } from './types.js';
+import type { Mode, PackageResult } from '../results.js';
+import type { ModeContext } from './context.js';
 
 /**
  * Every problem as an annotation on its file and line. Paths are relative to the packages
@@ -35,7 +35,7 @@ export function failedResult(
   ctx: Pick<ModeContext, 'host' | 'inputs'>,
   ref: PackageVersionRef,
   err: unknown,
-  mode: string,
+  mode: Mode,
   /** quiet: no annotation per package (the caller reported a failure they share once). */
   extra: { prefix?: string; phases?: PackageResult['phases']; problems?: Problem[]; quiet?: boolean } = {},
 ): PackageResult {

@@ -1,0 +1,144 @@
+// Steps the cluster, kind and bootstrap modes share: which packages changed, push + apply +
+// verify, imgpkg on PATH, and the end of a run (outputs, report, failure).
+import path from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KindRegistry } from '../bundle/kind-registry.js';
+import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
+import { runHolder } from '../cluster/runlease.js';
+import { DevpkgError, UsageError } from '../errors.js';
+import type { Problem } from '../packages/problems.js';
+import { parseRefNameMap } from '../packages/refname.js';
+import { resolveSelection, type PlanRequest } from './plan.js';
+import type { PackageVersionRef } from '../detect/index.js';
+import { parseAssertions } from '../verify/assertions.js';
+import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '../verify/index.js';
+import { renderResultText } from '../verify/render.js';
+import type { Mode, PackageResult } from '../results.js';
+import { selectionFromContext, sequenceFromContext } from './selection.js';
+import { failedResult, loadForMode } from './problems.js';
+import type { ModeContext } from './context.js';
+
+export interface ClusterRunOptions {
+  kc: KubeConfig;
+  root: string;
+  refs: PackageVersionRef[];
+  mode: Mode;
+  /** Where to push (host[:port]/path). */
+  registry: string;
+  /** kind: the registry as the cluster reaches it. */
+  kindRegistry?: KindRegistry;
+  /** NS/NAME per package name (kind mode creates one per package); else the package-install input. */
+  packageInstalls?: Map<string, { namespace: string; name: string }>;
+  /** Extra phases to put in each result (kind: cluster, registry, kapp-controller, baseline). */
+  phases?: PackageResult['phases'];
+}
+
+/**
+ * Pushes, derives and applies every package (each failure becomes an `error` result, the others
+ * go on), then verifies all of them concurrently. Shared by the cluster and kind modes.
+ */
+export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): Promise<PackageResult[]> {
+  const { inputs, host } = ctx;
+  const client = await ClusterClient.create(o.kc);
+  const refNames = parseRefNameMap(inputs.refName);
+  const named = inputs.packageInstall ? parsePackageInstallRef(inputs.packageInstall, 'input package-install') : undefined;
+  if (named && o.refs.length > 1) {
+    throw new UsageError(`input package-install names one PackageInstall but ${o.refs.length} packages changed; set packages to one NAME/VERSION`);
+  }
+  if (inputs.registryPassword) host.setSecret(inputs.registryPassword);
+  const credentials = inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined;
+  const assertions = parseAssertions(inputs.assert);
+  const seq = sequenceFromContext(ctx);
+  if (!inputs.pushCommand) await ensureImgpkg(ctx);
+
+  const errors: PackageResult[] = [];
+  const requests: VerifyRequest[] = [];
+  const releases: Array<() => Promise<void>> = [];
+  for (const ref of o.refs) {
+    await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
+      let problems: Problem[] = [];
+      try {
+        const loaded = await loadForMode(ctx, o.root, ref);
+        problems = loaded.problems;
+        const dev = await runDevPipeline({
+          client,
+          root: o.root,
+          loaded,
+          packageCount: o.refs.length,
+          refNames,
+          packageInstall: o.packageInstalls?.get(ref.name) ?? named,
+          registry: o.registry,
+          clusterRegistryHost: o.kindRegistry?.clusterHost,
+          clusterRegistry: o.kindRegistry ? undefined : inputs.clusterRegistry || undefined,
+          credentials,
+          pushCommand: inputs.pushCommand || undefined,
+          lockImages: inputs.lockImages,
+          seq,
+          devVersion: inputs.devVersion || undefined,
+          mode: o.mode,
+          exec: ctx.exec,
+          log: (m) => host.info(m),
+          runLease: { holder: runHolder(ctx.env), seconds: (inputs.settleMs + inputs.timeoutMs) / 1000 + 600 },
+        });
+        releases.push(dev.release);
+        for (const r of dev.requests) {
+          r.base.phases = [...(o.phases ?? []), { name: 'dev Package applied', seenAt: new Date().toISOString() }];
+          if (problems.length) r.base.problems = problems;
+          requests.push(r);
+        }
+      } catch (err) {
+        errors.push(failedResult(ctx, ref, err, o.mode, { phases: o.phases, problems }));
+      }
+    });
+  }
+  const verified = await host.group(`Verify ${requests.length} PackageInstall(s)`, () =>
+    verifyAll(requests, {
+      kc: o.kc,
+      settleMs: inputs.settleMs,
+      timeoutMs: inputs.timeoutMs,
+      assertions,
+      diagnosticsDir: path.join(ctx.env.RUNNER_TEMP || path.join(o.root, '.devpkg'), 'devpkg-diagnostics'),
+      log: (m) => host.info(m),
+      signal: ctx.signal,
+    }).finally(async () => {
+      for (const release of releases) await release();
+    }),
+  );
+  for (const r of verified) host.info(renderResultText(r));
+  return [...verified, ...errors];
+}
+
+/** imgpkg on PATH: the runner's, or a pinned, checksum-checked release on GitHub runners. */
+export async function ensureImgpkg(ctx: ModeContext): Promise<void> {
+  const { ensureCarvelTool } = await import('../tools/carvel.js');
+  await ensureCarvelTool('imgpkg', { version: ctx.inputs.imgpkgVersion || undefined, log: (m) => ctx.host.info(m) });
+}
+
+/** Outputs, report, and one failure for everything that did not win. */
+export async function finishRun(ctx: ModeContext, results: PackageResult[]): Promise<void> {
+  ctx.host.setOutput('verdicts', JSON.stringify(Object.fromEntries(results.map((r) => [`${r.name}/${r.version}`, r.verdict]))));
+  const { publishReport } = await import('../report/publish.js');
+  await publishReport({ results, ctx, resultsDir: ctx.resultsDir });
+  const failed = results.filter((r) => !passed(r));
+  if (failed.length > 0) {
+    throw new DevpkgError(
+      `${failed.length} of ${results.length} package(s) did not win: ` +
+        failed.map((r) => `${r.name}/${r.version} ${r.verdict}${r.assertions?.some((a) => !a.ok) ? ' (assertions failed)' : ''}`).join(', '),
+    );
+  }
+}
+
+export async function changedRefs(ctx: ModeContext, root: string): Promise<PackageVersionRef[]> {
+  const req: PlanRequest = {
+    root,
+    packagesDir: ctx.inputs.packagesDir,
+    selection: selectionFromContext(ctx),
+    registry: ctx.inputs.registry,
+    refName: ctx.inputs.refName,
+    seq: sequenceFromContext(ctx),
+    ignore: ctx.inputs.ignore,
+    exec: ctx.exec,
+    log: (m) => ctx.host.info(m),
+  };
+  return (await resolveSelection(req)).refs;
+}

@@ -1,0 +1,117 @@
+/**
+ * Results: what a run says about each package version, and the words for it (verdict, mode,
+ * phase, timeline). The report, the modes and the verifier all depend on this module, and it
+ * depends on nothing of theirs. Keep the shape stable: the results folder is read by other jobs.
+ */
+import type { Problem } from './packages/problems.js';
+
+/** The modes of the action, once (inputs.ts validates the input against this list). */
+export const MODES = ['plan', 'detect', 'kind', 'cluster', 'bootstrap', 'report'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** A package version in the repository (name, version folder name, and where the folder is). */
+export interface PackageVersionRef {
+  name: string;
+  version: string;
+  /** Repository-relative version folder, e.g. `addons/packages/antrea/1.2.3`. */
+  path: string;
+}
+
+export type Verdict =
+  | 'won'
+  | 'not-selected'
+  | 'reconcile-failed'
+  | 'downgrade-blocked'
+  | 'timed-out'
+  | 'lost'
+  | 'interrupted'
+  | 'planned'
+  | 'error';
+
+/** One change of a watched object, as seen by devpkg. */
+export interface TimelineEntry {
+  /** ISO timestamp of when devpkg saw the change. */
+  at: string;
+  object: 'PackageInstall' | 'App' | string;
+  generation?: number;
+  observedGeneration?: number;
+  /** e.g. ReconcileSucceeded, Reconciling, ReconcileFailed, DeleteFailed. */
+  condition?: string;
+  version?: string;
+  lastAttemptedVersion?: string;
+  message?: string;
+}
+
+export interface Phase {
+  name: string;
+  startedAt?: string;
+  seenAt?: string;
+}
+
+export interface AssertionResult {
+  description: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface PackageResult {
+  /** Package name (the repository folder), e.g. antrea. */
+  name: string;
+  /** The repository version folder, e.g. 1.5.3. */
+  version: string;
+  /** refName in the repository. */
+  refName: string;
+  /** refName in the cluster (after the ref-name map). */
+  targetRefName: string;
+  releasedVersion?: string;
+  devVersion: string;
+  /** The dev bundle as repo@sha256:... */
+  bundle?: string;
+  mode: Mode;
+  verdict: Verdict;
+  /** One or a few sentences: why this verdict. */
+  reason: string;
+  phases?: Phase[];
+  timeline: TimelineEntry[];
+  diagnostics?: { dir: string; excerpt: string };
+  assertions?: AssertionResult[];
+  /** What is wrong in the package's files (warnings planned around; an error is verdict `error`). */
+  problems?: Problem[];
+}
+
+/** What plan mode works out for a package (also kept by the other modes). */
+export interface PlanDetails {
+  /** The repository folder of the version, relative to the repository root. */
+  path: string;
+  devPackageName: string;
+  bundleTag: string;
+  /** Where the bundle goes: repo:tag (the digest is known only after the push). */
+  bundleImage: string;
+  /** Why this dev version (from the version planner). */
+  devVersionReason: string;
+  packageYaml: string;
+  overlay: string;
+  overlayPath: string;
+  /** The commands the manual ritual would take, for people reading the plan. */
+  commands: string[];
+}
+
+export interface PlannedPackage extends PackageResult {
+  plan?: PlanDetails;
+}
+
+/** The result of a package version that could not be read or planned. */
+export function errorResult(ref: PackageVersionRef, problem: Problem, mode: Mode): PlannedPackage {
+  return {
+    name: ref.name,
+    version: ref.version,
+    refName: '',
+    targetRefName: '',
+    devVersion: '',
+    mode,
+    verdict: 'error',
+    reason: `${problem.path}${problem.line !== undefined ? `:${problem.line}` : ''}: ${problem.message}`,
+    timeline: [],
+    problems: [problem],
+  };
+}
