@@ -14,7 +14,7 @@
  * ErrImagePull, CreateContainerConfigError and the rest are reported while waiting, not final.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KObject } from './evaluate.js';
+import type { KObject } from './kobject.js';
 import { ResumableWatch } from './watch.js';
 
 function timeOf(t: unknown): number | undefined {
