@@ -17,7 +17,9 @@
 //
 // Needs the harness with kapp-controller (eval "$(test/harness/controlplane.sh up --kapp-controller)"):
 // KUBECONFIG, DEVPKG_TEST_REGISTRY, imgpkg and kubectl on PATH.
-// Usage: node bench/verify.bench.mjs [--reps N] [--idle S] [--cli dist/cli.js]
+// On a real kind cluster (a kubelet that pulls), pass --bundle bench/kind-bundle: the fixture with
+// the node's preloaded pause image as the agent, so the DaemonSet becomes available offline.
+// Usage: node bench/verify.bench.mjs [--reps N] [--idle S] [--cli dist/cli.js] [--bundle DIR]
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +31,7 @@ const { values: flags } = parseArgs({
     reps: { type: 'string', default: '7' },
     idle: { type: 'string', default: '20' },
     cli: { type: 'string', default: 'dist/cli.js' },
+    bundle: { type: 'string', default: 'test/fixtures/kapp-controller/bundle' },
   },
 });
 const REPS = Number(flags.reps);
@@ -86,7 +89,7 @@ function start(cmd, args) {
 
 async function pushFixture() {
   const dir = join(work, 'bundle');
-  cpSync(resolve('test/fixtures/kapp-controller/bundle'), dir, { recursive: true });
+  cpSync(resolve(flags.bundle), dir, { recursive: true });
   const lock = join(work, 'lock.yml');
   const repo = `${process.env.DEVPKG_TEST_REGISTRY}/devpkg-bench/${id}/agent`;
   const r = spawnSync('imgpkg', ['push', '-b', `${repo}:1.0.0`, '-f', dir, '--lock-output', lock, '--tty=false'], { encoding: 'utf8' });
