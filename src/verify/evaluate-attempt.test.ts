@@ -83,6 +83,22 @@ describe('reconcile-failed names only the attempt being judged', () => {
     expect(e.reason).not.toContain('Bad_Name');
   });
 
+  test('the App seen here still fetches the previous bundle: its failure is not the dev attempt\'s yet (pending, then judged)', () => {
+    // Seen on a loaded machine: the PackageInstall already reports the dev version as failed while the
+    // App's own update (the new bundle) has not arrived, so the App's status is the previous attempt's.
+    const fetchOf = (d: string) => ({ fetch: [{ imgpkgBundle: { image: `reg/antrea@${d}` } }] });
+    const devPkg: KObject = { metadata: { name: `antrea.tanzu.vmware.com.${DEV}` }, spec: { version: DEV, refName: 'antrea.tanzu.vmware.com', template: { spec: fetchOf(DIGEST) } } };
+    const failed = pkgi('ReconcileFailed', { useful: 'kapp: Error: create configmap/Bad_Name (v1)' });
+    const oldApp = app('ReconcileFailed', { deploy: { exitCode: 1, stderr: 'configmap/Bad_Name invalid' } }, fetchOf(OTHER));
+    const stale = evaluate({ pkgi: failed, app: oldApp, packages: [devPkg] }, { version: DEV, digest: DIGEST });
+    expect(stale.state).toBe('pending');
+    expect(stale.reason).toBe(`the App does not fetch ${DEV}'s bundle yet (its last result, a failure, is an earlier attempt's)`);
+    const newApp = app('ReconcileFailed', { template: { exitCode: 1, stderr: 'yaml: line 3: did not find expected' } }, fetchOf(DIGEST));
+    const judged = evaluate({ pkgi: pkgi('ReconcileFailed', { useful: 'yaml: line 3: did not find expected' }), app: newApp, packages: [devPkg] }, { version: DEV, digest: DIGEST });
+    expect(judged.state).toBe('reconcile-failed');
+    expect(judged.reason).not.toContain('Bad_Name');
+  });
+
   test.each<[string, string | undefined, RegExp | undefined]>([
     ['fetched before the dev Package existed: an earlier attempt', '2026-01-01T10:00:09Z', /note: this is the result of an earlier attempt\. The App last fetched at 2026-01-01T10:00:05\.000Z, before the dev Package antrea\.tanzu\.vmware\.com\.1\.5\.4-dev\.2 was created \(2026-01-01T10:00:09\.000Z\)/],
     ['fetched after the dev Package was created: this attempt', '2026-01-01T10:00:01Z', undefined],

@@ -225,6 +225,12 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
     if (app && (!generationSettled(app) || conditionOf(app) === 'Reconciling')) {
       return { state: 'pending', reason: `the App has not reconciled ${dev} yet (its last result was a failure)`, holdsDev: false };
     }
+    // The App as last seen may not even point at the dev bundle yet (its update is another event,
+    // which can arrive after the PackageInstall's): its failure is then an earlier attempt's.
+    const devImages = packageBundleImages(state.packages, dev);
+    if (app && devImages.length > 0 && !sameList(devImages, appBundleImages(app))) {
+      return { state: 'pending', reason: `the App does not fetch ${dev}'s bundle yet (its last result, a failure, is an earlier attempt's)`, holdsDev: false };
+    }
     const appErr = appFailureBeside(app, useful);
     const hint = registryHint(`${st.usefulErrorMessage ?? ''}\n${appFailure(app)}`);
     const earlier = expect.digest ? earlierAttemptNote(app, state.packages, dev) : undefined;
