@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -57,6 +57,7 @@ describe('devpkg kind', () => {
   });
 
   test('--keep: nothing deleted; says how to delete it', async () => {
+    const keptBefore = new Set(readdirSync(tmpdir()));
     const { work, repo } = workspace();
     try {
       const t = tools();
@@ -66,6 +67,8 @@ describe('devpkg kind', () => {
       expect(out.stderr).toMatch(/--keep: left kind cluster devpkg-\S+; delete them with: kind delete cluster --name devpkg-/);
     } finally {
       rmSync(work, { recursive: true, force: true });
+      // --keep leaves the cluster's folder (its kubeconfig) for the user; the test removes it.
+      for (const d of readdirSync(tmpdir())) if (d.startsWith('devpkg-kind-cluster-') && !keptBefore.has(d)) rmSync(join(tmpdir(), d), { recursive: true, force: true });
     }
   });
 
