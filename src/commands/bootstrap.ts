@@ -18,7 +18,8 @@ import { execTool } from '../tools/exec.js';
 import { ensureYtt } from '../tools/install.js';
 import { passed } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
-import { parseDuration, parseFlags, requireFlag, type CliIO } from './io.js';
+import { parseCommand, parseDuration, requireFlag, type CliIO } from './io.js';
+import { booleans, DEV_PACKAGE_FLAGS, strings, VERDICT_FLAGS } from './options.js';
 
 const USAGE = `Usage: devpkg bootstrap --package <version folder> (--image REPO@sha256:... | --registry REPO)
                         --cluster-config FILE [--ref-name FROM=TO] [--addon-type CATEGORY/NAME]
@@ -74,33 +75,14 @@ Exit codes: 0 the dev version won after phase 3 (or prepare-only succeeded), 1 i
 `;
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseFlags(argv, {
-    package: { type: 'string' },
-    image: { type: 'string' },
-    registry: { type: 'string' },
-    'ref-name': { type: 'string' },
-    'addon-type': { type: 'string' },
-    'tanzu-dir': { type: 'string' },
-    'cluster-config': { type: 'string' },
-    tanzu: { type: 'string' },
-    'skip-host-check': { type: 'boolean' },
-    'tkg-custom-image-repository': { type: 'string' },
-    'tkg-custom-image-repository-skip-tls-verify': { type: 'boolean' },
-    'tkg-custom-image-repository-ca-certificate': { type: 'string' },
-    'dev-version': { type: 'string' },
-    'prepare-only': { type: 'boolean' },
-    keep: { type: 'boolean' },
-    cleanup: { type: 'boolean' },
-    settle: { type: 'string' },
-    timeout: { type: 'string' },
-    'bootstrap-timeout': { type: 'string' },
-    'work-dir': { type: 'string' },
-    json: { type: 'boolean' },
+  const values = parseCommand(argv, io, USAGE, {
+    ...strings('package', 'image', 'registry', 'addon-type', 'tanzu-dir', 'cluster-config', 'tanzu', 'bootstrap-timeout', 'work-dir'),
+    ...strings('tkg-custom-image-repository', 'tkg-custom-image-repository-ca-certificate'),
+    ...booleans('skip-host-check', 'tkg-custom-image-repository-skip-tls-verify', 'prepare-only', 'keep', 'cleanup'),
+    ...DEV_PACKAGE_FLAGS,
+    ...VERDICT_FLAGS,
   });
-  if (values.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
+  if (!values) return 0;
   // Progress always goes to stderr (a bootstrap takes many minutes); --json only changes stdout.
   const log = (m: string) => io.stderr(`${m}\n`);
   const logger = { info: log, warning: (m: string) => io.stderr(`warning: ${m}\n`) };

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { DevpkgError } from '../errors.js';
 import { deriveDevPackage, devPackageToYaml } from '../packages/derive.js';
 import { parsePackageFile } from '../packages/model.js';
-import { parseFlags, requireFlag, type CliIO } from './io.js';
+import { parseCommand, requireFlag, type CliIO } from './io.js';
+import { booleans, strings } from './options.js';
 
 const USAGE = `Usage: devpkg derive --from FILE --image REF [--version V] [--namespace NS] [--ref-name NAME] [--allow-tag]
 
@@ -20,18 +21,8 @@ annotation devpkg.dev/derived-from naming the original.
 `;
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseFlags(argv, {
-    from: { type: 'string' },
-    image: { type: 'string' },
-    version: { type: 'string' },
-    namespace: { type: 'string' },
-    'ref-name': { type: 'string' },
-    'allow-tag': { type: 'boolean' },
-  });
-  if (values.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
+  const values = parseCommand(argv, io, USAGE, { ...strings('from', 'image', 'version', 'namespace', 'ref-name'), ...booleans('allow-tag') });
+  if (!values) return 0;
   const from = requireFlag(values.from, '--from', 'derive');
   const image = requireFlag(values.image, '--image', 'derive');
   const text = await readText(path.resolve(io.cwd, from), from);

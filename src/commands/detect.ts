@@ -4,7 +4,8 @@ import { DEFAULT_IGNORE, detectChanges, listAllVersions, type PackageVersionRef 
 import { Git } from '../tools/git.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
 import { checkVersions, gitReader } from '../pipeline/check.js';
-import { parseFlags, requireFolder, type CliIO } from './io.js';
+import { parseCommand, requireFolder, type CliIO } from './io.js';
+import { booleans, SELECTION_FLAGS, strings } from './options.js';
 
 const USAGE = `Usage: devpkg detect --repo DIR (--base REF [--head REF] [--range] | --all) [flags]
 
@@ -41,20 +42,8 @@ function splitList(text: string): string[] {
 const strip = (r: PackageVersionRef): PackageVersionRef => ({ name: r.name, version: r.version, path: r.path });
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseFlags(argv, {
-    repo: { type: 'string' },
-    base: { type: 'string' },
-    head: { type: 'string' },
-    range: { type: 'boolean' },
-    all: { type: 'boolean' },
-    'packages-dir': { type: 'string' },
-    ignore: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  if (values.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
+  const values = parseCommand(argv, io, USAGE, { ...SELECTION_FLAGS, ...strings('ignore'), ...booleans('range', 'json') });
+  if (!values) return 0;
   if (values.all && values.base !== undefined) throw new UsageError('devpkg detect: --all and --base exclude each other');
   if (!values.all && !values.base) throw new UsageError('devpkg detect: --base REF or --all is required (see devpkg detect --help)');
   if (values.all && values.range) throw new UsageError('devpkg detect: --range needs --base, not --all');

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
 import { runHolder } from '../cluster/runlease.js';
@@ -7,13 +6,13 @@ import { UsageError } from '../errors.js';
 import { watchSignals } from '../interrupt.js';
 import { loadVersionFolder } from '../packages/layout.js';
 import { parseRegistryAddress } from '../bundle/reference.js';
-import { parseRegistryFlag, parseVersionFlag, parseWaits } from '../flags.js';
+import { parseRegistryFlag, parseVersionFlag } from '../flags.js';
 import { parseRefNameMap } from '../packages/refname.js';
-import { parseAssertions } from '../verify/assertions.js';
 import { pullAddressWarning } from '../verify/hints.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
-import { parseFlags, requireCreatableFolder, requireFlag, type CliIO } from './io.js';
+import { parseCommand, requireFlag, type CliIO } from './io.js';
+import { booleans, CLUSTER_VERDICT_FLAGS, clusterVerdictSettings, DEV_PACKAGE_FLAGS, PUSH_FLAGS, strings } from './options.js';
 
 const USAGE = `Usage: devpkg dev --package <version folder> --registry HOST[:PORT]/PATH [--cluster-registry HOST[:PORT][/PATH]]
                   [--kubeconfig K] [--ref-name FROM=TO] [--package-install NS/NAME] [--settle S] [--timeout T] [--json]
@@ -48,28 +47,14 @@ Exit codes: 0 the dev version won everywhere, 1 it did not, 2 bad usage.
 `;
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseFlags(argv, {
-    package: { type: 'string' },
-    registry: { type: 'string' },
-    'cluster-registry': { type: 'string' },
-    kubeconfig: { type: 'string' },
-    'ref-name': { type: 'string' },
-    'package-install': { type: 'string' },
-    'dev-version': { type: 'string' },
-    'derive-from': { type: 'string' },
-    'push-command': { type: 'string' },
-    'lock-images': { type: 'boolean' },
-    'plain-http': { type: 'boolean' },
-    settle: { type: 'string' },
-    timeout: { type: 'string' },
-    assert: { type: 'string' },
-    diagnostics: { type: 'string' },
-    json: { type: 'boolean' },
+  const values = parseCommand(argv, io, USAGE, {
+    ...strings('package', 'registry', 'cluster-registry', 'package-install', 'derive-from'),
+    ...booleans('plain-http'),
+    ...DEV_PACKAGE_FLAGS,
+    ...PUSH_FLAGS,
+    ...CLUSTER_VERDICT_FLAGS,
   });
-  if (values.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
+  if (!values) return 0;
   const folder = resolve(io.cwd, requireFlag(values.package, '--package', 'dev'));
   const registry = parseRegistryFlag(requireFlag(values.registry, '--registry', 'dev'), '--registry');
   const clusterRegistry =
@@ -77,12 +62,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const pull = parseRegistryAddress(clusterRegistry ?? registry, clusterRegistry !== undefined ? '--cluster-registry' : '--registry');
   const deriveFrom = values['derive-from'] ?? 'repo';
   if (deriveFrom !== 'repo' && deriveFrom !== 'cluster') throw new UsageError(`--derive-from: "${deriveFrom}" is not repo or cluster`);
-  const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
+  const { settleMs, timeoutMs, diagnosticsDir, assertions } = await clusterVerdictSettings(values, io);
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
-  const diagnosticsDir = await requireCreatableFolder(resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'), '--diagnostics');
   const refNames = parseRefNameMap(values['ref-name']);
   const named = values['package-install'] ? parsePackageInstallRef(values['package-install']) : undefined;
-  const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
   const log = values.json ? () => undefined : (m: string) => io.stderr(`${m}\n`);
   // Said up front, with --json too: a localhost pull address is the usual reason a fetch fails.
   const warning = pullAddressWarning(pull.host, clusterRegistry !== undefined ? '--cluster-registry' : '--registry; no --cluster-registry given');

@@ -16,17 +16,21 @@ export type CommandRun = (argv: string[], io: CliIO) => Promise<number>;
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /**
- * util.parseArgs with devpkg's conventions: unknown flags and missing values are
- * usage errors (exit 2) that name the flag; `--help` is always accepted.
+ * A command's first steps, with devpkg's conventions: util.parseArgs over its flags, where an
+ * unknown flag or a missing value is a usage error (exit 2) naming the flag, and `--help` is
+ * always accepted and answered with the command's usage text. Returns the flag values, or
+ * undefined once the usage is printed (the command then exits 0).
  */
-export function parseFlags<O extends Options>(argv: string[], options: O, allowPositionals = false) {
+export function parseCommand<O extends Options>(argv: string[], io: CliIO, usage: string, options: O) {
+  const values = parseFlags(argv, options);
+  if (!(values as { help?: boolean }).help) return values;
+  io.stdout(usage);
+  return undefined;
+}
+
+function parseFlags<O extends Options>(argv: string[], options: O) {
   try {
-    return parseArgs({
-      args: joinNegativeValues(argv, options),
-      options: { help: { type: 'boolean', short: 'h' }, ...options },
-      allowPositionals,
-      strict: true,
-    });
+    return parseArgs({ args: joinNegativeValues(argv, options), options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true }).values;
   } catch (err) {
     throw new UsageError((err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ''));
   }

@@ -14,7 +14,8 @@ import { parseInputs } from '../inputs.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { renderResultText } from '../verify/render.js';
 import type { PackageResult } from '../results.js';
-import { parseFlags, type CliIO } from './io.js';
+import { parseCommand, type CliIO } from './io.js';
+import { booleans, PUSH_FLAGS, SELECTION_FLAGS, strings, VERDICT_FLAGS } from './options.js';
 
 const USAGE = `Usage: devpkg kind --repo DIR (--base REF [--head REF] | --packages NAME/VERSION,... | --all)
                    [--packages-dir D] [--ref-name MAP] [--push-command CMD] [--lock-images] [--dev-version V]
@@ -90,22 +91,16 @@ export interface KindCommandDeps {
 }
 
 export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {}): Promise<number> {
-  const { values } = parseFlags(argv, {
-    repo: { type: 'string' },
-    base: { type: 'string' },
-    head: { type: 'string' },
-    all: { type: 'boolean' },
-    assert: { type: 'string' },
-    'lock-images': { type: 'boolean' },
-    'results-dir': { type: 'string' },
-    keep: { type: 'boolean' },
-    json: { type: 'boolean' },
-    ...Object.fromEntries(INPUT_FLAGS.filter((f) => f !== 'base-ref' && f !== 'head-ref').map((f) => [f, { type: 'string' as const }])),
+  const values = parseCommand(argv, io, USAGE, {
+    ...SELECTION_FLAGS,
+    ...strings('assert', 'results-dir'),
+    ...booleans('keep'),
+    ...PUSH_FLAGS,
+    ...VERDICT_FLAGS,
+    // The inputs' own names, except base-ref and head-ref (--base and --head here).
+    ...strings(...INPUT_FLAGS.filter((f) => f !== 'base-ref' && f !== 'head-ref')),
   });
-  if (values.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
+  if (!values) return 0;
   const v = values as Record<string, string | boolean | undefined>;
   const repo = resolve(io.cwd, (v.repo as string | undefined) ?? '.');
   const record: Record<string, string> = { mode: 'kind', comment: 'false', 'working-directory': '.' };

@@ -2,7 +2,8 @@ import * as path from 'node:path';
 import { parsePackageFile } from '../packages/model.js';
 import { overlayFileName, renderOverlay, USER_CUSTOMIZATIONS_DIR } from '../packages/overlay.js';
 import { readText } from './derive.js';
-import { parseFlags, requireFlag, type CliIO } from './io.js';
+import { parseCommand, requireFlag, type CliIO } from './io.js';
+import { booleans, strings } from './options.js';
 
 const USAGE = `Usage: devpkg overlay --package FILE [--addon-type CATEGORY/NAME] [--namespace NS] [--name NAME] [--all-clusters]
 
@@ -18,17 +19,8 @@ holding the dev Package, so that a new management cluster gets the dev Package.
 `;
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseFlags(argv, {
-    package: { type: 'string' },
-    'addon-type': { type: 'string' },
-    namespace: { type: 'string' },
-    name: { type: 'string' },
-    'all-clusters': { type: 'boolean' },
-  });
-  if (values.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
+  const values = parseCommand(argv, io, USAGE, { ...strings('package', 'addon-type', 'namespace', 'name'), ...booleans('all-clusters') });
+  if (!values) return 0;
   const file = requireFlag(values.package, '--package', 'overlay');
   const res = parsePackageFile(await readText(path.resolve(io.cwd, file), file), file);
   const name = values.name ?? res.pkg.spec.refName.split('.')[0]!;

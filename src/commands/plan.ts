@@ -3,7 +3,8 @@ import { UsageError } from '../errors.js';
 import { parseRegistryFlag, parseVersionFlag } from '../flags.js';
 import { packageSummary, plan, renderPlanText, type Selection } from '../pipeline/plan.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
-import { parseFlags, requireFolder, type CliIO } from './io.js';
+import { parseCommand, requireFolder, type CliIO } from './io.js';
+import { booleans, DEV_PACKAGE_FLAGS, SELECTION_FLAGS, strings } from './options.js';
 
 export const USAGE = `Usage: devpkg plan --repo DIR (--base REF [--head REF] | --all | --packages NAME/VERSION,...) [flags]
 
@@ -29,25 +30,13 @@ the command exits 1 at the end, naming each. Exit 2 on bad usage.
 `;
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseFlags(argv, {
-    repo: { type: 'string' },
-    base: { type: 'string' },
-    head: { type: 'string' },
-    range: { type: 'boolean' },
-    all: { type: 'boolean' },
-    packages: { type: 'string' },
-    'packages-dir': { type: 'string' },
-    registry: { type: 'string' },
-    'ref-name': { type: 'string' },
-    'dev-version': { type: 'string' },
-    'addon-type': { type: 'string' },
-    ignore: { type: 'string' },
-    json: { type: 'boolean' },
+  const values = parseCommand(argv, io, USAGE, {
+    ...SELECTION_FLAGS,
+    ...strings('packages', 'registry', 'addon-type', 'ignore'),
+    ...booleans('range', 'json'),
+    ...DEV_PACKAGE_FLAGS,
   });
-  if (values.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
+  if (!values) return 0;
   const chosen = [values.base !== undefined, values.all === true, values.packages !== undefined].filter(Boolean).length;
   if (chosen !== 1) throw new UsageError('give exactly one of --base REF, --all or --packages LIST (see devpkg plan --help)');
   let selection: Selection;

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { parseImageFlag } from '../flags.js';
-import { parseFlags, requireFlag, type CliIO } from './io.js';
+import { parseCommand, requireFlag, type CliIO } from './io.js';
+import { booleans, PUSH_FLAGS, strings } from './options.js';
 
 const USAGE = `Usage: devpkg push --bundle DIR --image REPO:TAG [flags]
 
@@ -27,22 +28,13 @@ Flags:
 `;
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseFlags(argv, {
-    bundle: { type: 'string' },
-    image: { type: 'string' },
-    'lock-output': { type: 'string' },
-    'registry-username': { type: 'string' },
-    'registry-password': { type: 'string' },
-    'push-command': { type: 'string' },
-    package: { type: 'string' },
-    version: { type: 'string' },
-    'lock-images': { type: 'boolean' },
-    'plain-http': { type: 'boolean' },
+  const values = parseCommand(argv, io, USAGE, {
+    // --registry-password is known only to be refused with the reason.
+    ...strings('bundle', 'image', 'lock-output', 'registry-username', 'registry-password', 'package', 'version'),
+    ...booleans('plain-http'),
+    ...PUSH_FLAGS,
   });
-  if (values.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
+  if (!values) return 0;
   if (values['registry-password'] !== undefined) {
     // Refused on purpose: a flag ends up in shell history and process listings.
     throw new UsageError('--registry-password is not accepted; put the password in the environment variable DEVPKG_REGISTRY_PASSWORD');

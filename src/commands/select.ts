@@ -1,6 +1,7 @@
 import { DevpkgError, UsageError } from '../errors.js';
 import { selectVersion, type VersionSelection } from '../versions/select.js';
-import { parseFlags, requireFlag, type CliIO } from './io.js';
+import { parseCommand, requireFlag, type CliIO } from './io.js';
+import { booleans, strings } from './options.js';
 
 const USAGE = `Usage: devpkg select --versions V1,V2,... [--constraints RANGE] [--prereleases | --prerelease-identifiers A,B] [--explain]
 
@@ -27,17 +28,8 @@ function splitList(text: string): string[] {
 }
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseFlags(argv, {
-    versions: { type: 'string' },
-    constraints: { type: 'string' },
-    prereleases: { type: 'boolean' },
-    'prerelease-identifiers': { type: 'string' },
-    explain: { type: 'boolean' },
-  });
-  if (values.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
+  const values = parseCommand(argv, io, USAGE, { ...strings('versions', 'constraints', 'prerelease-identifiers'), ...booleans('prereleases', 'explain') });
+  if (!values) return 0;
   const versions = splitList(requireFlag(values.versions, '--versions', 'select'));
   if (values.prereleases && values['prerelease-identifiers'] !== undefined) {
     throw new UsageError('give either --prereleases or --prerelease-identifiers, not both');

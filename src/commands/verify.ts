@@ -1,15 +1,14 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
 import { watchSignals } from '../interrupt.js';
-import { parseVersionFlag, parseWaits } from '../flags.js';
-import { parseAssertions } from '../verify/assertions.js';
+import { parseVersionFlag } from '../flags.js';
 import type { KObject, SelectFn } from '../verify/evaluate.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import { defaultSelect, type VerifyOutcome } from '../verify/verifier.js';
-import { parseFlags, requireCreatableFolder, requireFlag, type CliIO } from './io.js';
+import { parseCommand, requireFlag, type CliIO } from './io.js';
+import { CLUSTER_VERDICT_FLAGS, clusterVerdictSettings, strings } from './options.js';
 
 const USAGE = `Usage: devpkg verify --package-install NS/NAME --expect-version V [--bundle DIGEST] [--kubeconfig K]
                      [--settle S] [--timeout T] [--assert FILE] [--diagnostics DIR] [--json]
@@ -67,27 +66,12 @@ export function verifiedPackage(
 }
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseFlags(argv, {
-    'package-install': { type: 'string' },
-    'expect-version': { type: 'string' },
-    bundle: { type: 'string' },
-    kubeconfig: { type: 'string' },
-    settle: { type: 'string' },
-    timeout: { type: 'string' },
-    assert: { type: 'string' },
-    diagnostics: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  if (values.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
+  const values = parseCommand(argv, io, USAGE, { ...strings('package-install', 'expect-version', 'bundle'), ...CLUSTER_VERDICT_FLAGS });
+  if (!values) return 0;
   const target = parsePackageInstallRef(requireFlag(values['package-install'], '--package-install', 'verify'));
   const version = parseVersionFlag(requireFlag(values['expect-version'], '--expect-version', 'verify'), '--expect-version');
   const digest = digestOf(values.bundle);
-  const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
-  const diagnosticsDir = await requireCreatableFolder(resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'), '--diagnostics');
-  const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
+  const { settleMs, timeoutMs, diagnosticsDir, assertions } = await clusterVerdictSettings(values, io);
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
 
   let outcome: VerifyOutcome | undefined;

@@ -1,0 +1,48 @@
+/**
+ * The commands' flag tables, built from names (util.parseArgs wants `{ name: { type } }` per
+ * flag), and the groups of flags that several commands share with one meaning. A command's
+ * --help text still describes each flag in its own words.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseWaits } from '../flags.js';
+import { parseAssertions, type Assertion } from '../verify/assertions.js';
+import { requireCreatableFolder, type CliIO } from './io.js';
+
+type Typed<N extends string, T extends 'string' | 'boolean'> = { [K in N]: { type: T } };
+
+function typed<const N extends string, T extends 'string' | 'boolean'>(type: T, names: N[]): Typed<N, T> {
+  return Object.fromEntries(names.map((n) => [n, { type }])) as Typed<N, T>;
+}
+
+/** Flags that take a value: `--name VALUE` or `--name=VALUE`. */
+export const strings = <const N extends string>(...names: N[]): Typed<N, 'string'> => typed('string', names);
+
+/** Flags that are on when given: `--name`. */
+export const booleans = <const N extends string>(...names: N[]): Typed<N, 'boolean'> => typed('boolean', names);
+
+/** Which package versions of a packages repository a run is about (plan, detect, kind). */
+export const SELECTION_FLAGS = { ...strings('repo', 'base', 'head', 'packages-dir'), ...booleans('all') };
+
+/** How a dev Package is named and versioned (plan, dev, kind, bootstrap). */
+export const DEV_PACKAGE_FLAGS = strings('ref-name', 'dev-version');
+
+/** How a bundle is pushed (push, dev, kind). */
+export const PUSH_FLAGS = { ...strings('push-command'), ...booleans('lock-images') };
+
+/** How long a verdict waits and how it is printed (verify, dev, kind, bootstrap). */
+export const VERDICT_FLAGS = { ...strings('settle', 'timeout'), ...booleans('json') };
+
+/** A verdict on a running cluster (verify, dev): the cluster, the assertions, where diagnostics go. */
+export const CLUSTER_VERDICT_FLAGS = { ...VERDICT_FLAGS, ...strings('kubeconfig', 'assert', 'diagnostics') };
+
+/** What CLUSTER_VERDICT_FLAGS say, checked: a bad value is a usage error naming its flag. */
+export async function clusterVerdictSettings(
+  values: { settle?: string; timeout?: string; assert?: string; diagnostics?: string },
+  io: CliIO,
+): Promise<{ settleMs: number; timeoutMs: number; diagnosticsDir: string; assertions: Assertion[] }> {
+  const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
+  const diagnosticsDir = await requireCreatableFolder(resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'), '--diagnostics');
+  const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
+  return { settleMs, timeoutMs, diagnosticsDir, assertions };
+}
