@@ -4,119 +4,39 @@
  * flight when the verdict is given (they must not hold the process).
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { KObject } from './evaluate.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { DIGEST, FakeApiServer, kubeConfig, PATHS, pkg, pkgi, sleep, startReleased } from '../../test/support/fake-apiserver.js';
 import { verifyPackageInstall } from './verifier.js';
 import { verifyOne } from './index.js';
 
-const DIGEST = `sha256:${'d'.repeat(64)}`;
 const DEV = '1.5.4-dev.1';
-const PATHS = {
-  pkgi: '/apis/packaging.carvel.dev/v1alpha1/namespaces/ns/packageinstalls',
-  app: '/apis/kappctrl.k14s.io/v1alpha1/namespaces/ns/apps',
-  pkgs: '/apis/data.packaging.carvel.dev/v1alpha1/namespaces/ns/packages',
-};
-
-class Fake {
-  server!: Server;
-  rv = 10;
-  items = new Map<string, KObject[]>();
-  watchers = new Map<string, ServerResponse[]>();
-  /** Requests answered only when the test says so (path -> held responses). */
-  held = new Map<string, Array<{ req: IncomingMessage; res: ServerResponse }>>();
-  hold = new Set<string>();
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      const key = `${url.searchParams.get('watch') === 'true' ? 'watch' : 'list'} ${url.pathname}`;
-      if (this.hold.has(key)) {
-        this.held.set(key, [...(this.held.get(key) ?? []), { req, res }]);
-        return;
-      }
-      if (url.searchParams.get('watch') === 'true') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.flushHeaders();
-        this.watchers.set(url.pathname, [...(this.watchers.get(url.pathname) ?? []), res]);
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ metadata: { resourceVersion: String(this.rv) }, items: this.items.get(url.pathname) ?? [] }));
-    });
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-  private send(path: string, type: string, o: KObject): void {
-    for (const w of this.watchers.get(path) ?? []) w.write(`${JSON.stringify({ type, object: o })}\n`);
-  }
-  put(path: string, o: KObject): void {
-    this.rv++;
-    o.metadata = { ...o.metadata, resourceVersion: String(this.rv) };
-    const others = (this.items.get(path) ?? []).filter((x) => x.metadata?.name !== o.metadata?.name);
-    this.items.set(path, [...others, o]);
-    this.send(path, 'MODIFIED', o);
-  }
-  remove(path: string, name: string): void {
-    this.rv++;
-    const o = (this.items.get(path) ?? []).find((x) => x.metadata?.name === name)!;
-    this.items.set(path, (this.items.get(path) ?? []).filter((x) => x !== o));
-    this.send(path, 'DELETED', { ...o, metadata: { ...o.metadata, resourceVersion: String(this.rv) } });
-  }
-  async watching(): Promise<void> {
-    while (!Object.values(PATHS).every((p) => (this.watchers.get(p) ?? []).length > 0)) await sleep(20);
-  }
-  async heldRequest(key: string): Promise<{ req: IncomingMessage; res: ServerResponse }> {
-    while (!(this.held.get(key) ?? []).length) await sleep(20);
-    return this.held.get(key)![0]!;
-  }
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((r) => this.server.close(r));
-  }
-}
-
-function pkgi(o: { gen?: number; cond: string; version: string; last?: string }): KObject {
-  return {
-    metadata: { name: 'antrea', namespace: 'ns', generation: o.gen ?? 1, managedFields: [{ manager: 'tanzu-addons-manager', time: '2026-01-01T00:00:00Z' }] },
-    spec: { packageRef: { refName: 'antrea.tanzu.vmware.com', versionSelection: { prereleases: {} } } },
-    status: { observedGeneration: o.gen ?? 1, conditions: [{ type: o.cond, status: 'True' }], version: o.version, lastAttemptedVersion: o.last ?? o.version },
-  };
-}
-const app = (): KObject => ({
-  metadata: { name: 'antrea', namespace: 'ns', generation: 1 },
-  status: { observedGeneration: 1, conditions: [{ type: 'ReconcileSucceeded', status: 'True' }], fetch: { exitCode: 0, stdout: `image: r/antrea@${DIGEST}` } },
-});
-const pkg = (v: string, manager = 'kapp-controller'): KObject => ({
-  metadata: { name: `antrea.tanzu.vmware.com.${v}`, namespace: 'ns', managedFields: [{ manager, time: '2026-01-01T00:00:00Z' }] },
-  spec: { refName: 'antrea.tanzu.vmware.com', version: v },
-});
-
-async function kubeConfig(server: string) {
-  const k8s = await import('@kubernetes/client-node');
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({ clusters: [{ name: 'f', server, skipTLSVerify: true }], users: [{ name: 'u' }], contexts: [{ name: 'c', cluster: 'f', user: 'u' }], currentContext: 'c' });
-  return kc;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const target = { namespace: 'ns', name: 'antrea' };
 const expectDev = { version: DEV, digest: DIGEST };
 
 describe('verifier lifecycle (fake API server)', () => {
-  let fake: Fake | undefined;
+  let fake: FakeApiServer | undefined;
   afterEach(async () => {
     await fake?.stop();
     fake = undefined;
   });
 
-  async function setup(): Promise<Awaited<ReturnType<typeof kubeConfig>>> {
-    fake = new Fake();
-    const server = await fake.start();
+  async function setup(): Promise<KubeConfig> {
     // The released Package was applied by devpkg too (the kind mode's baseline): not another run.
-    fake.items.set(PATHS.pkgs, [pkg('1.5.3', 'devpkg'), pkg(DEV, 'devpkg')]);
-    fake.items.set(PATHS.app, [app()]);
-    fake.items.set(PATHS.pkgi, [pkgi({ cond: 'ReconcileSucceeded', version: '1.5.3' })]);
-    return kubeConfig(server);
+    const started = await startReleased([pkg('1.5.3', 'devpkg'), pkg(DEV, 'devpkg')]);
+    fake = started.fake;
+    return started.kc;
+  }
+
+  /** Starts a verification with a 60s settle window and lets the dev version win: the window is running. */
+  async function wonAndSettling(): Promise<{ p: ReturnType<typeof verifyPackageInstall> }> {
+    const kc = await setup();
+    const p = verifyPackageInstall({ kc, target, expect: expectDev, settleMs: 60_000, timeoutMs: 120_000 });
+    await fake!.watching();
+    fake!.put(PATHS.pkgi, pkgi({ cond: 'ReconcileSucceeded', version: DEV }));
+    await sleep(300); // the watch delivers the win
+    return { p };
   }
 
   test('a signal during the settle window: interrupted, with where it was, the last state and what stays applied', async () => {
@@ -152,11 +72,7 @@ describe('verifier lifecycle (fake API server)', () => {
   }, 30_000);
 
   test('the dev Package deleted during the settle window: lost, the deletion named, and how to recover', async () => {
-    const kc = await setup();
-    const p = verifyPackageInstall({ kc, target, expect: expectDev, settleMs: 60_000, timeoutMs: 120_000 });
-    await fake!.watching();
-    fake!.put(PATHS.pkgi, pkgi({ cond: 'ReconcileSucceeded', version: DEV }));
-    await sleep(300);
+    const { p } = await wonAndSettling();
     fake!.remove(PATHS.pkgs, `antrea.tanzu.vmware.com.${DEV}`);
     await sleep(100);
     // kapp-controller wants to go back to 1.5.3 and its downgrade guard refuses.
@@ -180,11 +96,7 @@ describe('verifier lifecycle (fake API server)', () => {
   }, 30_000);
 
   test('the PackageInstall deleted during the settle window: lost, and the deletion is what the verdict names', async () => {
-    const kc = await setup();
-    const p = verifyPackageInstall({ kc, target, expect: expectDev, settleMs: 60_000, timeoutMs: 120_000 });
-    await fake!.watching();
-    fake!.put(PATHS.pkgi, pkgi({ cond: 'ReconcileSucceeded', version: DEV }));
-    await sleep(300);
+    const { p } = await wonAndSettling();
     fake!.remove(PATHS.pkgi, 'antrea');
     const out = await p;
     expect(out.verdict).toBe('lost');
@@ -195,11 +107,7 @@ describe('verifier lifecycle (fake API server)', () => {
   }, 30_000);
 
   test('another devpkg run applies a higher dev Package during the settle window: lost, and the other run is named', async () => {
-    const kc = await setup();
-    const p = verifyPackageInstall({ kc, target, expect: expectDev, settleMs: 60_000, timeoutMs: 120_000 });
-    await fake!.watching();
-    fake!.put(PATHS.pkgi, pkgi({ cond: 'ReconcileSucceeded', version: DEV }));
-    await sleep(300);
+    const { p } = await wonAndSettling();
     fake!.put(PATHS.pkgs, pkg('1.5.4-dev.2', 'devpkg'));
     await sleep(100);
     fake!.put(PATHS.pkgi, pkgi({ gen: 1, cond: 'Reconciling', version: '1.5.4-dev.2' }));
