@@ -5,6 +5,7 @@ import { DevpkgError } from '../errors.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { Imgpkg, imgpkgAuthEnv, scrubSecrets, type RegistryLogin } from '../tools/imgpkg.js';
 import { Kbld } from '../tools/kbld.js';
+import { lastLines } from '../tools/tool.js';
 import { checkBundleDir, parseBundleLock } from './folder.js';
 import { ensureCarvelTool } from '../tools/carvel.js';
 import { formatRepository, parseRepository, usesPlainHttp, validateTag, type Repository } from './reference.js';
@@ -80,10 +81,6 @@ export function pushCommandArgs(command: string): [string, string[]] {
   return ['bash', ['-c', command]];
 }
 
-function tail(text: string, n = 15): string {
-  return text.trim().split('\n').slice(-n).join('\n');
-}
-
 /** Turns a failed imgpkg/push-command output into an error that names the registry and the fix. */
 export function explainPushFailure(o: {
   what: string;
@@ -97,15 +94,15 @@ export function explainPushFailure(o: {
     const who = o.username ? `refused the credentials of user "${o.username}"` : 'requires credentials and none were given';
     return new DevpkgError(
       `${o.what}: registry ${o.host} ${who}; check registry-username / registry-password ` +
-        `(CLI: --registry-username and DEVPKG_REGISTRY_PASSWORD)\n${tail(out, 5)}`,
+        `(CLI: --registry-username and DEVPKG_REGISTRY_PASSWORD)\n${lastLines(out, 5)}`,
     );
   }
   if (/connection refused|no such host|i\/o timeout|dial tcp|network is unreachable|server gave HTTP response to HTTPS client/i.test(out)) {
     return new DevpkgError(
-      `${o.what}: registry ${o.host} is not reachable; check that it is running and that the address is right\n${tail(out, 5)}`,
+      `${o.what}: registry ${o.host} is not reachable; check that it is running and that the address is right\n${lastLines(out, 5)}`,
     );
   }
-  return new DevpkgError(`${o.what} failed (exit ${o.code}):\n${tail(out)}`);
+  return new DevpkgError(`${o.what} failed (exit ${o.code}):\n${lastLines(out, 15)}`);
 }
 
 /**
@@ -148,7 +145,7 @@ export async function pushBundle(o: PushBundleOptions): Promise<PushBundleResult
     if (r.code !== 0) {
       throw explainPushFailure({ what: `push command \`${o.pushCommand}\``, host: repository.host, code: r.code, output, username: login?.username });
     }
-    if (output.trim()) log(tail(output, 20));
+    if (output.trim()) log(lastLines(output, 20));
     const digest = await client.resolveDigest(repository.path, tag);
     log(`pushed ${repo}:${tag} -> ${digest}`);
     return { image: `${repo}@${digest}`, digest, tag };

@@ -59,7 +59,7 @@ describe('Docker', () => {
   };
   test('no container -> undefined; port taken -> says so', async () => {
     const d = await Docker.create(exec);
-    expect(d.serverVersion).toBe('27.3.1');
+    expect(d.version).toBe('27.3.1');
     expect(await d.inspectContainer('x')).toBeUndefined();
     await expect(d.runRegistry({ name: 'x', hostPort: 5001, network: 'kind' })).rejects.toThrow(/port 5001 is taken on 127.0.0.1/);
   });

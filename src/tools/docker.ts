@@ -1,5 +1,6 @@
 import { DevpkgError } from '../errors.js';
 import { execTool, type ExecFn, type ExecResult } from './exec.js';
+import { askVersion, lastLines, VersionedTool } from './tool.js';
 
 export interface RunRegistryOptions {
   name: string;
@@ -75,29 +76,19 @@ export function parseContainerInspect(json: string): ContainerState | undefined 
  * The docker CLI. Used for the kind mode's registry container (and by the cluster helpers for
  * network plumbing). Argv arrays only, never a shell.
  */
-export class Docker {
-  private constructor(
-    readonly path: string,
-    readonly serverVersion: string,
-    private readonly exec: ExecFn,
-  ) {}
-
-  /** Finds docker and checks that a daemon answers. */
+export class Docker extends VersionedTool<string> {
+  /** Finds docker and checks that a daemon answers; `version` is the daemon's. */
   static async create(exec: ExecFn = execTool, path = 'docker'): Promise<Docker> {
-    const r = await exec(path, dockerArgs.version(), { allowFail: true });
-    if (r.code !== 0 || !r.stdout.trim()) {
-      throw new DevpkgError(
-        `docker does not answer (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(-300)}; ` +
-          'the kind mode needs a running Docker daemon',
-      );
-    }
-    return new Docker(path, r.stdout.trim(), exec);
+    const version = await askVersion(exec, path, dockerArgs.version(), (out) => out.trim() || undefined, (r) =>
+      `docker does not answer (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(-300)}; the kind mode needs a running Docker daemon`,
+    );
+    return new Docker(path, version, exec);
   }
 
   private async run(args: string[], allowFail = false): Promise<ExecResult> {
     const r = await this.exec(this.path, args, { allowFail: true });
     if (r.code !== 0 && !allowFail) {
-      throw new DevpkgError(`docker ${args.join(' ')} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-10).join('\n')}`);
+      throw new DevpkgError(`docker ${args.join(' ')} failed (exit ${r.code}): ${lastLines(r.stderr || r.stdout, 10)}`);
     }
     return r;
   }

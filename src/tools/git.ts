@@ -1,5 +1,6 @@
 import { DevpkgError, UsageError } from '../errors.js';
 import { execTool, type ExecFn, type ExecResult } from './exec.js';
+import { askVersion, lastLines, requireAtLeast } from './tool.js';
 
 /** `--deepen` needs 2.11, `rev-parse --is-shallow-repository` 2.15. */
 export const MIN_GIT_VERSION: readonly [number, number] = [2, 15];
@@ -134,10 +135,6 @@ function checkRef(ref: string): string {
   return ref;
 }
 
-function lastLines(text: string, n = 5): string {
-  return text.trim().split('\n').slice(-n).join('\n');
-}
-
 /**
  * The git CLI for one repository. Every call goes through the private `run`,
  * with an argv array, never a shell. `try*` methods return undefined instead of throwing.
@@ -152,15 +149,8 @@ export class Git {
 
   /** Finds git on PATH (execTool names it if missing) and checks its version. */
   static async create(repoDir: string, exec: ExecFn = execTool, gitPath = 'git'): Promise<Git> {
-    const r = await exec(gitPath, gitArgs.version(), { cwd: repoDir, allowFail: true });
-    const version = parseGitVersion(r.stdout);
-    if (r.code !== 0 || !version) {
-      throw new DevpkgError(`${gitPath} version: unexpected answer (exit ${r.code}): ${lastLines(r.stdout + r.stderr)}`);
-    }
-    const [maj, min] = MIN_GIT_VERSION;
-    if (version[0] < maj || (version[0] === maj && version[1] < min)) {
-      throw new DevpkgError(`git ${version.join('.')} is too old; devpkg needs git ${maj}.${min} or newer`);
-    }
+    const version = await askVersion(exec, gitPath, gitArgs.version(), parseGitVersion, undefined, { cwd: repoDir });
+    requireAtLeast('git', version, MIN_GIT_VERSION);
     return new Git(repoDir, version, exec, gitPath);
   }
 
@@ -175,7 +165,7 @@ export class Git {
       throw new DevpkgError(`${this.repoDir} is not a git repository (or any of its parents); pass the repository root`);
     }
     if (r.code !== 0 && !allowFail) {
-      throw new DevpkgError(`git ${args.join(' ')} failed (exit ${r.code}) in ${this.repoDir}: ${lastLines(r.stderr || r.stdout)}`);
+      throw new DevpkgError(`git ${args.join(' ')} failed (exit ${r.code}) in ${this.repoDir}: ${lastLines(r.stderr || r.stdout, 5)}`);
     }
     return r;
   }
@@ -191,7 +181,7 @@ export class Git {
     const r = await this.run(gitArgs.revParse(checkRef(ref)), true);
     if (r.code === 0) return r.stdout.trim();
     if (r.code === 1 || r.code === 128) return undefined;
-    throw new DevpkgError(`git rev-parse ${ref} failed (exit ${r.code}): ${lastLines(r.stderr)}`);
+    throw new DevpkgError(`git rev-parse ${ref} failed (exit ${r.code}): ${lastLines(r.stderr, 5)}`);
   }
 
   /** Several refs in one call; undefined when any of them does not resolve (then ask one by one). */
@@ -213,7 +203,7 @@ export class Git {
     const r = await this.run(gitArgs.mergeBase(checkRef(a), checkRef(b)), true);
     if (r.code === 0) return r.stdout.trim().split('\n')[0];
     if (r.code === 1) return undefined;
-    throw new DevpkgError(`git merge-base ${a} ${b} failed (exit ${r.code}): ${lastLines(r.stderr)}`);
+    throw new DevpkgError(`git merge-base ${a} ${b} failed (exit ${r.code}): ${lastLines(r.stderr, 5)}`);
   }
 
   /** Changed files between two commits (renames detected), optionally limited to some paths. */

@@ -1,5 +1,5 @@
-import { DevpkgError } from '../errors.js';
 import { execTool, type ExecFn, type ExecResult } from './exec.js';
+import { askVersion, requireAtLeast, VersionedTool } from './tool.js';
 
 /** `push --lock-output` and `IMGPKG_REGISTRY_*_N` credentials are both older than this. */
 export const MIN_IMGPKG_VERSION: readonly [number, number] = [0, 10];
@@ -93,34 +93,18 @@ export function scrubSecrets(text: string, secrets: ReadonlyArray<string | undef
   return out;
 }
 
-function lastLines(text: string, n = 15): string {
-  return text.trim().split('\n').slice(-n).join('\n');
-}
-
 /**
  * The imgpkg CLI. Every call goes through `run`, with argv arrays, never a shell; credentials
  * only travel in the child's environment and are scrubbed from anything it prints.
  */
-export class Imgpkg {
-  private constructor(
-    readonly path: string,
-    readonly version: [number, number, number] | undefined,
-    private readonly exec: ExecFn,
-  ) {}
-
-  /** Finds imgpkg (execTool names it when missing) and checks its version. */
+export class Imgpkg extends VersionedTool<[number, number, number] | undefined> {
+  /** Finds imgpkg (execTool names it when missing) and checks its version (undefined: a develop build). */
   static async create(exec: ExecFn = execTool, path = 'imgpkg'): Promise<Imgpkg> {
-    const r = await exec(path, imgpkgArgs.version(), { allowFail: true });
-    const version = parseImgpkgVersion(r.stdout);
-    if (r.code !== 0 || version === 'unknown') {
-      throw new DevpkgError(`${path} version: unexpected answer (exit ${r.code}): ${lastLines(r.stdout + r.stderr, 5)}`);
-    }
-    if (version) {
-      const [maj, min] = MIN_IMGPKG_VERSION;
-      if (version[0] < maj || (version[0] === maj && version[1] < min)) {
-        throw new DevpkgError(`imgpkg ${version.join('.')} is too old; devpkg needs imgpkg ${maj}.${min} or newer`);
-      }
-    }
+    const { version } = await askVersion(exec, path, imgpkgArgs.version(), (out) => {
+      const v = parseImgpkgVersion(out);
+      return v === 'unknown' ? undefined : { version: v };
+    });
+    if (version) requireAtLeast('imgpkg', version, MIN_IMGPKG_VERSION);
     return new Imgpkg(path, version, exec);
   }
 

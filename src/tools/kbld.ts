@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DevpkgError } from '../errors.js';
 import { execTool, type ExecFn } from './exec.js';
 import { imgpkgAuthEnv, scrubSecrets, type RegistryLogin } from './imgpkg.js';
+import { askVersion, lastLines, VersionedTool } from './tool.js';
 
 // ---- argv builders (pure; tested table-style) ----
 
@@ -25,20 +26,9 @@ export function parseKbldVersion(text: string): string | undefined {
 }
 
 /** The kbld CLI (only for `lock-images: true`). */
-export class Kbld {
-  private constructor(
-    readonly path: string,
-    readonly version: string,
-    private readonly exec: ExecFn,
-  ) {}
-
+export class Kbld extends VersionedTool<string> {
   static async create(exec: ExecFn = execTool, path = 'kbld'): Promise<Kbld> {
-    const r = await exec(path, kbldArgs.version(), { allowFail: true });
-    const version = parseKbldVersion(r.stdout);
-    if (r.code !== 0 || !version) {
-      throw new DevpkgError(`${path} version: unexpected answer (exit ${r.code}): ${(r.stdout + r.stderr).trim().slice(-400)}`);
-    }
-    return new Kbld(path, version, exec);
+    return new Kbld(path, await askVersion(exec, path, kbldArgs.version(), parseKbldVersion), exec);
   }
 
   /**
@@ -54,7 +44,7 @@ export class Kbld {
       const detail = login ? scrubSecrets(r.stderr || r.stdout, [login.password], login) : r.stderr || r.stdout;
       throw new DevpkgError(
         `kbld could not lock the images of ${join(bundleDir, 'config')} (exit ${r.code}): ` +
-          `${detail.trim().split('\n').slice(-10).join('\n')}`,
+          `${lastLines(detail, 10)}`,
       );
     }
   }

@@ -1,5 +1,6 @@
 import { DevpkgError } from '../errors.js';
 import { execTool, type ExecFn } from './exec.js';
+import { askVersion, lastLines, VersionedTool } from './tool.js';
 
 export interface KindCreateOptions {
   name: string;
@@ -40,20 +41,12 @@ export function parseKindVersion(text: string): string | undefined {
 }
 
 /** The kind CLI (kind mode on GitHub runners). */
-export class Kind {
-  private constructor(
-    readonly path: string,
-    readonly version: string,
-    private readonly exec: ExecFn,
-  ) {}
-
+export class Kind extends VersionedTool<string> {
   static async create(exec: ExecFn = execTool, path = 'kind'): Promise<Kind> {
-    const r = await exec(path, kindArgs.version(), { allowFail: true });
-    const v = parseKindVersion(r.stdout);
-    if (r.code !== 0 || !v) {
-      throw new DevpkgError(`kind did not report a version (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(-200)}; install kind (https://kind.sigs.k8s.io) or set input kind-version`);
-    }
-    return new Kind(path, v, exec);
+    const version = await askVersion(exec, path, kindArgs.version(), parseKindVersion, (r) =>
+      `kind did not report a version (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(-200)}; install kind (https://kind.sigs.k8s.io) or set input kind-version`,
+    );
+    return new Kind(path, version, exec);
   }
 
   async clusters(): Promise<string[]> {
@@ -64,7 +57,7 @@ export class Kind {
   async createCluster(o: KindCreateOptions, onOutput?: (chunk: string) => void): Promise<void> {
     const r = await this.exec(this.path, kindArgs.create(o), { allowFail: true, onStderr: onOutput, onStdout: onOutput });
     if (r.code !== 0) {
-      throw new DevpkgError(`kind create cluster ${o.name} failed (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-15).join('\n')}`);
+      throw new DevpkgError(`kind create cluster ${o.name} failed (exit ${r.code}): ${lastLines(r.stderr, 15)}`);
     }
   }
 

@@ -1,5 +1,6 @@
 import { DevpkgError } from '../errors.js';
 import { execTool, type ExecFn, type ExecResult } from './exec.js';
+import { lastLines } from './tool.js';
 
 export interface KubectlBase {
   kubeconfig?: string;
@@ -86,7 +87,7 @@ export class Kubectl {
 
   private async run(args: string[], what: string, timeoutMs?: number): Promise<ExecResult> {
     const r = await this.exec(this.path, args, { allowFail: true, timeoutMs });
-    if (r.code !== 0) throw new DevpkgError(`${what} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-10).join('\n')}`);
+    if (r.code !== 0) throw new DevpkgError(`${what} failed (exit ${r.code}): ${lastLines(r.stderr || r.stdout, 10)}`);
     return r;
   }
 

@@ -1,5 +1,6 @@
 import { DevpkgError } from '../errors.js';
 import { execTool, type ExecFn, type ExecOptions, type ExecResult } from './exec.js';
+import { lastLines } from './tool.js';
 
 export interface CreateOptions {
   /** Management cluster config file (`--file`). */
@@ -69,7 +70,7 @@ export class Tanzu {
       timeoutMs: 10 * 60_000,
     });
     if (r.code !== 0) {
-      throw new DevpkgError(`tanzu management-cluster create --dry-run --file ${file} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-20).join('\n')}`);
+      throw new DevpkgError(`tanzu management-cluster create --dry-run --file ${file} failed (exit ${r.code}): ${lastLines(r.stderr || r.stdout, 20)}`);
     }
     return r.stdout;
   }

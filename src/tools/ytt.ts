@@ -1,5 +1,6 @@
 import { DevpkgError } from '../errors.js';
 import { execTool, type ExecFn } from './exec.js';
+import { lastLines } from './tool.js';
 
 export interface YttTemplateOptions {
   /** Files or folders, in order (`-f` each). */
@@ -47,7 +48,7 @@ export class Ytt {
   async template(o: YttTemplateOptions): Promise<string> {
     const r = await this.exec(this.path, yttArgs.template(o), { allowFail: true });
     if (r.code !== 0) {
-      throw new DevpkgError(`ytt could not render ${o.files.join(', ')}: ${r.stderr.trim().split('\n').slice(-15).join('\n')}`);
+      throw new DevpkgError(`ytt could not render ${o.files.join(', ')}: ${lastLines(r.stderr, 15)}`);
     }
     return r.stdout;
   }
