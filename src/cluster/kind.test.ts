@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CleanupList } from '../cleanup.js';
+import { sha256 } from '../tools/checksum.js';
 import type { ExecFn } from '../tools/exec.js';
 import { Kind } from '../tools/kind.js';
 import {
@@ -14,7 +15,6 @@ import {
   nodeImageFor,
   normalizeReleaseVersion,
   SetupError,
-  sha256,
 } from './kind.js';
 
 const MANIFEST = 'apiVersion: v1\nkind: Namespace\nmetadata: {name: kapp-controller}\n';

@@ -5,7 +5,6 @@
  * release's checksums.txt or an explicit sha256, or a file/URL given for mirrors and air-gapped
  * runners). Every step is named, so a failure says where setup stopped.
  */
-import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +12,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { startKindRegistry, type KindRegistry } from '../bundle/index.js';
 import type { CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage, UsageError } from '../errors.js';
+import { checkSha256 } from '../tools/checksum.js';
 import { Docker } from '../tools/docker.js';
 import type { ExecFn } from '../tools/exec.js';
 import { Kind } from '../tools/kind.js';
@@ -51,18 +51,6 @@ async function step<T>(name: SetupStep, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     throw err instanceof SetupError ? err : new SetupError(name, err);
-  }
-}
-
-export function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-/** Throws unless `data` has the expected sha256 (pure). */
-export function checkSha256(what: string, data: string | Uint8Array, expected: string): void {
-  const got = sha256(data);
-  if (got !== expected.toLowerCase()) {
-    throw new DevpkgError(`${what}: sha256 ${got} does not match the expected ${expected}; refusing to use it`);
   }
 }
 

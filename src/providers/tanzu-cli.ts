@@ -10,7 +10,8 @@
 import { chmod, cp, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { findOnPath, sha256File } from '../tools/carvel.js';
+import { findOnPath } from '../tools/carvel.js';
+import { sha256File } from '../tools/checksum.js';
 import { DevpkgError, UsageError } from '../errors.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { Tanzu } from '../tools/tanzu.js';

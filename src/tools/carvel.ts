@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, chmod, readFile, rm } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { DevpkgError, UsageError } from '../errors.js';
+import { installPinnedTool, type ToolCacheApi } from './toolcache.js';
 
 /**
  * sha256 of the release binaries devpkg may install, per tool, version and platform.
@@ -33,11 +33,7 @@ export const CARVEL_RELEASES: Record<'imgpkg' | 'kbld', Record<string, Partial<R
 export const DEFAULT_VERSIONS = { imgpkg: 'v0.41.1', kbld: 'v0.42.0' } as const;
 
 /** The parts of @actions/tool-cache used here (injected in tests). */
-export interface ToolCache {
-  find(tool: string, version: string, arch?: string): string;
-  downloadTool(url: string): Promise<string>;
-  cacheFile(source: string, target: string, tool: string, version: string, arch?: string): Promise<string>;
-}
+export type ToolCache = ToolCacheApi;
 
 export interface EnsureToolOptions {
   /** imgpkg-version input; default DEFAULT_VERSIONS[tool]. */
@@ -73,10 +69,6 @@ export async function findOnPath(name: string, env: NodeJS.ProcessEnv = process.
   return undefined;
 }
 
-export async function sha256File(path: string): Promise<string> {
-  return createHash('sha256').update(await readFile(path)).digest('hex');
-}
-
 /**
  * Returns the path of imgpkg (or kbld): the one on PATH (also what carvel-dev/setup-action
  * installs), else, on a GitHub runner, a pinned release checked against its sha256 and kept
@@ -104,20 +96,9 @@ export async function ensureCarvelTool(tool: 'imgpkg' | 'kbld', o: EnsureToolOpt
         `install it before devpkg with carvel-dev/setup-action (then it is on PATH), or choose a pinned version`,
     );
   }
-  const tc: ToolCache = o.toolCache ?? ((await import('@actions/tool-cache')) as unknown as ToolCache);
-  let dir = tc.find(tool, version.slice(1), arch);
-  if (!dir) {
-    const url = releaseUrl(tool, version, platform);
-    log(`downloading ${tool} ${version} from ${url}`);
-    const file = await tc.downloadTool(url);
-    const actual = await sha256File(file);
-    if (actual !== expected) {
-      await rm(file, { force: true });
-      throw new DevpkgError(`${tool} ${version} from ${url} has sha256 ${actual}, expected ${expected}; not installing it`);
-    }
-    await chmod(file, 0o755);
-    dir = await tc.cacheFile(file, tool, tool, version.slice(1), arch);
-  }
-  if (o.env === undefined || o.env === process.env) process.env.PATH = `${dir}${delimiter}${process.env.PATH ?? ''}`;
-  return join(dir, tool);
+  // The pinned checksum is the one installPinnedTool checks the download against.
+  return installPinnedTool(
+    { tool, version, url: releaseUrl(tool, version, platform), sha256: expected },
+    { toolCache: o.toolCache, arch, log, addToPath: o.env === undefined || o.env === process.env },
+  );
 }

@@ -4,11 +4,12 @@
  * against a sha256 before anything runs it, kept in the tool cache and put first on PATH. The
  * post step is then handed the same absolute path.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { chmod, readFile, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { chmod, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DevpkgError, errorMessage } from '../errors.js';
+import { sha256File } from './checksum.js';
 
 /** The parts of @actions/tool-cache used here (injected in tests). */
 export interface ToolCacheApi {
@@ -137,7 +138,7 @@ export async function installPinnedTool(t: PinnedTool, o: InstallOptions = {}): 
       throw new DevpkgError(`download ${t.tool} ${t.version} (${t.url}) failed: ${errorMessage(err)}`, { cause: err });
     }
     try {
-      const actual = createHash('sha256').update(await readFile(file)).digest('hex');
+      const actual = await sha256File(file);
       if (actual !== expected) {
         throw new DevpkgError(`${t.tool} ${t.version} from ${t.url} has sha256 ${actual}, expected ${expected}; not installing it`);
       }
