@@ -78,10 +78,8 @@ export function renderOverlay(devPkg: Package, opts: OverlayOptions = {}): strin
   const { name: pkgName, namespace: _ns, ...restMeta } = devPkg.metadata;
   const pkg: Package = { ...devPkg, metadata: { name: pkgName, namespace, ...restMeta } };
   const objectName = `"{}-${name}-dev-package".format(data.values.CLUSTER_NAME)`;
-  const body = [
-    '---',
-    `apiVersion: ${crsApiVersion}`,
-    'kind: ClusterResourceSet',
+  // The ClusterResourceSet and its Secret: one name, in the management cluster's namespace.
+  const metadata = [
     'metadata:',
     `  name: #@ ${objectName}`,
     '  namespace: #@ data.values.NAMESPACE',
@@ -89,6 +87,12 @@ export function renderOverlay(devPkg: Package, opts: OverlayOptions = {}): strin
     '    cluster.x-k8s.io/cluster-name: #@ data.values.CLUSTER_NAME',
     '  annotations:',
     `    ${ADDON_TYPE_ANNOTATION}: ${addonType}`,
+  ];
+  const body = [
+    '---',
+    `apiVersion: ${crsApiVersion}`,
+    'kind: ClusterResourceSet',
+    ...metadata,
     'spec:',
     '  strategy: ApplyOnce',
     '  clusterSelector:',
@@ -100,13 +104,7 @@ export function renderOverlay(devPkg: Package, opts: OverlayOptions = {}): strin
     '---',
     'apiVersion: v1',
     'kind: Secret',
-    'metadata:',
-    `  name: #@ ${objectName}`,
-    '  namespace: #@ data.values.NAMESPACE',
-    '  labels:',
-    '    cluster.x-k8s.io/cluster-name: #@ data.values.CLUSTER_NAME',
-    '  annotations:',
-    `    ${ADDON_TYPE_ANNOTATION}: ${addonType}`,
+    ...metadata,
     'type: addons.cluster.x-k8s.io/resource-set',
     'stringData:',
     '  value: #@ yaml.encode(dev_package())',
