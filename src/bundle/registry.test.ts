@@ -60,8 +60,16 @@ async function fakeRegistry(mode: 'basic' | 'bearer' | 'none', opts: { digestHea
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   base = `http://127.0.0.1:${port}`;
-  return { host: `127.0.0.1:${port}`, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
+  const close = () => new Promise<void>((r) => server.close(() => r()));
+  running.push(close);
+  return { host: `127.0.0.1:${port}`, seen, close };
 }
+
+/** The fake registries a test started, closed after it (closing one twice is harmless). */
+const running: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((close) => close()));
+});
 
 describe('RegistryClient against a local HTTP registry', () => {
   test('base URL: plain HTTP for loopback, HTTPS otherwise, override', () => {
@@ -73,83 +81,55 @@ describe('RegistryClient against a local HTTP registry', () => {
 
   test('HEAD with every manifest type accepted; digest from Docker-Content-Digest', async () => {
     const r = await fakeRegistry('none');
-    try {
-      const digest = await new RegistryClient(r.host).resolveDigest('devpkg/x', '1.0.0_dev.1');
-      expect(digest).toBe(DIGEST);
-      const head = r.seen.find((s) => s.method === 'HEAD');
-      expect(head?.accept).toBe(MANIFEST_ACCEPT);
-      for (const t of ['oci.image.manifest.v1', 'oci.image.index.v1', 'docker.distribution.manifest.v2', 'docker.distribution.manifest.list.v2']) {
-        expect(head?.accept).toContain(t);
-      }
-    } finally {
-      await r.close();
+    const digest = await new RegistryClient(r.host).resolveDigest('devpkg/x', '1.0.0_dev.1');
+    expect(digest).toBe(DIGEST);
+    const head = r.seen.find((s) => s.method === 'HEAD');
+    expect(head?.accept).toBe(MANIFEST_ACCEPT);
+    for (const t of ['oci.image.manifest.v1', 'oci.image.index.v1', 'docker.distribution.manifest.v2', 'docker.distribution.manifest.list.v2']) {
+      expect(head?.accept).toContain(t);
     }
   });
 
   test('without the header, the digest is the sha256 of the served bytes', async () => {
     const r = await fakeRegistry('none', { digestHeader: false });
-    try {
-      expect(await new RegistryClient(r.host).resolveDigest('devpkg/x', '1.0.0_dev.1')).toBe(DIGEST);
-      expect(r.seen.map((s) => s.method)).toEqual(['HEAD', 'GET']);
-    } finally {
-      await r.close();
-    }
+    expect(await new RegistryClient(r.host).resolveDigest('devpkg/x', '1.0.0_dev.1')).toBe(DIGEST);
+    expect(r.seen.map((s) => s.method)).toEqual(['HEAD', 'GET']);
   });
 
   test('Basic challenge answered with the credentials', async () => {
     const r = await fakeRegistry('basic');
-    try {
-      const c = new RegistryClient(r.host, { credentials: { username: USER, password: PASS } });
-      await c.check('devpkg/x');
-      expect(await c.resolveDigest('devpkg/x', '1.0.0_dev.1')).toBe(DIGEST);
-    } finally {
-      await r.close();
-    }
+    const c = new RegistryClient(r.host, { credentials: { username: USER, password: PASS } });
+    await c.check('devpkg/x');
+    expect(await c.resolveDigest('devpkg/x', '1.0.0_dev.1')).toBe(DIGEST);
   });
 
   test('Bearer challenge: token fetched with Basic credentials and the repository scope', async () => {
     const r = await fakeRegistry('bearer');
-    try {
-      const c = new RegistryClient(r.host, { credentials: { username: USER, password: PASS } });
-      expect(await c.resolveDigest('devpkg/x', '1.0.0_dev.1')).toBe(DIGEST);
-      const tokenReq = r.seen.find((s) => s.url.startsWith('/token'));
-      const q = new URL(`http://x${tokenReq?.url}`).searchParams;
-      expect(q.get('service')).toBe('fake');
-      expect(q.getAll('scope')).toEqual(['repository:devpkg/x:pull']);
-    } finally {
-      await r.close();
-    }
+    const c = new RegistryClient(r.host, { credentials: { username: USER, password: PASS } });
+    expect(await c.resolveDigest('devpkg/x', '1.0.0_dev.1')).toBe(DIGEST);
+    const tokenReq = r.seen.find((s) => s.url.startsWith('/token'));
+    const q = new URL(`http://x${tokenReq?.url}`).searchParams;
+    expect(q.get('service')).toBe('fake');
+    expect(q.getAll('scope')).toEqual(['repository:devpkg/x:pull']);
   });
 
   test.each(['basic', 'bearer'] as const)('%s: wrong password is refused, naming the user, never the password', async (mode) => {
     const r = await fakeRegistry(mode);
-    try {
-      const c = new RegistryClient(r.host, { credentials: { username: USER, password: 'wrong-password-xyz' } });
-      const err = await c.check('devpkg/x').catch((e: Error) => e);
-      expect(err).toBeInstanceOf(Error);
-      expect((err as Error).message).toMatch(new RegExp(`registry ${r.host} refused the credentials of user "dev"`));
-      expect((err as Error).message).not.toContain('wrong-password-xyz');
-    } finally {
-      await r.close();
-    }
+    const c = new RegistryClient(r.host, { credentials: { username: USER, password: 'wrong-password-xyz' } });
+    const err = await c.check('devpkg/x').catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(new RegExp(`registry ${r.host} refused the credentials of user "dev"`));
+    expect((err as Error).message).not.toContain('wrong-password-xyz');
   });
 
   test('no credentials for a registry that wants them', async () => {
     const r = await fakeRegistry('basic');
-    try {
-      await expect(new RegistryClient(r.host).check('devpkg/x')).rejects.toThrow(/requires credentials and none were given/);
-    } finally {
-      await r.close();
-    }
+    await expect(new RegistryClient(r.host).check('devpkg/x')).rejects.toThrow(/requires credentials and none were given/);
   });
 
   test('unknown tag: names the image', async () => {
     const r = await fakeRegistry('none');
-    try {
-      await expect(new RegistryClient(r.host).resolveDigest('devpkg/x', 'nope')).rejects.toThrow(/devpkg\/x:nope was not found/);
-    } finally {
-      await r.close();
-    }
+    await expect(new RegistryClient(r.host).resolveDigest('devpkg/x', 'nope')).rejects.toThrow(/devpkg\/x:nope was not found/);
   });
 
   test('closed port: not reachable, names the registry', async () => {

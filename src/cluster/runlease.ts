@@ -103,6 +103,11 @@ export async function acquireRunLease(
     }
   };
   const held: HeldLease = { namespace: target.namespace, name, release };
+  // No right to read or write Leases there: the run goes on, unguarded, and says so.
+  const unguarded = (verb: 'read' | 'write', err: unknown): undefined => {
+    log(`cannot ${verb} Leases in ${target.namespace} (${describeApiError(err)}); going on without guarding against a concurrent devpkg run`);
+    return undefined;
+  };
   // Two attempts: a create or replace that loses a race reads the Lease again and decides anew.
   for (let attempt = 0; attempt < 2; attempt++) {
     let current: LeaseObject | undefined;
@@ -110,10 +115,7 @@ export async function acquireRunLease(
       current = (await api.getNamespacedCustomObject({ ...where, name })) as LeaseObject;
     } catch (err) {
       const code = codeOf(err);
-      if (code === 403) {
-        log(`cannot read Leases in ${target.namespace} (${describeApiError(err)}); going on without guarding against a concurrent devpkg run`);
-        return undefined;
-      }
+      if (code === 403) return unguarded('read', err);
       if (code !== 404) throw new DevpkgError(`cannot read Lease ${target.namespace}/${name}: ${describeApiError(err)}`, { cause: err });
     }
     const conflict = leaseConflict(current, opts.holder, now());
@@ -124,10 +126,7 @@ export async function acquireRunLease(
       return held;
     } catch (err) {
       const code = codeOf(err);
-      if (code === 403) {
-        log(`cannot write Leases in ${target.namespace} (${describeApiError(err)}); going on without guarding against a concurrent devpkg run`);
-        return undefined;
-      }
+      if (code === 403) return unguarded('write', err);
       if (code !== 409) throw new DevpkgError(`cannot take Lease ${target.namespace}/${name}: ${describeApiError(err)}`, { cause: err });
     }
   }

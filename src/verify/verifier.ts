@@ -227,6 +227,12 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
     }
   };
 
+  // A watch that cannot keep up (reconnecting, refused): logged, and kept for the verdict's reason.
+  const watchProblem = (m: string): void => {
+    lastProblem = m;
+    log(`${target.namespace}/${target.name}: ${m}`);
+  };
+
   watches.packageInstall = new ResumableWatch(
     kc,
     { group: 'packaging.carvel.dev', version: 'v1alpha1', plural: 'packageinstalls', namespace: target.namespace, name: target.name },
@@ -262,10 +268,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
         }
         reevaluate();
       },
-      onProblem: (m) => {
-        lastProblem = m;
-        log(`${target.namespace}/${target.name}: ${m}`);
-      },
+      onProblem: watchProblem,
     },
   );
   watches.app = new ResumableWatch(
@@ -278,10 +281,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
         workload.track(workloadScope(app), target);
         reevaluate();
       },
-      onProblem: (m) => {
-        lastProblem = m;
-        log(`${target.namespace}/${target.name}: ${m}`);
-      },
+      onProblem: watchProblem,
     },
   );
   watches.packages = new ResumableWatch(
@@ -298,10 +298,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
         log(`${target.namespace}/${target.name}: ${m}; listing Packages on each PackageInstall change instead`);
         listPackagesOnChange = true;
       },
-      onProblem: (m) => {
-        lastProblem = m;
-        log(`${target.namespace}/${target.name}: ${m}`);
-      },
+      onProblem: watchProblem,
     },
   );
 
