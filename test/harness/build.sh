@@ -40,57 +40,13 @@ ensure_debian_packages() {
   return 0
 }
 
-go_env() {
-  command -v go >/dev/null 2>&1 || die "go is not on PATH; the harness builds etcd, Kubernetes and the Carvel CLIs from Go modules"
-  export GOFLAGS='-mod=mod -buildvcs=false' GOTOOLCHAIN=local CGO_ENABLED=0 GOWORK=off GO111MODULE=on
-}
+GO_BUILDS="the harness builds etcd, Kubernetes and the Carvel CLIs from Go modules"
 
-# Print a field of the module's .info (Time, Origin.Hash) or empty.
-module_info_field() { # infofile field
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-info = json.load(open(sys.argv[1]))
-v = info
-for k in sys.argv[2].split('.'):
-    v = v.get(k) if isinstance(v, dict) else None
-print(v or "")
-PY
-}
-
-# build_component NAME MODULE VERSION 'LDFLAGS' MAINPKG...
-# Makes a wrapper module that requires MODULE@VERSION (with replace directives derived
-# from MODULE's own go.mod), and builds the main packages into the component's bin dir.
+# build_component NAME MODULE VERSION 'LDFLAGS' MAINPKG...: go_wrapper_build (lib.sh) into the
+# component's cache folder, with the wrapper module NAME.
 build_component() {
   local name=$1 module=$2 version=$3 ldflags=$4; shift 4
-  local out; out=$(component_dir "$name" "$version")
-  local pkg missing=0
-  for pkg in "$@"; do [ -x "$out/bin/${pkg##*/}" ] || missing=1; done
-  if [ $missing = 0 ]; then log "$name $version: cached ($out)"; return 0; fi
-  go_env
-  local started=$SECONDS
-  local work="$DEVPKG_CACHE/src/$name-$version"
-  rm -rf "$work" "$out.tmp"; mkdir -p "$work" "$out.tmp/bin"
-  log "$name $version: resolving $module"
-  local dl; dl=$(cd "$work" && go mod download -json "$module@$version") || die "go mod download $module@$version failed"
-  local gomod info
-  gomod=$(printf '%s' "$dl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')
-  info=$(printf '%s' "$dl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Info"])')
-  (
-    cd "$work"
-    go mod init "devpkg.test/harness/$name" >/dev/null 2>&1
-    local flags; flags=$(go mod edit -json "$gomod" | python3 "$HARNESS_SRC/gen-replaces.py" "$version")
-    # shellcheck disable=SC2086
-    go mod edit $flags -require="$module@$version"
-    local gets=() p; for p in "$@"; do gets+=("$p@$version"); done
-    log "$name $version: go get ${gets[*]}"
-    go get "${gets[@]}" >&2
-    log "$name $version: go build (this is the slow part)"
-    go build -trimpath -ldflags "$ldflags" -o "$out.tmp/bin/" "$@" >&2
-  ) || die "building $name $version failed (work dir $work)"
-  rm -rf "$out"; mv "$out.tmp" "$out"
-  printf '%s %s built in %ss with %s\n' "$name" "$version" "$((SECONDS - started))" "$(go version)" > "$out/BUILDINFO"
-  log "$name $version: built in $((SECONDS - started))s"
-  rm -rf "$work"
+  go_wrapper_build "$(component_dir "$name" "$version")" "$name" "$name" "$module" "$version" "$ldflags" "" "$@"
 }
 
 build_etcd() {
@@ -134,24 +90,10 @@ GO
 
 build_kubernetes() {
   local v=$KUBERNETES_VERSION
-  local major minor
-  major=$(echo "$v" | sed -E 's/^v([0-9]+)\..*/\1/')
-  minor=$(echo "$v" | sed -E 's/^v[0-9]+\.([0-9]+)\..*/\1/')
   local out b cached=1; out=$(component_dir kubernetes "$v")
   for b in kube-apiserver kube-controller-manager kubectl; do [ -x "$out/bin/$b" ] || cached=0; done
   if [ $cached = 1 ]; then log "kubernetes $v: cached ($out)"; return 0; fi
-  go_env
-  local info; info=$(go mod download -json "k8s.io/kubernetes@$v" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Info"])') \
-    || die "go mod download k8s.io/kubernetes@$v failed"
-  local date commit
-  date=$(module_info_field "$info" Time); date=${date:-1970-01-01T00:00:00Z}
-  commit=$(module_info_field "$info" Origin.Hash)
-  local ld="-s -w" pkg
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld+=" -X $pkg.gitVersion=$v -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
-    ld+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date"
-    [ -n "$commit" ] && ld+=" -X $pkg.gitCommit=$commit"
-  done
+  local ld; ld=$(kube_ldflags "$v")
   build_component kubernetes k8s.io/kubernetes "$v" "$ld" \
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kubectl
@@ -177,10 +119,7 @@ build_one() {
 }
 
 main() {
-  mkdir -p "$DEVPKG_CACHE"
-  # One build at a time on this machine (two cores; concurrent `up`s share the cache).
-  exec 9>"$DEVPKG_CACHE/build.lock"
-  flock 9
+  take_build_lock
   local started=$SECONDS
   local components=("$@")
   [ ${#components[@]} -eq 0 ] && components=(debian etcd kubernetes ytt imgpkg kbld kapp vendir)

@@ -24,6 +24,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+DEVPKG_HARNESS_DIR="${DEVPKG_HARNESS_DIR:-/tmp/devpkg-harness}"
 D=$DEVPKG_HARNESS_DIR
 MARKER="$D/.devpkg-harness"
 PROCS=(etcd kube-apiserver kube-controller-manager registry) # start order
@@ -106,22 +107,7 @@ EOF
 
 load_ports() { [ -f "$D/ports.env" ] && . "$D/ports.env"; }
 
-proc_args_file() { printf '%s/run/%s.args' "$D" "$1"; }
-proc_pid_file() { printf '%s/run/%s.pid' "$D" "$1"; }
-
-read_pid() { local f; f=$(proc_pid_file "$1"); [ -f "$f" ] && cat "$f" || true; }
-
-# The PID is ours only if it is alive and still runs the binary we started (PIDs get reused).
-our_pid() { # name -> prints pid if it is our live process
-  local name=$1 pid exe
-  pid=$(read_pid "$name")
-  pid_alive "$pid" || return 1
-  exe=$(head -n1 "$(proc_args_file "$name")" 2>/dev/null || true)
-  [ -n "$exe" ] || return 1
-  local cmd0; cmd0=$(tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | head -n1 || true)
-  [ "$cmd0" = "$exe" ] || return 1
-  printf '%s' "$pid"
-}
+# proc_args_file, proc_pid_file, our_pid, stop_proc and wait_started: lib.sh.
 
 # Start NAME with the argv stored in run/NAME.args (one argument per line, binary first),
 # detached from our session so it outlives the caller, logging to logs/NAME.log.
@@ -132,21 +118,6 @@ start_proc() { # name
   # 8>&-: the daemon must not inherit the harness lock.
   setsid "${args[@]}" >>"$D/logs/$name.log" 2>&1 </dev/null 8>&- &
   echo $! > "$(proc_pid_file "$name")"
-}
-
-stop_proc() { # name
-  local name=$1 pid
-  pid=$(our_pid "$name") || { rm -f "$(proc_pid_file "$name")"; return 0; }
-  log "stopping $name (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  local deadline=$((SECONDS + 20))
-  while pid_alive "$pid" && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
-  if pid_alive "$pid"; then
-    log "$name (pid $pid) did not stop after 20s; killing"
-    kill -KILL "$pid" 2>/dev/null || true
-    while pid_alive "$pid"; do sleep 0.1; done
-  fi
-  rm -f "$(proc_pid_file "$name")"
 }
 
 write_args() { # name arg... (binary first)
@@ -177,23 +148,7 @@ proc_healthy() { # name
   esac
 }
 
-wait_healthy() { # name seconds
-  local name=$1 secs=$2 deadline=$((SECONDS + $2))
-  while ! proc_healthy "$name"; do
-    if ! our_pid "$name" >/dev/null; then
-      log "$name exited during start-up; last lines of $D/logs/$name.log:"
-      tail -n 30 "$D/logs/$name.log" >&2 || true
-      return 1
-    fi
-    if [ $SECONDS -ge $deadline ]; then
-      log "$name not healthy after ${secs}s; last lines of $D/logs/$name.log:"
-      tail -n 30 "$D/logs/$name.log" >&2 || true
-      return 1
-    fi
-    sleep 0.3
-  done
-  log "$name healthy"
-}
+wait_healthy() { wait_started "$1" "$2" healthy proc_healthy "$1"; } # name seconds
 
 all_healthy() {
   [ -f "$MARKER" ] && load_ports || return 1
@@ -210,7 +165,6 @@ print_exports() {
   # PATH: our bin first, then the caller's PATH without an earlier copy of our bin.
   local rest
   rest=$(printf '%s' "$PATH" | tr ':' '\n' | grep -vxF "$D/bin" | paste -sd: -)
-  q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
   cat <<EOF
 export DEVPKG_HARNESS_DIR=$(q "$D")
 export KUBECONFIG=$(q "$D/kubeconfig")

@@ -31,9 +31,11 @@
 #   kapp-controller (of any harness) mounted on it any more.
 set -euo pipefail
 
-KC_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=versions.env
-. "$KC_SRC/versions.env"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+HARNESS_NAME=kapp-controller
+GO_BUILDS="kapp-controller is built from its Go module"
+GO_FLAGS=-mod=mod
+KC_SRC=$HARNESS_SRC
 
 KAPP_CONTROLLER_VERSION="${KAPP_CONTROLLER_VERSION:-v0.51.0}"
 # The Go module proxy serves kapp-controller under its old path only.
@@ -41,45 +43,23 @@ KAPP_CONTROLLER_MODULE="${KAPP_CONTROLLER_MODULE:-github.com/vmware-tanzu/carvel
 # Bump when the build recipe below changes, to invalidate cached builds.
 KC_RECIPE_REV=1
 
-DEVPKG_CACHE="${DEVPKG_CACHE:-$HOME/.cache/devpkg}"
 KC_NAMESPACE="${KAPPCTRL_NAMESPACE:-kapp-controller}"
 KC_GLOBAL_NAMESPACE="${KAPPCTRL_GLOBAL_NAMESPACE:-kapp-controller-packaging-global}"
 KC_SA=kapp-controller-sa
 SA_MOUNT=/var/run/secrets/kubernetes.io/serviceaccount
 HOME_MOUNT=/home/kapp-controller
 
-HARNESS_LOG=""
-log() {
-  local line; line=$(printf '[kapp-controller %s] %s' "$(date -u +%H:%M:%S)" "$*")
-  printf '%s\n' "$line" >&2
-  [ -z "$HARNESS_LOG" ] || printf '%s\n' "$line" >> "$HARNESS_LOG"
-}
-die() { log "ERROR: $*"; exit 1; }
-
 kc_build_dir() { printf '%s/build/kapp-controller-%s-kc%s' "$DEVPKG_CACHE" "$KAPP_CONTROLLER_VERSION" "$KC_RECIPE_REV"; }
 kc_binary() { printf '%s/bin/kapp-controller' "$(kc_build_dir)"; }
 
-go_env() {
-  command -v go >/dev/null 2>&1 || die "go is not on PATH; kapp-controller is built from its Go module"
-  export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0 GOWORK=off GO111MODULE=on
-}
-
 # Directory of kapp-controller's module source in the module cache (downloads it if needed).
-module_dir() {
-  go_env
-  (cd "${TMPDIR:-/tmp}" && go mod download -json "$KAPP_CONTROLLER_MODULE@$KAPP_CONTROLLER_VERSION") \
-    | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])' \
-    || die "go mod download $KAPP_CONTROLLER_MODULE@$KAPP_CONTROLLER_VERSION failed"
-}
+kc_module_dir() { module_dir "$KAPP_CONTROLLER_MODULE" "$KAPP_CONTROLLER_VERSION"; }
 
 cmd_build() {
   local bin; bin=$(kc_binary)
   if [ -x "$bin" ]; then log "$KAPP_CONTROLLER_VERSION: cached ($bin)"; return 0; fi
   go_env
-  mkdir -p "$DEVPKG_CACHE"
-  # One build at a time on this machine (shared with test/harness/build.sh).
-  exec 9>"$DEVPKG_CACHE/build.lock"
-  flock 9
+  take_build_lock
   if [ -x "$bin" ]; then exec 9>&-; log "$KAPP_CONTROLLER_VERSION: cached ($bin)"; return 0; fi
   local out; out=$(kc_build_dir)
   local work="$DEVPKG_CACHE/src/kapp-controller-$KAPP_CONTROLLER_VERSION"
@@ -113,7 +93,7 @@ cmd_build() {
 
 # Render kapp-controller's own config/ with the harness overlay.
 render() { # api-port
-  local dir; dir=$(module_dir)
+  local dir; dir=$(kc_module_dir)
   command -v ytt >/dev/null 2>&1 || die "ytt is not on PATH (the harness puts it there)"
   ytt -f "$dir/config/config" -f "$dir/config/values-schema.yml" \
     -f "$dir/config/overlays/controller-config-overlay.yml" \
@@ -135,12 +115,8 @@ harness_dirs() {
   HARNESS_LOG="$LOG_DIR/kapp-controller-harness.log"
 }
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
 # A pid from a pid file, only if that process is still the kapp-controller binary we started.
-our_pid() { # pidfile
+kc_pid() { # pidfile
   [ -f "$1" ] || return 1
   local pid; pid=$(cat "$1")
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
@@ -161,7 +137,6 @@ wait_until() { # seconds what cmd...
 }
 
 print_exports() {
-  q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
   cat <<EOF
 export KAPPCTRL_VERSION=$(q "$KAPP_CONTROLLER_VERSION")
 export KAPPCTRL_NAMESPACE=$(q "$KC_NAMESPACE")
@@ -223,7 +198,7 @@ cmd_up() {
   local tool; for tool in kubectl ytt kbld kapp vendir unshare python3; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool is not on PATH"
   done
-  if our_pid "$KC_DIR/controller.pid" >/dev/null && our_pid "$KC_DIR/sidecarexec.pid" >/dev/null; then
+  if kc_pid "$KC_DIR/controller.pid" >/dev/null && kc_pid "$KC_DIR/sidecarexec.pid" >/dev/null; then
     log "already running (pids $(cat "$KC_DIR/controller.pid") $(cat "$KC_DIR/sidecarexec.pid"))"
     print_exports; return 0
   fi
@@ -323,7 +298,7 @@ cmd_up() {
   fi
   wait_until 30 "controller started" grep -q '"starting manager"\|Starting workers' "$CONTROLLER_LOG" \
     || die "kapp-controller did not start its controllers; see $CONTROLLER_LOG"
-  our_pid "$KC_DIR/controller.pid" >/dev/null || die "kapp-controller exited; see $CONTROLLER_LOG"
+  kc_pid "$KC_DIR/controller.pid" >/dev/null || die "kapp-controller exited; see $CONTROLLER_LOG"
   KC_UP_OK=1
   log "kapp-controller $KAPP_CONTROLLER_VERSION up in $((SECONDS - started))s"
   print_exports
@@ -335,14 +310,14 @@ controller_mounted() { # its pid is written after both bind mounts are in place
 }
 
 api_available() {
-  our_pid "$KC_DIR/controller.pid" >/dev/null || { log "controller process exited"; return 2; }
+  kc_pid "$KC_DIR/controller.pid" >/dev/null || { log "controller process exited"; return 2; }
   [ "$(kubectl get apiservice v1alpha1.data.packaging.carvel.dev \
     -o jsonpath='{.status.conditions[?(@.type=="Available")].status}')" = True ]
 }
 
 stop_pidfile() { # pidfile name
   local pid
-  if pid=$(our_pid "$1"); then
+  if pid=$(kc_pid "$1"); then
     log "stopping $2 (pid $pid)"
     kill -TERM "$pid" 2>/dev/null || true
     local i; for i in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
@@ -374,7 +349,7 @@ cmd_down() {
 
 cmd_status() {
   harness_dirs
-  our_pid "$KC_DIR/controller.pid" >/dev/null && our_pid "$KC_DIR/sidecarexec.pid" >/dev/null
+  kc_pid "$KC_DIR/controller.pid" >/dev/null && kc_pid "$KC_DIR/sidecarexec.pid" >/dev/null
 }
 
 case "${1:-}" in

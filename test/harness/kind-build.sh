@@ -22,18 +22,7 @@ set -euo pipefail
 
 STEPS="debian wrapper rootfs kind containerd crictl cni coredns kubernetes-node pause registry kapp-controller node"
 
-go_env() {
-  command -v go >/dev/null 2>&1 || die "go is not on PATH; the kind harness builds its binaries from Go modules"
-  export GOFLAGS='-mod=mod -buildvcs=false' GOTOOLCHAIN=local CGO_ENABLED=0 GOWORK=off GO111MODULE=on
-}
-
-# Directory of a module in the module cache (downloads it if needed).
-module_dir() { # module version
-  go_env
-  (cd "${TMPDIR:-/tmp}" && go mod download -json "$1@$2") \
-    | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])' \
-    || die "go mod download $1@$2 failed"
-}
+GO_BUILDS="the kind harness builds its binaries from Go modules"
 
 ensure_kind_debian_packages() {
   local missing=() pair cmd pkgs
@@ -58,38 +47,11 @@ ensure_kind_debian_packages() {
   [ $rc = 0 ] || die "apt-get install ${missing[*]} failed"
 }
 
-# go_build NAME MODULE VERSION 'LDFLAGS' 'TAGS' MAINPKG...
-# A wrapper module requiring MODULE@VERSION (replace directives derived from MODULE's own go.mod
-# by gen-replaces.py, as build.sh does) builds the main packages into the cache.
+# go_build NAME MODULE VERSION 'LDFLAGS' 'TAGS' MAINPKG...: go_wrapper_build (lib.sh) into the
+# kind cache, with the wrapper module kind-NAME.
 go_build() {
   local name=$1 module=$2 version=$3 ldflags=$4 tags=$5; shift 5
-  local out; out=$(kind_dir "$name" "$version")
-  local pkg missing=0
-  for pkg in "$@"; do [ -x "$out/bin/${pkg##*/}" ] || missing=1; done
-  if [ $missing = 0 ]; then log "$name $version: cached ($out)"; return 0; fi
-  go_env
-  local started=$SECONDS work="$DEVPKG_CACHE/src/kind-$name-$version"
-  rm -rf "$work" "$out.tmp"; mkdir -p "$work" "$out.tmp/bin"
-  log "$name $version: resolving $module"
-  local gomod
-  gomod=$(cd "$work" && go mod download -json "$module@$version" | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])') \
-    || die "go mod download $module@$version failed"
-  (
-    cd "$work"
-    go mod init "devpkg.test/harness/kind-$name" >/dev/null 2>&1
-    local flags; flags=$(go mod edit -json "$gomod" | python3 "$HARNESS_SRC/gen-replaces.py" "$version")
-    # shellcheck disable=SC2086
-    go mod edit $flags -require="$module@$version"
-    local gets=() p; for p in "$@"; do gets+=("$p@$version"); done
-    log "$name $version: go get ${gets[*]}"
-    go get "${gets[@]}" >&2
-    log "$name $version: go build"
-    go build -trimpath -tags "$tags" -ldflags "$ldflags" -o "$out.tmp/bin/" "$@" >&2
-  ) || die "building $name $version failed (work dir $work)"
-  rm -rf "$out"; mv "$out.tmp" "$out"
-  printf '%s %s built in %ss with %s\n' "$name" "$version" "$((SECONDS - started))" "$(go version)" > "$out/BUILDINFO"
-  log "$name $version: built in $((SECONDS - started))s"
-  rm -rf "$work"
+  go_wrapper_build "$(kind_dir "$name" "$version")" "kind-$name" "$name" "$module" "$version" "$ldflags" "$tags" "$@"
 }
 
 build_wrapper() {
@@ -106,29 +68,6 @@ build_wrapper() {
   echo "$sum" > "$out.tmp/SOURCE"
   rm -rf "$out"; mv "$out.tmp" "$out"
   log "runtime wrapper: built ($out/bin/devpkg-runc)"
-}
-
-kube_ldflags() { # version
-  local v=$1 major minor
-  major=$(echo "$v" | sed -E 's/^v([0-9]+)\..*/\1/')
-  minor=$(echo "$v" | sed -E 's/^v[0-9]+\.([0-9]+)\..*/\1/')
-  go_env
-  local info date commit
-  info=$(cd "${TMPDIR:-/tmp}" && go mod download -json "k8s.io/kubernetes@$v" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Info"])') \
-    || die "go mod download k8s.io/kubernetes@$v failed"
-  read -r date commit < <(python3 - "$info" <<'PY'
-import json, sys
-info = json.load(open(sys.argv[1]))
-print(info.get("Time") or "1970-01-01T00:00:00Z", (info.get("Origin") or {}).get("Hash") or "")
-PY
-)
-  local ld="-s -w" pkg
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld+=" -X $pkg.gitVersion=$v -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
-    ld+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date"
-    [ -n "$commit" ] && ld+=" -X $pkg.gitCommit=$commit"
-  done
-  printf '%s' "$ld"
 }
 
 build_kubernetes_node() {

@@ -37,6 +37,8 @@ kind_binary() { # kind | devpkg-runc -> path in the cache
 
 # ------------------------------------------------------------------ the engine
 
+DEVPKG_HARNESS_DIR="${DEVPKG_HARNESS_DIR:-/tmp/devpkg-harness}"
+
 # State of one engine: $DEVPKG_HARNESS_DIR/kind (data root, exec root, socket, pid, snapshots).
 engine_paths() {
   ENGINE_DIR="$DEVPKG_HARNESS_DIR/kind"

@@ -36,8 +36,6 @@ KIND_BIN="$ENGINE_DIR/bin"
 KIND_CONFIG="$ENGINE_DIR/kind-config.yaml"
 KIND_MANIFEST="$ENGINE_DIR/kapp-controller-release.yml"
 
-q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
-
 print_exports() {
   cat <<EOF
 export DOCKER_HOST=$(q "unix://$ENGINE_SOCK")

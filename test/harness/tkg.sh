@@ -19,11 +19,13 @@
 # both). Only `export` lines go to stdout; logs go to stderr and $DEVPKG_HARNESS_DIR/logs/.
 set -euo pipefail
 
-TKG_SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=versions.env
-. "$TKG_SRC_DIR/versions.env"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+HARNESS_NAME=tkg
+GO_BUILDS="the TKG controllers are built with Go"
+# tanzu-framework's own modules are not in the checksum database.
+export GONOSUMDB=github.com/vmware-tanzu
+TKG_SRC_DIR=$HARNESS_SRC
 
-DEVPKG_CACHE="${DEVPKG_CACHE:-$HOME/.cache/devpkg}"
 # ../shared beside the repository (the tests find ../shared/fixtures the same way).
 SHARED_DIR="${DEVPKG_SHARED_DIR:-$(cd "$TKG_SRC_DIR/../../.." && pwd)/shared}"
 TF_SRC="$SHARED_DIR/src/tanzu-framework-$TANZU_FRAMEWORK_VERSION"
@@ -34,14 +36,6 @@ TKR_PATCH="$TKG_SRC_DIR/tkg/tkr-metrics-bind-addr.patch"
 CAPV_MODULE=sigs.k8s.io/cluster-api-provider-vsphere
 CAPV_BUILD_VERSION=v1.3.1
 
-HARNESS_LOG=""
-log() {
-  local line; line=$(printf '[tkg %s] %s' "$(date -u +%H:%M:%S)" "$*")
-  printf '%s\n' "$line" >&2
-  [ -z "$HARNESS_LOG" ] || printf '%s\n' "$line" >> "$HARNESS_LOG"
-}
-die() { log "ERROR: $*"; exit 1; }
-
 patch_hash() { sha256sum "$TKR_PATCH" | cut -c1-8; }
 tkg_build_dir() {
   printf '%s/build/tanzu-framework-%s-tkg%s-%s' "$DEVPKG_CACHE" "$TANZU_FRAMEWORK_VERSION" "$TKG_RECIPE_REV" "$(patch_hash)"
@@ -49,12 +43,6 @@ tkg_build_dir() {
 ADDONS_BIN_NAME=tanzu-addons-manager
 TKR_BIN_NAME=tkr-controller-manager
 tkg_binary() { printf '%s/bin/%s' "$(tkg_build_dir)" "$1"; }
-
-go_env() {
-  command -v go >/dev/null 2>&1 || die "go is not on PATH; the TKG controllers are built with Go"
-  export GOFLAGS='-mod=mod -buildvcs=false' GOTOOLCHAIN=local CGO_ENABLED=0 GOWORK=off GO111MODULE=on
-  export GONOSUMDB=github.com/vmware-tanzu
-}
 
 built() { [ -x "$(tkg_binary $ADDONS_BIN_NAME)" ] && [ -x "$(tkg_binary $TKR_BIN_NAME)" ]; }
 
@@ -69,10 +57,7 @@ cmd_build() {
   if built; then log "tanzu-framework $TANZU_FRAMEWORK_VERSION: cached ($(tkg_build_dir))"; return 0; fi
   [ -d "$TF_SRC" ] || die "$TF_SRC is missing: the TKG controllers are built from tanzu-framework's source kept in shared/src beside the repository (set DEVPKG_SHARED_DIR to the folder that holds src/)"
   go_env
-  mkdir -p "$DEVPKG_CACHE"
-  # One build at a time on this machine (shared with test/harness/build.sh and kapp-controller.sh).
-  exec 9>"$DEVPKG_CACHE/build.lock"
-  flock 9
+  take_build_lock
   if built; then exec 9>&-; log "tanzu-framework $TANZU_FRAMEWORK_VERSION: cached ($(tkg_build_dir))"; return 0; fi
   local out work started=$SECONDS
   out=$(tkg_build_dir)
@@ -127,66 +112,21 @@ need_kube() {
   command -v kubectl >/dev/null 2>&1 || die "kubectl is not on PATH (the harness puts it there)"
 }
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
-pid_file() { printf '%s/run/%s.pid' "$D" "$1"; }
-args_file() { printf '%s/run/%s.args' "$D" "$1"; }
-
-# The PID is ours only if it is alive and still runs the binary we started (PIDs get reused).
-our_pid() { # name
-  local f pid exe cmd0
-  f=$(pid_file "$1"); [ -f "$f" ] || return 1
-  pid=$(cat "$f"); pid_alive "$pid" || return 1
-  exe=$(head -n1 "$(args_file "$1")" 2>/dev/null || true); [ -n "$exe" ] || return 1
-  cmd0=$(tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | head -n1 || true)
-  [ "$cmd0" = "$exe" ] || return 1
-  printf '%s' "$pid"
-}
+# proc_args_file, proc_pid_file, our_pid, stop_proc, wait_started, free_port: lib.sh.
 
 start_proc() { # name home arg... (binary first)
   local name=$1 home=$2; shift 2
-  printf '%s\n' "$@" > "$(args_file "$name")"
+  printf '%s\n' "$@" > "$(proc_args_file "$name")"
   mkdir -p "$home"
   log "starting $name (log: $D/logs/$name.log)"
   # Its own HOME: tkr-controller-manager writes $HOME/registry_certs from tkr-controller-config.
   # 8>&- 9>&-: the daemon must not inherit the harness or build locks.
   HOME="$home" KUBECONFIG="$KUBECONFIG" setsid "$@" >>"$D/logs/$name.log" 2>&1 </dev/null 8>&- 9>&- &
-  echo $! > "$(pid_file "$name")"
-}
-
-stop_proc() { # name
-  local pid
-  pid=$(our_pid "$1") || { rm -f "$(pid_file "$1")"; return 0; }
-  log "stopping $1 (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  local deadline=$((SECONDS + 20))
-  while pid_alive "$pid" && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
-  if pid_alive "$pid"; then
-    log "$1 (pid $pid) did not stop after 20s; killing"
-    kill -KILL "$pid" 2>/dev/null || true
-    while pid_alive "$pid"; do sleep 0.1; done
-  fi
-  rm -f "$(pid_file "$1")"
+  echo $! > "$(proc_pid_file "$name")"
 }
 
 wait_http() { # name url seconds
-  local name=$1 url=$2 deadline=$((SECONDS + $3))
-  until curl -sf --max-time 2 -o /dev/null "$url"; do
-    if ! our_pid "$name" >/dev/null; then
-      log "$name exited during start-up; last lines of $D/logs/$name.log:"
-      tail -n 30 "$D/logs/$name.log" >&2 || true
-      return 1
-    fi
-    if [ $SECONDS -ge $deadline ]; then
-      log "$name not serving $url after $3s; last lines of $D/logs/$name.log:"
-      tail -n 30 "$D/logs/$name.log" >&2 || true
-      return 1
-    fi
-    sleep 0.3
-  done
-  log "$name up ($url)"
+  wait_started "$1" "$3" "serving $2" curl -sf --max-time 2 -o /dev/null "$2"
 }
 
 # The CRDs the two controllers need, as upstream defines them: Cluster and KubeadmControlPlane of
@@ -197,8 +137,7 @@ apply_crds() {
   go_env
   [ -d "$TF_SRC" ] || die "$TF_SRC is missing: the TKR CRD is read from tanzu-framework's source in shared/src beside the repository"
   local capi
-  capi=$(cd "${TMPDIR:-/tmp}" && go mod download -json "sigs.k8s.io/cluster-api@$CLUSTER_API_VERSION" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])') \
-    || die "go mod download sigs.k8s.io/cluster-api@$CLUSTER_API_VERSION failed"
+  capi=$(module_dir sigs.k8s.io/cluster-api "$CLUSTER_API_VERSION")
   local f files=(
     "$capi/config/crd/bases/cluster.x-k8s.io_clusters.yaml"
     "$capi/controlplane/kubeadm/config/crd/bases/controlplane.cluster.x-k8s.io_kubeadmcontrolplanes.yaml"
@@ -289,7 +228,7 @@ cmd_down() {
   harness_dirs
   cmd_stop
   rm -rf "$TKG_DIR"
-  rm -f "$(args_file "$TKR_BIN_NAME")" "$(args_file "$ADDONS_BIN_NAME")"
+  rm -f "$(proc_args_file "$TKR_BIN_NAME")" "$(proc_args_file "$ADDONS_BIN_NAME")"
   log "TKG controllers down"
 }
 
