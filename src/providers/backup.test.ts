@@ -1,7 +1,8 @@
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { listFiles, ProvidersBackup, restoreBackup } from './backup.js';
+import { ProvidersBackup, restoreBackup } from './backup.js';
+import { listFiles } from './files.js';
 import { cleanupProviders } from './cleanup.js';
 
 async function snapshot(dir: string): Promise<Record<string, string>> {

@@ -6,6 +6,7 @@
 import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DevpkgError } from '../errors.js';
+import { listFiles } from './files.js';
 
 export interface BackupManifest {
   providersDir: string;
@@ -26,26 +27,6 @@ async function exists(p: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** Every file under `dir`, relative to it (empty when dir does not exist). */
-export async function listFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(path.join(dir, rel), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const r = rel ? path.join(rel, e.name) : e.name;
-      if (e.isDirectory()) await walk(r);
-      else out.push(r);
-    }
-  };
-  await walk('');
-  return out.sort();
 }
 
 export class ProvidersBackup {

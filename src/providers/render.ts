@@ -31,6 +31,7 @@ import { parse } from 'yaml';
 import { DevpkgError } from '../errors.js';
 import type { Ytt } from '../tools/ytt.js';
 import { bomText, defaultBoms, renderOnlyBoms, type Bom } from './bom.js';
+import { listFiles } from './files.js';
 
 export type ClusterRole = 'management' | 'workload';
 
@@ -209,16 +210,6 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
-async function filesUnder(dir: string, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(path.join(dir, rel), { withFileTypes: true })) {
-    const r = rel ? path.join(rel, e.name) : e.name;
-    if (e.isDirectory()) out.push(...(await filesUnder(dir, r)));
-    else out.push(r);
-  }
-  return out.sort();
-}
-
 async function readValues(file: string): Promise<Values> {
   try {
     const v: unknown = parse(await readFile(file, 'utf8'));
@@ -289,7 +280,7 @@ export async function renderProviders(o: RenderProvidersOptions): Promise<Provid
     const marked: Record<string, string[]> = {};
     for (const p of paths.filter((x) => x.filemark)) {
       const where = relocate[p.path] ?? path.join(tkgDir, p.path);
-      marked[p.path] = (await stat(where)).isDirectory() ? await filesUnder(where) : [path.basename(where)];
+      marked[p.path] = (await stat(where)).isDirectory() ? await listFiles(where) : [path.basename(where)];
     }
     const plan = planRender({ tkgDir, paths, marked, relocate, keys, values });
     const text = await o.ytt.template({ files: plan.files, fileMarks: plan.fileMarks, dataValuesYaml: plan.dataValuesYaml });

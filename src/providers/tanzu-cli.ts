@@ -15,6 +15,7 @@ import { sha256File } from '../tools/checksum.js';
 import { DevpkgError, UsageError } from '../errors.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { Tanzu } from '../tools/tanzu.js';
+import { listFiles } from './files.js';
 
 export interface TanzuToolCache {
   downloadTool(url: string): Promise<string>;
@@ -73,16 +74,6 @@ export function pickTanzuBinary(files: string[]): string | undefined {
   return named.sort((a, b) => a.length - b.length)[0];
 }
 
-async function walk(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await walk(p)));
-    else out.push(p);
-  }
-  return out;
-}
-
 export async function ensureTanzuCli(o: EnsureTanzuOptions): Promise<string> {
   const bin = await findTanzuCli(o);
   const tanzu = new Tanzu(bin, o.exec ?? execTool, o.home ? { HOME: o.home } : {});
@@ -121,7 +112,7 @@ async function findTanzuCli(o: EnsureTanzuOptions): Promise<string> {
     let bin = file;
     if (/\.(tar\.gz|tgz)$/.test(new URL(o.url).pathname)) {
       const dir = await tc.extractTar(file);
-      const found = pickTanzuBinary(await walk(dir));
+      const found = pickTanzuBinary((await listFiles(dir)).map((f) => path.join(dir, f)));
       if (!found) throw new DevpkgError(`${o.url} holds no tanzu executable`);
       bin = found;
     }

@@ -5,9 +5,10 @@
  * `_ytt_lib` folder next to that file, so the vendored copy is
  * `providers/ytt/vendir/<folder>/_ytt_lib/<path>`.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DevpkgError } from '../errors.js';
+import { listFiles } from './files.js';
 
 export const VENDIR_DIR = path.join('ytt', 'vendir');
 
@@ -53,21 +54,8 @@ export function pickLibrary(gets: LibraryGet[], pkgName: string): VendoredLibrar
 
 /** Every `.lib.yaml` under ytt/vendir (outside `_ytt_lib`), relative to the providers folder. */
 async function libFiles(providersDir: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(path.join(providersDir, rel), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (e.isDirectory() && e.name !== '_ytt_lib') await walk(path.join(rel, e.name));
-      else if (e.isFile() && e.name.endsWith('.lib.yaml')) out.push(path.join(rel, e.name));
-    }
-  };
-  await walk(VENDIR_DIR);
-  return out.sort();
+  const under = await listFiles(path.join(providersDir, VENDIR_DIR), (folder) => folder === '_ytt_lib');
+  return under.filter((f) => f.endsWith('.lib.yaml')).map((f) => path.join(VENDIR_DIR, f));
 }
 
 /**

@@ -24,7 +24,7 @@ import type { PackageResult } from '../../src/verify/types.js';
 import { devpkg, STANDIN, type Workspace } from './helpers/bootstrap.js';
 import { ensureHarnessCrds } from './helpers/crds.js';
 import { harnessKubeConfig } from './helpers/kube.js';
-import { listFiles } from '../../src/providers/backup.js';
+import { listFiles } from '../../src/providers/files.js';
 import { RecordingHost } from '../../src/action/host.js';
 import { CLEANUP_STATE, CleanupList, runCleanup } from '../../src/cleanup.js';
 import { parseInputs } from '../../src/inputs.js';

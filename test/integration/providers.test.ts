@@ -14,7 +14,7 @@
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { listFiles } from '../../src/providers/backup.js';
+import { listFiles } from '../../src/providers/files.js';
 import { carried, devpkg, EDIT_LABEL, parseYaml, PROVIDERS_FIXTURE, renderProviders, STANDIN, workspace, type Workspace } from './helpers/bootstrap.js';
 
 const IMAGE = `127.0.0.1:5000/devpkg-it/antrea@sha256:${'e'.repeat(64)}`;
