@@ -4,8 +4,13 @@
  * documented behaviour (Link-header pagination, status codes, GitHub's 65536-character body
  * limit, error bodies) for the report code to be tested against a real HTTP client.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GithubContext } from '../../src/action/context.js';
+import { createOctokit, type GitHubClient } from '../../src/report/comment.js';
 
 export interface StandinComment {
   id: number;
@@ -194,4 +199,42 @@ function validBody(res: ServerResponse, raw: string): string | undefined {
 function send(res: ServerResponse, status: number, data: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
   res.end(JSON.stringify(data));
+}
+
+/** What a report test works with: a started stand-in, an Octokit for it and a temp folder. */
+export interface StandinSetup {
+  standin: GitHubStandin;
+  octokit: GitHubClient;
+  dir: string;
+}
+
+/** Starts a stand-in with a client (retry on, throttling off) and makes a temp folder whose name starts with `prefix`. */
+export async function startStandin(prefix: string): Promise<StandinSetup> {
+  const standin = await new GitHubStandin().start();
+  const octokit = await createOctokit('test-token', standin.url, { warning: () => undefined, info: () => undefined }, { throttle: { enabled: false } });
+  return { standin, octokit, dir: await mkdtemp(join(tmpdir(), prefix)) };
+}
+
+/** Stops what startStandin started and removes its folder. */
+export async function stopStandin(s: Pick<StandinSetup, 'standin' | 'dir'>): Promise<void> {
+  await s.standin.stop();
+  await rm(s.dir, { recursive: true, force: true });
+}
+
+/** The context of a pull_request run (#7 of example/tce, run 42) reporting to the stand-in; `over` for the rest. */
+export function pullRequestContext(s: Pick<StandinSetup, 'standin' | 'dir'>, over: Partial<GithubContext> & Pick<GithubContext, 'sha' | 'serverUrl'>): GithubContext {
+  return {
+    eventName: 'pull_request',
+    event: {},
+    ref: 'refs/pull/7/merge',
+    owner: s.standin.owner,
+    repo: s.standin.repo,
+    runId: '42',
+    runNumber: 42,
+    runAttempt: 1,
+    apiUrl: s.standin.url,
+    workspace: s.dir,
+    prNumber: 7,
+    ...over,
+  };
 }

@@ -2,8 +2,7 @@
  * The sticky comment and publishReport against the GitHub stand-in (test/support/github-standin.ts),
  * through a real Octokit with the retry and throttling plugins.
  */
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { RecordingHost } from '../../src/action/host.js';
@@ -12,7 +11,7 @@ import { createOctokit, marker, upsertStickyComment, type GitHubClient } from '.
 import { listFiles } from '../../src/report/artifact.js';
 import { publishReport, stepRef, type PublishContext } from '../../src/report/publish.js';
 import type { PlannedPackage } from '../../src/verify/types.js';
-import { GitHubStandin } from '../support/github-standin.js';
+import { GitHubStandin, pullRequestContext, startStandin, stopStandin } from '../support/github-standin.js';
 import { lostBootstrap, planned, reconcileFailed, wonKind } from '../support/report-fixtures.js';
 
 // The throttling plugin spaces writes one second apart, as it does against GitHub; most tests
@@ -25,35 +24,11 @@ let dir: string;
 const log = { warning: () => undefined, info: () => undefined };
 const PR = 7;
 
-beforeEach(async () => {
-  standin = await new GitHubStandin().start();
-  octokit = await createOctokit('test-token', standin.url, log, { throttle: { enabled: false } });
-  dir = await mkdtemp(join(tmpdir(), 'devpkg-report-'));
-});
-
-afterEach(async () => {
-  await standin.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+beforeEach(async () => ({ standin, octokit, dir } = await startStandin('devpkg-report-')));
+afterEach(async () => stopStandin({ standin, dir }));
 
 function github(over: Partial<GithubContext> = {}): GithubContext {
-  return {
-    eventName: 'pull_request',
-    event: {},
-    sha: 'f00dfeed',
-    ref: `refs/pull/${PR}/merge`,
-    owner: 'example',
-    repo: 'tce',
-    runId: '42',
-    runNumber: 42,
-    runAttempt: 1,
-    serverUrl: 'https://github.example',
-    apiUrl: standin.url,
-    workspace: dir,
-    prNumber: PR,
-    headSha: '0123456789abcdef0123456789abcdef01234567',
-    ...over,
-  };
+  return pullRequestContext({ standin, dir }, { sha: 'f00dfeed', serverUrl: 'https://github.example', headSha: '0123456789abcdef0123456789abcdef01234567', ...over });
 }
 
 function ctx(over: Partial<PublishContext['inputs']> = {}, gh: Partial<GithubContext> = {}): PublishContext & { host: RecordingHost } {

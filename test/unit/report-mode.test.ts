@@ -1,6 +1,5 @@
 /** mode: report against the GitHub stand-in: matrix legs and the fork-safe workflow_run pair. */
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RecordingHost } from '../../src/action/host.js';
 import type { GithubContext } from '../../src/action/context.js';
@@ -8,10 +7,10 @@ import { parseInputs } from '../../src/inputs.js';
 import { inputsFrom } from '../support/inputs.js';
 import { run } from '../../src/modes/report.js';
 import type { ModeContext } from '../../src/pipeline/context.js';
-import { createOctokit, marker, type GitHubClient } from '../../src/report/comment.js';
+import { marker, type GitHubClient } from '../../src/report/comment.js';
 import { publishReport } from '../../src/report/publish.js';
 import type { PlannedPackage } from '../../src/verify/types.js';
-import { GitHubStandin } from '../support/github-standin.js';
+import { GitHubStandin, pullRequestContext, startStandin, stopStandin } from '../support/github-standin.js';
 import { lostBootstrap, reconcileFailed, wonKind } from '../support/report-fixtures.js';
 
 let standin: GitHubStandin;
@@ -19,35 +18,11 @@ let octokit: GitHubClient;
 let dir: string;
 const HEAD = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 
-beforeEach(async () => {
-  standin = await new GitHubStandin().start();
-  octokit = await createOctokit('test-token', standin.url, { warning: () => undefined, info: () => undefined }, { throttle: { enabled: false } });
-  dir = await mkdtemp(join(tmpdir(), 'devpkg-report-mode-'));
-});
-
-afterEach(async () => {
-  await standin.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+beforeEach(async () => ({ standin, octokit, dir } = await startStandin('devpkg-report-mode-')));
+afterEach(async () => stopStandin({ standin, dir }));
 
 function github(over: Partial<GithubContext> = {}): GithubContext {
-  return {
-    eventName: 'pull_request',
-    event: {},
-    sha: HEAD,
-    ref: 'refs/pull/7/merge',
-    owner: 'example',
-    repo: 'tce',
-    runId: '42',
-    runNumber: 42,
-    runAttempt: 1,
-    serverUrl: 'https://github.com',
-    apiUrl: standin.url,
-    workspace: dir,
-    prNumber: 7,
-    headSha: HEAD,
-    ...over,
-  };
+  return pullRequestContext({ standin, dir }, { sha: HEAD, serverUrl: 'https://github.com', headSha: HEAD, ...over });
 }
 
 function modeCtx(inputs: Record<string, string>, gh: Partial<GithubContext> = {}): ModeContext & { host: RecordingHost } {
