@@ -2,50 +2,26 @@
 // (the installer itself, installPinnedTool, is tested in toolcache.test.ts: right and wrong sum,
 // 404, 503 retried).
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { releaseServerForFile } from '../../test/support/release-server.js';
 import { ensureYtt, yttRelease } from './install.js';
 
 const asset = Buffer.from('#!/bin/sh\necho "ytt version 0.44.3"\n');
 const sum = createHash('sha256').update(asset).digest('hex');
-let server: Server;
-let base = '';
-let requests: string[] = [];
-/** Status codes to answer before serving the asset, per path. */
-const failFirst = new Map<string, number[]>();
+const server = releaseServerForFile();
+const { requests } = server;
 let dir = '';
 const saved = { temp: process.env.RUNNER_TEMP, cache: process.env.RUNNER_TOOL_CACHE, path: process.env.PATH };
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    requests.push(req.url ?? '');
-    const queue = failFirst.get(req.url ?? '');
-    const status = queue?.shift();
-    if (status) {
-      res.writeHead(status).end('no');
-    } else if (req.url?.startsWith('/releases/')) {
-      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(asset);
-    } else res.writeHead(404).end('not found');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The retry helper's sleeps (10-20s by default) are read from these globals.
-  Object.assign(globalThis, { TEST_DOWNLOAD_TOOL_RETRY_MIN_SECONDS: 0, TEST_DOWNLOAD_TOOL_RETRY_MAX_SECONDS: 0 });
-});
-afterAll(async () => {
-  await new Promise((r) => server.close(r));
-});
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'devpkg-install-'));
   await mkdir(path.join(dir, 'temp'));
   await mkdir(path.join(dir, 'cache'));
   process.env.RUNNER_TEMP = path.join(dir, 'temp');
   process.env.RUNNER_TOOL_CACHE = path.join(dir, 'cache');
-  requests = [];
-  failFirst.clear();
+  server.reset();
+  server.bodies.set('/releases/v0.44.3/ytt-linux-amd64', asset);
 });
 afterEach(async () => {
   process.env.RUNNER_TEMP = saved.temp;
@@ -83,8 +59,8 @@ describe('ensureYtt', () => {
     );
   });
   test('on a GitHub runner, the pinned release is installed through the tool cache', async () => {
-    const bin = await ensureYtt({ env: { PATH: '', GITHUB_ACTIONS: 'true' }, platform: 'linux', arch: 'x64', baseUrl: `${base}/releases`, version: 'v0.44.3', addToPath: false }).catch((e: Error) => e.message);
+    const bin = await ensureYtt({ env: { PATH: '', GITHUB_ACTIONS: 'true' }, platform: 'linux', arch: 'x64', baseUrl: `${server.url}/releases`, version: 'v0.44.3', addToPath: false }).catch((e: Error) => e.message);
     // The local server serves the fake asset, whose sum is not ytt's: the pinned sum refuses it.
-    expect(bin).toMatch(new RegExp(`^ytt v0.44.3 from ${base}/releases/v0.44.3/ytt-linux-amd64 has sha256 ${sum}, expected c047bd70`));
+    expect(bin).toMatch(new RegExp(`^ytt v0.44.3 from ${server.url}/releases/v0.44.3/ytt-linux-amd64 has sha256 ${sum}, expected c047bd70`));
   });
 });

@@ -1,52 +1,23 @@
 // installPinnedTool against a local HTTP server (node:http on 127.0.0.1) serving a release asset
 // and its checksum listing, with the real @actions/tool-cache writing into a temp tool cache.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeEach, describe, expect, test } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { releaseServerForFile } from '../../test/support/release-server.js';
 import { checksumFor, fetchWithRetry, installPinnedTool, isTransientStatus, releasePlatform } from './toolcache.js';
 
 const ASSET = '#!/bin/sh\necho "kind v0.33.0 go1.25 linux/amd64"\n';
 const SUM = createHash('sha256').update(ASSET).digest('hex');
 
-let server: Server;
-let base = '';
-const hits: string[] = [];
-/** Per path: a queue of statuses to answer before the body (e.g. [503] = one 503, then 200). */
-const failures = new Map<string, number[]>();
-const bodies = new Map<string, string>();
+const server = releaseServerForFile();
+const { requests: hits, failFirst: failures, bodies } = server;
 let cache = '';
 const savedPath = process.env.PATH;
 const savedCache = process.env.RUNNER_TOOL_CACHE;
-const g = globalThis as Record<string, unknown>;
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    const queue = failures.get(req.url ?? '');
-    const status = queue?.shift();
-    if (status) {
-      res.writeHead(status).end('try later');
-      return;
-    }
-    const body = bodies.get(req.url ?? '');
-    if (body === undefined) res.writeHead(404).end('not found');
-    else res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // tool-cache's retry waits 10-20 s by default; its own test hooks make that 0 here.
-  g.TEST_DOWNLOAD_TOOL_RETRY_MIN_SECONDS = 0;
-  g.TEST_DOWNLOAD_TOOL_RETRY_MAX_SECONDS = 0;
-});
 
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
-  delete g.TEST_DOWNLOAD_TOOL_RETRY_MIN_SECONDS;
-  delete g.TEST_DOWNLOAD_TOOL_RETRY_MAX_SECONDS;
   process.env.PATH = savedPath;
   if (savedCache === undefined) delete process.env.RUNNER_TOOL_CACHE;
   else process.env.RUNNER_TOOL_CACHE = savedCache;
@@ -57,9 +28,7 @@ beforeEach(() => {
   cache = mkdtempSync(join(tmpdir(), 'devpkg-toolcache-'));
   process.env.RUNNER_TOOL_CACHE = cache;
   process.env.PATH = savedPath;
-  hits.length = 0;
-  failures.clear();
-  bodies.clear();
+  server.reset();
   bodies.set('/v0.33.0/kind-linux-amd64', ASSET);
 });
 
@@ -68,8 +37,8 @@ afterAll(() => rmSync(cache, { recursive: true, force: true }));
 const kind = (over: Record<string, string> = {}) => ({
   tool: 'kind',
   version: 'v0.33.0',
-  url: `${base}/v0.33.0/kind-linux-amd64`,
-  sumsUrl: `${base}/v0.33.0/kind-linux-amd64.sha256sum`,
+  url: `${server.url}/v0.33.0/kind-linux-amd64`,
+  sumsUrl: `${server.url}/v0.33.0/kind-linux-amd64.sha256sum`,
   ...over,
 });
 const noSleep = async () => undefined;
@@ -91,7 +60,7 @@ describe('installPinnedTool', () => {
   test('wrong sum in the listing: refused, nothing cached', async () => {
     bodies.set('/v0.33.0/kind-linux-amd64.sha256sum', `${'0'.repeat(64)}  kind-linux-amd64\n`);
     await expect(installPinnedTool(kind(), { arch: 'x64', sleep: noSleep })).rejects.toThrow(
-      `kind v0.33.0 from ${base}/v0.33.0/kind-linux-amd64 has sha256 ${SUM}, expected ${'0'.repeat(64)}; not installing it`,
+      `kind v0.33.0 from ${server.url}/v0.33.0/kind-linux-amd64 has sha256 ${SUM}, expected ${'0'.repeat(64)}; not installing it`,
     );
     expect(() => statSync(join(cache, 'kind', '0.33.0'))).toThrow();
   });
@@ -118,8 +87,8 @@ describe('installPinnedTool', () => {
   });
 
   test('a missing release (404) fails at once, naming the URL', async () => {
-    await expect(installPinnedTool(kind({ url: `${base}/v9.9.9/kind-linux-amd64`, sha256: SUM }), { arch: 'x64' })).rejects.toThrow(
-      `download kind v0.33.0 (${base}/v9.9.9/kind-linux-amd64) failed: Unexpected HTTP response: 404`,
+    await expect(installPinnedTool(kind({ url: `${server.url}/v9.9.9/kind-linux-amd64`, sha256: SUM }), { arch: 'x64' })).rejects.toThrow(
+      `download kind v0.33.0 (${server.url}/v9.9.9/kind-linux-amd64) failed: Unexpected HTTP response: 404`,
     );
     expect(hits).toEqual(['/v9.9.9/kind-linux-amd64']);
   });
@@ -130,17 +99,17 @@ describe('fetchWithRetry', () => {
     bodies.set('/x', 'ok');
     failures.set('/x', [500, 500]);
     const logs: string[] = [];
-    const data = await fetchWithRetry(`${base}/x`, { sleep: noSleep, log: (m) => logs.push(m) });
+    const data = await fetchWithRetry(`${server.url}/x`, { sleep: noSleep, log: (m) => logs.push(m) });
     expect(new TextDecoder().decode(data)).toBe('ok');
     expect(logs).toEqual([expect.stringContaining('HTTP 500; trying again in 1s (attempt 2 of 4)'), expect.stringContaining('trying again in 2s (attempt 3 of 4)')]);
   });
   test('a 404 is not retried', async () => {
-    await expect(fetchWithRetry(`${base}/missing`, { sleep: noSleep, what: 'release.yml' })).rejects.toThrow(`download release.yml (${base}/missing) failed: HTTP 404`);
+    await expect(fetchWithRetry(`${server.url}/missing`, { sleep: noSleep, what: 'release.yml' })).rejects.toThrow(`download release.yml (${server.url}/missing) failed: HTTP 404`);
     expect(hits).toEqual(['/missing']);
   });
   test('gives up after the last attempt', async () => {
     failures.set('/down', [503, 503, 503, 503]);
-    await expect(fetchWithRetry(`${base}/down`, { sleep: noSleep, attempts: 4 })).rejects.toThrow(/failed: HTTP 503/);
+    await expect(fetchWithRetry(`${server.url}/down`, { sleep: noSleep, attempts: 4 })).rejects.toThrow(/failed: HTTP 503/);
     expect(hits).toHaveLength(4);
   });
   test('a refused connection is retried, then named', async () => {
