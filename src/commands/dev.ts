@@ -6,8 +6,7 @@ import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
 import { watchSignals } from '../interrupt.js';
 import { loadVersionFolder } from '../packages/layout.js';
-import { parseRegistryAddress } from '../bundle/reference.js';
-import { parseRegistryFlag, parseVersionFlag, parseWaits } from '../flags.js';
+import { parseRegistry, parseVersionFlag, parseWaits } from '../flags.js';
 import { parseRefNameMap } from '../packages/refname.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { pullAddressWarning } from '../verify/hints.js';
@@ -71,10 +70,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const folder = resolve(io.cwd, requireFlag(values.package, '--package', 'dev'));
-  const registry = parseRegistryFlag(requireFlag(values.registry, '--registry', 'dev'), '--registry');
+  const registry = parseRegistry(requireFlag(values.registry, '--registry', 'dev'), '--registry');
   const clusterRegistry =
-    values['cluster-registry'] === undefined ? undefined : parseRegistryFlag(values['cluster-registry'], '--cluster-registry', '172.18.0.3:5000');
-  const pull = parseRegistryAddress(clusterRegistry ?? registry, clusterRegistry !== undefined ? '--cluster-registry' : '--registry');
+    values['cluster-registry'] === undefined ? undefined : parseRegistry(values['cluster-registry'], '--cluster-registry', '172.18.0.3:5000');
   const deriveFrom = values['derive-from'] ?? 'repo';
   if (deriveFrom !== 'repo' && deriveFrom !== 'cluster') throw new UsageError(`--derive-from: "${deriveFrom}" is not repo or cluster`);
   const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
@@ -85,7 +83,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
   const log = values.json ? () => undefined : (m: string) => io.stderr(`${m}\n`);
   // Said up front, with --json too: a localhost pull address is the usual reason a fetch fails.
-  const warning = pullAddressWarning(pull.host, clusterRegistry !== undefined ? '--cluster-registry' : '--registry; no --cluster-registry given');
+  const warning = pullAddressWarning(registry, clusterRegistry, { push: '--registry', pull: '--cluster-registry' });
   if (warning) io.stderr(`warning: ${warning}\n`);
 
   // A version folder is <root>/<name>/<version>: loaded with the packages dir being its grandparent.

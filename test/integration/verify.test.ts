@@ -31,6 +31,7 @@ import { execTool } from '../../src/tools/exec.js';
 import { runAssertions } from '../../src/verify/assertions.js';
 import type { PackageResult } from '../../src/verify/types.js';
 import { verifyPackageInstall } from '../../src/verify/verifier.js';
+import { parseRegistry } from '../../src/flags.js';
 import { harnessEnv } from './helpers/env.js';
 import { createTestNamespace, deleteNamespace, harnessKubeConfig } from './helpers/kube.js';
 import { repoRoot, restartApiserver, runTool } from './helpers/run.js';
@@ -146,7 +147,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
       loaded,
       baseRef: baseCommit,
       refName: CLUSTER_REF,
-      registry,
+      registry: parseRegistry(registry, 'test registry'),
       namespace: ns,
       values: `namespace: ${ns}\n`,
       timeoutMs: 150_000,
@@ -167,7 +168,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     const r = await cli(devArgs(['--assert', assertFile]));
     // Nothing on stderr with --json but the up-front warning about the harness's loopback registry
     // (kapp-controller runs on this machine here, so it does reach it).
-    expect(r.stderr).toMatch(/^warning: the cluster is to pull the bundle from 127\.0\.0\.1:\d+ \(--registry; no --cluster-registry given\), a localhost address: [^\n]*\n$/);
+    expect(r.stderr).toMatch(/^warning: the cluster is to pull the bundle from 127\.0\.0\.1:\d+ \(--registry; --cluster-registry is not set\), a localhost address: [^\n]*\n$/);
     const [res] = parseResults(r.stdout);
     results.win = res!;
     expect(r.code).toBe(0);
@@ -280,7 +281,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
         { message: expect.stringMatching(/YAML syntax error/), where: expect.objectContaining({ file: 'addons/packages/calico/3.22.1/package.yaml', line: 4 }) },
       ]);
       expect(host.warnings).toEqual([
-        { message: expect.stringMatching(/^the cluster is to pull the bundle from 127\.0\.0\.1:\d+ \(input registry; cluster-registry is empty\)/) },
+        { message: expect.stringMatching(/^the cluster is to pull the bundle from 127\.0\.0\.1:\d+ \(input registry; input cluster-registry is not set\)/) },
         { message: expect.stringMatching(/metadata\.name "antrea\.community\.tanzu\.vmware\.com\.1\.5\.2" is not spec\.refName/), where: expect.objectContaining({ file: `${VERSION_DIR}/package.yaml`, line: 4 }) },
       ]);
       const results = JSON.parse(host.outputs.results!) as PackageResult[];
@@ -326,7 +327,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
       packageCount: 1,
       refNames: parseRefNameMap(`${REPO_REF}=${CLUSTER_REF}`),
       packageInstall: { namespace: ns, name: 'antrea' },
-      registry,
+      registry: parseRegistry(registry, 'test registry'),
       seq: { timestamp: new Date() },
       devVersion: version,
       mode: 'cluster',
