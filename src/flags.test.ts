@@ -1,5 +1,6 @@
+import { describe, expect, test } from '@jest/globals';
 import { joinNegativeValues } from './commands/io.js';
-import { MAX_DURATION_MS, parseDuration, parseRegistryFlag, parseVersionFlag, parseWaits } from './flags.js';
+import { MAX_DURATION_MS, parseDuration, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
 
 test.each([
   ['90', 90_000],
@@ -32,11 +33,24 @@ test.each(['1.5.4', '1.5.4-dev.1', '0.24.4+update.2', '3.22.2-dev.12.3'])('versi
   expect(parseVersionFlag(v, '--dev-version')).toBe(v);
 });
 
-test.each([
-  ['localhost:5001/devpkg', 'localhost:5001/devpkg'],
-  ['ghcr.io/my-org/dev/', 'ghcr.io/my-org/dev'],
-  ['172.18.0.2:5000', '172.18.0.2:5000'],
-  ['[::1]:5000/x', '[::1]:5000/x'],
-])('registry %s is %s', (text, want) => {
-  expect(parseRegistryFlag(text, '--registry')).toBe(want);
+describe('parseRegistry: the one parser of registry text (--registry, --cluster-registry and their inputs)', () => {
+  test.each([
+    ['localhost:5001/devpkg', { host: 'localhost:5001', path: 'devpkg' }],
+    ['ghcr.io/my-org/dev/', { host: 'ghcr.io', path: 'my-org/dev' }],
+    ['172.18.0.2:5000', { host: '172.18.0.2:5000', path: '' }],
+    ['[::1]:5000/x', { host: '[::1]:5000', path: 'x' }],
+    ['[::1]:5001/', { host: '[::1]:5001', path: '' }],
+    [' kind-registry:5000/devpkg ', { host: 'kind-registry:5000', path: 'devpkg' }],
+  ])('%s is %j', (text, want) => {
+    expect(parseRegistry(text, '--registry')).toEqual(want);
+  });
+  test.each<[string, RegExp]>([
+    ['', /^--cluster-registry is empty; give HOST\[:PORT\]\[\/PATH\]/],
+    ['http://172.18.0.3:5000', /^--cluster-registry: "http:\/\/172\.18\.0\.3:5000" has a scheme \(http:\/\/\)/],
+    ['bad host!/x', /^--cluster-registry: "bad host!\/x" is not a registry: it contains a space, "!"/],
+    ['devpkg/antrea', /^--cluster-registry: "devpkg\/antrea" does not start with a registry host/],
+    ['172.18.0.3:5000/Upper', /^--cluster-registry: repository "172\.18\.0\.3:5000\/Upper": path component "Upper" is not valid/],
+  ])('refuses %j', (text, msg) => {
+    expect(() => parseRegistry(text, '--cluster-registry')).toThrow(msg);
+  });
 });

@@ -3,7 +3,7 @@
  * flags and the action inputs. Each returns a typed value or throws a UsageError (exit 2) that
  * names the flag or input (`what`, e.g. "--timeout" or "input timeout") and says what to give.
  */
-import { parseRepository, parseImageTag, type Repository } from './bundle/reference.js';
+import { parseRepository, parseImageTag, type Registry, type Repository } from './bundle/reference.js';
 import { UsageError, errorMessage } from './errors.js';
 import { parseStrict } from './versions/semver.js';
 
@@ -90,10 +90,12 @@ function badCharacters(text: string): string | undefined {
 }
 
 /**
- * A registry (HOST[:PORT][/PATH], no scheme, no tag) where dev bundles go; the package name is
- * appended. Returned without a trailing slash.
+ * A registry (HOST[:PORT][/PATH], no scheme, no tag): where dev bundles are pushed (--registry,
+ * input registry; the package's `<name>-bundle` is appended) or where the cluster pulls them from
+ * (--cluster-registry, input cluster-registry). The one parser of registry text: what it returns
+ * is passed on typed.
  */
-export function parseRegistryFlag(text: string, what: string, example = 'localhost:5001/devpkg'): string {
+export function parseRegistry(text: string, what: string, example = 'localhost:5001/devpkg'): Registry {
   const t = text.trim().replace(/\/+$/, '');
   if (t === '') throw new UsageError(`${what} is empty; give HOST[:PORT][/PATH], e.g. ${example}`);
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(t);
@@ -111,14 +113,12 @@ export function parseRegistryFlag(text: string, what: string, example = 'localho
       `${what}: "${text}" does not start with a registry host (a name with a dot or a port, or localhost); write HOST[:PORT][/PATH], e.g. ${example}`,
     );
   }
-  if (slash >= 0) {
-    try {
-      parseRepository(t);
-    } catch (err) {
-      throw new UsageError(`${what}: ${errorMessage(err)}`);
-    }
+  if (slash < 0) return { host, path: '' };
+  try {
+    return { host, path: parseRepository(t).path };
+  } catch (err) {
+    throw new UsageError(`${what}: ${errorMessage(err)}`);
   }
-  return t;
 }
 
 /** An image to push to, REPO:TAG; says which characters are wrong before anything else. */

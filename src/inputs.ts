@@ -1,6 +1,7 @@
 import { UsageError } from './errors.js';
 import { parseImageRepository, type ImageRepository } from './providers/image-repository.js';
-import { parseDuration, parseRegistryFlag, parseVersionFlag, parseWaits } from './flags.js';
+import { parseDuration, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
+import { registryText, type Registry } from './bundle/reference.js';
 
 import { MODES, type Mode } from './results.js';
 
@@ -17,9 +18,10 @@ export interface Inputs {
   baseRef: string;
   headRef: string;
   ignore: string[];
-  registry: string;
+  /** Where dev bundles are pushed (parsed here, once); unset when the input is empty. */
+  registry?: Registry;
   /** Where the cluster pulls from when not from `registry` (cluster mode). */
-  clusterRegistry: string;
+  clusterRegistry?: Registry;
   registryUsername: string;
   registryPassword: string;
   refName: string;
@@ -106,14 +108,14 @@ export function parseInputs(src: InputSource): Inputs {
       throw new UsageError(`input packages: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`);
     }
   }
-  const registry = s('registry') && parseRegistryFlag(s('registry'), 'input registry', 'ghcr.io/my-org/dev');
+  const registry = s('registry') ? parseRegistry(s('registry'), 'input registry', 'ghcr.io/my-org/dev') : undefined;
   const waits = parseWaits({ settle: s('settle'), timeout: s('timeout') }, { settle: 'input settle', timeout: 'input timeout' });
   const devVersion = s('dev-version') && parseVersionFlag(s('dev-version'), 'input dev-version');
-  const clusterRegistry = s('cluster-registry') && parseRegistryFlag(s('cluster-registry'), 'input cluster-registry', '172.18.0.3:5000');
+  const clusterRegistry = s('cluster-registry') ? parseRegistry(s('cluster-registry'), 'input cluster-registry', '172.18.0.3:5000') : undefined;
   if (mode === 'kind' && registry) {
     // Never push (or send credentials) to a host the kind mode did not create.
     throw new UsageError(
-      `input registry: mode kind pushes to the local registry it creates on the kind network; remove registry ("${registry}") ` +
+      `input registry: mode kind pushes to the local registry it creates on the kind network; remove registry ("${registryText(registry)}") ` +
         '(and registry-username/registry-password), or use mode: cluster to push to an external registry',
     );
   }

@@ -6,12 +6,14 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { bundleRepository, pushBundle } from '../bundle/index.js';
+import { pushBundle } from '../bundle/push.js';
+import type { Registry } from '../bundle/reference.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
 import type { CleanupItem, CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage } from '../errors.js';
-import { deriveDevPackage, parseImageRef } from '../packages/derive.js';
-import type { LoadedVersion } from '../packages/layout.js';
+import { parseImageRef } from '../packages/derive.js';
+import { versionFoldersIn, type LoadedVersion } from '../packages/layout.js';
+import { ADDONS_MANAGER_SELECTION, devPackageOf, planDev } from '../packages/devplan.js';
 import type { Package } from '../packages/model.js';
 import { defaultAddonType, overlayFileName, renderOverlay } from '../packages/overlay.js';
 import { checkImageRepository, imageRepositoryValues, withConfigValues, type ImageRepository } from '../providers/image-repository.js';
@@ -21,7 +23,7 @@ import { clusterNameOf, explainRenderFailure, listSome, type DryRunCheck } from 
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { Tanzu, SUPPRESS_PROVIDERS_UPDATE, tanzuArgs } from '../tools/tanzu.js';
 import { Ytt } from '../tools/ytt.js';
-import { planDevVersion, type DevSequence } from '../versions/index.js';
+import type { DevSequence } from '../versions/index.js';
 import { verifyOne } from '../verify/index.js';
 import type { PackageResult, Phase } from '../results.js';
 import { PHASE_NAMES, type PhaseNumber } from './phases.js';
@@ -40,12 +42,10 @@ export interface BootstrapOptions {
   addonType?: string;
   /** A pushed bundle, repo@sha256:... ; or `registry` to push one. */
   image?: string;
-  registry?: string;
+  registry?: Registry;
   credentials?: RegistryCredentials;
   pushCommand?: string;
   devVersion?: string;
-  /** Other versions known to be in play (e.g. the released one), for the dev version plan. */
-  versionsInPlay?: string[];
   seq: DevSequence;
   tanzuPath: string;
   /** The ytt binary (ensureYtt; default ytt on PATH). */
@@ -127,30 +127,38 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
   const pkgName = o.loaded.name;
   const addonType = o.addonType || defaultAddonType(pkgName);
   const [category] = categoryOf(addonType);
+  // The dev version first, before anything is written: planned as plan mode plans it, against the
+  // package's version folders beside this one, under the addons manager's versionSelection.
+  const plan = planDev({
+    name: pkgName,
+    released: o.loaded.pkg.pkg.spec.version,
+    inPlay: await versionFoldersIn(path.dirname(o.loaded.path)),
+    selection: ADDONS_MANAGER_SELECTION,
+    seq: o.seq,
+    forced: o.devVersion,
+    registry: o.registry,
+  });
+  log(`dev version ${plan.version}: ${plan.reason}`);
   const tanzu = new Tanzu(o.tanzuPath, exec, o.paths.home ? { HOME: o.paths.home } : {});
   const ytt = new Ytt(o.yttPath ?? 'ytt', exec);
   await mkdir(o.workDir, { recursive: true });
   const clusterConfig = await effectiveClusterConfig(o, log);
 
-  // The dev version and its bundle.
-  const plan = o.devVersion
-    ? { version: o.devVersion, tag: o.devVersion.replaceAll('+', '_'), reason: 'given as dev-version' }
-    : planDevVersion({ versions: [o.loaded.pkg.pkg.spec.version, ...(o.versionsInPlay ?? [])], base: o.loaded.pkg.pkg.spec.version, seq: o.seq });
-  log(`dev version ${plan.version}: ${plan.reason}`);
   let image = o.image;
   let digest: string | undefined;
   if (image) {
     const ref = parseImageRef(image);
     if (!ref?.digest) throw new DevpkgError(`--image "${image}" must name the pushed bundle by digest (repo@sha256:...)`, { exitCode: 2 });
     digest = ref.digest;
-  } else if (o.registry) {
+  } else if (plan.repository) {
     const pushed = await pushBundle({
       bundleDir: path.join(o.loaded.path, 'bundle'),
-      repository: bundleRepository(o.registry, pkgName),
+      repository: plan.repository,
       tag: plan.tag,
       credentials: o.credentials,
       pushCommand: o.pushCommand,
-      env: { package: pkgName, version: o.loaded.version },
+      // DEVPKG_VERSION is the version of the Package the bundle is for, as in the other modes.
+      env: { package: pkgName, version: plan.version },
       exec,
       log,
     });
@@ -159,7 +167,7 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
   } else {
     throw new DevpkgError('give --image REPO@sha256:... (a pushed bundle) or --registry (input registry) to push one', { exitCode: 2 });
   }
-  const { pkg: devPackage } = deriveDevPackage(o.loaded.pkg, { version: plan.version, image, namespace: 'tkg-system', refName: o.refName });
+  const { pkg: devPackage } = devPackageOf(plan, o.loaded.pkg, { image, namespace: 'tkg-system', refName: o.refName });
   const overlay = renderOverlay(devPackage, { name: pkgName, addonType });
 
   // Providers.

@@ -2,8 +2,10 @@ export { pushBundle, pushCommandEnv, pushCommandArgs, explainPushFailure, type P
 export {
   validateTag,
   bundleRepository,
+  clusterImage,
+  registryText,
+  type Registry,
   BUNDLE_SUFFIX,
-  versionTag,
   parseRepository,
   parseImageTag,
   parseDigestReference,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { ExecFn, ExecOptions } from '../tools/exec.js';
 import { Imgpkg } from '../tools/imgpkg.js';
 import { explainPushFailure, pushBundle, pushCommandArgs, pushCommandEnv } from './push.js';
+import { parseRepository } from './reference.js';
 
 const DIGEST = 'sha256:' + 'ab'.repeat(32);
 
@@ -66,7 +67,7 @@ describe('pushBundle with a stand-in imgpkg', () => {
     const imgpkg = await Imgpkg.create(exec);
     const r = await pushBundle({
       bundleDir,
-      repository: 'localhost:5001/devpkg/a',
+      repository: parseRepository('localhost:5001/devpkg/a'),
       tag: '1.0.0_dev.1',
       credentials: { username: 'me', password: 'pw-secret' },
       imgpkg,
@@ -83,7 +84,7 @@ describe('pushBundle with a stand-in imgpkg', () => {
   test('--lock-output keeps the lock where asked', async () => {
     const imgpkg = await Imgpkg.create(exec);
     const lockOutput = join(dir, 'out.lock.yml');
-    const r = await pushBundle({ bundleDir, repository: 'localhost:5001/devpkg/a', tag: 't1', lockOutput, imgpkg, exec });
+    const r = await pushBundle({ bundleDir, repository: parseRepository('localhost:5001/devpkg/a'), tag: 't1', lockOutput, imgpkg, exec });
     expect(r.lockFile).toBe(lockOutput);
     expect(existsSync(lockOutput)).toBe(true);
   });
@@ -91,8 +92,8 @@ describe('pushBundle with a stand-in imgpkg', () => {
   test('bad tag and missing .imgpkg fail before anything runs', async () => {
     const imgpkg = await Imgpkg.create(exec);
     calls.length = 0;
-    await expect(pushBundle({ bundleDir, repository: 'localhost:5001/a', tag: '1.0.0+dev', imgpkg, exec })).rejects.toThrow(/contains "\+"/);
-    await expect(pushBundle({ bundleDir: dir, repository: 'localhost:5001/a', tag: 't', imgpkg, exec })).rejects.toThrow(/has no .imgpkg\/images.yml/);
+    await expect(pushBundle({ bundleDir, repository: parseRepository('localhost:5001/a'), tag: '1.0.0+dev', imgpkg, exec })).rejects.toThrow(/contains "\+"/);
+    await expect(pushBundle({ bundleDir: dir, repository: parseRepository('localhost:5001/a'), tag: 't', imgpkg, exec })).rejects.toThrow(/has no .imgpkg\/images.yml/);
     expect(calls).toEqual([]);
   });
 });

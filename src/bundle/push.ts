@@ -8,14 +8,14 @@ import { Kbld } from '../tools/kbld.js';
 import { lastLines } from '../tools/tool.js';
 import { checkBundleDir, parseBundleLock } from './folder.js';
 import { ensureCarvelTool } from '../tools/carvel.js';
-import { formatRepository, parseRepository, usesPlainHttp, validateTag, type Repository } from './reference.js';
+import { formatRepository, usesPlainHttp, validateTag, type Repository } from './reference.js';
 import { RegistryClient, type RegistryCredentials } from './registry.js';
 
 export interface PushBundleOptions {
   /** The version folder's `bundle/` directory. */
   bundleDir: string;
-  /** `host[:port]/path`, no tag. */
-  repository: string;
+  /** Where to push (no tag): a bundleRepository of the dev plan, or parseRepository of a flag. */
+  repository: Repository;
   /** OCI tag (a dev version with `+` written as `_`). */
   tag: string;
   credentials?: RegistryCredentials;
@@ -112,7 +112,7 @@ export function explainPushFailure(o: {
 export async function pushBundle(o: PushBundleOptions): Promise<PushBundleResult> {
   const log = o.log ?? (() => undefined);
   const exec = o.exec ?? execTool;
-  const repository = parseRepository(o.repository);
+  const repository = o.repository;
   const tag = validateTag(o.tag);
   const repo = formatRepository(repository);
   const bundleDir = resolve(o.bundleDir);

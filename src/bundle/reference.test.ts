@@ -2,13 +2,14 @@ import { UsageError } from '../errors.js';
 import {
   apiHost,
   bundleRepository,
+  formatRepository,
   parseDigestReference,
   parseImageTag,
   parseRepository,
   rewriteImageHost,
   usesPlainHttp,
   validateTag,
-  versionTag,
+  type Registry,
 } from './reference.js';
 
 describe('validateTag', () => {
@@ -27,12 +28,6 @@ describe('validateTag', () => {
     expect(() => validateTag(tag)).toThrow(msg);
   });
 });
-
-test.each([
-  ['0.13.3+vmware.1-tkg.1', '0.13.3_vmware.1-tkg.1'],
-  ['1.2.3-dev.4', '1.2.3-dev.4'],
-  ['0.24.4+update.2+x', '0.24.4_update.2_x'],
-])('versionTag(%s) = %s', (v, tag) => expect(versionTag(v)).toBe(tag));
 
 describe('parseRepository', () => {
   test.each([
@@ -113,12 +108,17 @@ describe('rewriteImageHost', () => {
 });
 
 describe('bundleRepository: never the name of the package\'s own image', () => {
-  test.each([
-    ['localhost:5001/devpkg', 'antrea', 'localhost:5001/devpkg/antrea-bundle'],
-    ['localhost:5001/devpkg/', 'antrea', 'localhost:5001/devpkg/antrea-bundle'],
-    ['ghcr.io/me', 'calico', 'ghcr.io/me/calico-bundle'],
-  ])('%s + %s', (registry, name, want) => expect(bundleRepository(registry, name)).toBe(want));
+  test.each<[Registry, string, string]>([
+    [{ host: 'localhost:5001', path: 'devpkg' }, 'antrea', 'localhost:5001/devpkg/antrea-bundle'],
+    [{ host: 'ghcr.io', path: 'me/dev' }, 'calico', 'ghcr.io/me/dev/calico-bundle'],
+    [{ host: '172.18.0.3:5000', path: '' }, 'antrea', '172.18.0.3:5000/antrea-bundle'],
+  ])('%j + %s', (registry, name, want) => expect(formatRepository(bundleRepository(registry, name))).toBe(want));
   test('differs from <registry>/<package>, where a workload image usually lives', () => {
-    expect(bundleRepository('localhost:5001', 'web')).not.toBe('localhost:5001/web');
+    expect(formatRepository(bundleRepository({ host: 'localhost:5001', path: '' }, 'web'))).not.toBe('localhost:5001/web');
+  });
+  test('a package name that cannot name a repository is that package\'s error, naming it', () => {
+    expect(() => bundleRepository({ host: 'localhost:5001', path: 'devpkg' }, 'Antrea')).toThrow(
+      /^package "Antrea" cannot name a bundle repository \("Antrea-bundle"\): repository names use lowercase letters/,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { DevpkgError, UsageError } from '../errors.js';
 
 /** A registry repository split into the host that serves it and the path inside it. */
 export interface Repository {
@@ -36,19 +36,38 @@ export function validateTag(tag: string): string {
 export const BUNDLE_SUFFIX = '-bundle';
 
 /**
+ * A registry location where dev bundles are pushed or pulled from: HOST[:PORT] and an optional
+ * path. Parsed once where it enters (flags.ts `parseRegistry`, for every flag and input) and
+ * passed on typed; nothing below the edge trims or splits registry text again.
+ */
+export interface Registry {
+  /** host[:port] as written, e.g. `localhost:5001`, `ghcr.io`, `172.18.0.2:5000`. */
+  readonly host: string;
+  /** The path under the host without leading or trailing slashes; '' for none. */
+  readonly path: string;
+}
+
+/** `host[/path]`, as users write a registry. */
+export function registryText(r: Registry): string {
+  return r.path ? `${r.host}/${r.path}` : r.host;
+}
+
+/**
  * The repository a package's bundle is pushed to: `<registry>/<package>-bundle`. Never the bare
  * `<registry>/<package>`, which is the name a package's own workload image often has: with the
  * bundle in the same repository, imgpkg (inside kapp-controller) finds the workload's image there
  * by digest and rewrites its reference to the bundle's registry address, which the kubelet may
- * not reach. Used by every mode (plan, kind, cluster, bootstrap).
+ * not reach. Used by every mode (plan, kind, cluster, bootstrap), through the dev plan.
  */
-export function bundleRepository(registry: string, packageName: string): string {
-  return `${registry.trim().replace(/\/+$/, '')}/${packageName}${BUNDLE_SUFFIX}`;
-}
-
-/** The tag devpkg uses for a (dev) version: `+` becomes `_`, then the OCI grammar is checked. */
-export function versionTag(version: string): string {
-  return validateTag(version.replace(/\+/g, '_'));
+export function bundleRepository(registry: Registry, packageName: string): Repository {
+  const name = `${packageName}${BUNDLE_SUFFIX}`;
+  if (!PATH_COMPONENT_RE.test(name)) {
+    throw new DevpkgError(
+      `package "${packageName}" cannot name a bundle repository ("${name}"): repository names use lowercase letters, digits ` +
+        'and single separators (".", "_", "__", "-"); rename the package folder',
+    );
+  }
+  return { host: registry.host, path: registry.path ? `${registry.path}/${name}` : name };
 }
 
 function looksLikeHost(part: string): boolean {
@@ -172,36 +191,17 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Parses a pull address (`--cluster-registry`, input cluster-registry): HOST[:PORT] or
- * HOST[:PORT]/PATH, no scheme. `what` names the flag or input in errors.
+ * Where the cluster pulls a pushed image from. `pull` is HOST[:PORT] (only the host changes: same
+ * repository path, same digest) or HOST[:PORT]/PATH (it replaces the push registry `push` at the
+ * front of the image, for a mirror with another path). Without `pull`, the image as pushed.
  */
-export function parseRegistryAddress(text: string, what: string): { host: string; path: string } {
-  const t = text.trim().replace(/\/+$/, '');
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(t)) {
-    throw new UsageError(`${what}: "${text}" must be HOST[:PORT][/PATH] without a scheme (e.g. 172.18.0.2:5000)`);
-  }
-  const slash = t.indexOf('/');
-  const host = slash < 0 ? t : t.slice(0, slash);
-  if (!host || !/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host)) {
-    throw new UsageError(`${what}: "${text}" does not start with a registry host; write HOST[:PORT][/PATH], e.g. 172.18.0.2:5000`);
-  }
-  if (slash < 0) return { host, path: '' };
-  return { host, path: parseRepository(t).path };
-}
-
-/**
- * Where the cluster pulls a pushed image from. `clusterRegistry` is HOST[:PORT] (only the host
- * changes: same repository path, same digest) or HOST[:PORT]/PATH (it replaces the push
- * registry `pushRegistry` at the front of the image, for a mirror with another path).
- */
-export function clusterImage(image: string, pushRegistry: string, clusterRegistry: string | undefined): string {
-  if (!clusterRegistry) return image;
-  const pull = parseRegistryAddress(clusterRegistry, 'cluster registry');
+export function clusterImage(image: string, push: Registry, pull: Registry | undefined): string {
+  if (!pull) return image;
   const pushHost = image.slice(0, image.indexOf('/'));
   if (!pull.path) return rewriteImageHost(image, pushHost, pull.host);
-  const from = pushRegistry.trim().replace(/\/+$/, '');
+  const from = registryText(push);
   if (!image.startsWith(`${from}/`)) {
-    throw new UsageError(`image "${image}" is not under the push registry ${from}; cannot map it to ${clusterRegistry}`);
+    throw new UsageError(`image "${image}" is not under the push registry ${from}; cannot map it to ${registryText(pull)}`);
   }
-  return `${pull.host}/${pull.path}${image.slice(from.length)}`;
+  return `${registryText(pull)}${image.slice(from.length)}`;
 }

@@ -8,13 +8,14 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { bundleRepository, pushBundle, rewriteImageHost } from '../bundle/index.js';
+import { pushBundle } from '../bundle/push.js';
+import { clusterImage, type Registry } from '../bundle/reference.js';
 import { DevpkgError } from '../errors.js';
 import { deriveDevPackage } from '../packages/derive.js';
+import { bundleOf } from '../packages/devplan.js';
 import type { LoadedVersion } from '../packages/layout.js';
 import { parsePackageFile, type PackageResource } from '../packages/model.js';
 import type { ExecFn } from '../tools/exec.js';
-import { toOciTag } from '../versions/index.js';
 import { verifyPackageInstall } from '../verify/verifier.js';
 import type { ClusterClient } from './client.js';
 
@@ -77,9 +78,10 @@ export interface BaselineOptions {
   baseRef?: string;
   /** The refName the cluster uses (after the ref-name map). */
   refName: string;
-  /** Push here (host[:port]/path); the cluster pulls from clusterRegistryHost. */
-  registry: string;
-  clusterRegistryHost?: string;
+  /** Push here (the package's `<name>-bundle` is appended). */
+  registry: Registry;
+  /** Where the cluster pulls from, when not from `registry` (kind: the registry's address on the kind network). */
+  clusterRegistry?: Registry;
   namespace?: string;
   serviceAccount?: string;
   /** The repository's own push target (input push-command), run in `root` for the released bundle too. */
@@ -120,19 +122,18 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
     } else {
       log(`baseline: ${o.loaded.path} does not exist at ${o.baseRef ?? 'the base ref'}; using the repository's version at head as ${released}`);
     }
+    const bundle = bundleOf(o.registry, o.loaded.name, pkg.pkg.spec.version);
     const pushed = await pushBundle({
       bundleDir,
-      repository: bundleRepository(o.registry, o.loaded.name),
-      tag: toOciTag(released),
+      repository: bundle.repository,
+      tag: bundle.tag,
       pushCommand: o.pushCommand,
       cwd: o.root,
       env: { package: o.loaded.name, version: released },
       exec: o.exec,
       log,
     });
-    const image = o.clusterRegistryHost
-      ? rewriteImageHost(pushed.image, pushed.image.slice(0, pushed.image.indexOf('/')), o.clusterRegistryHost)
-      : pushed.image;
+    const image = clusterImage(pushed.image, o.registry, o.clusterRegistry);
     const { pkg: releasedPkg } = deriveDevPackage(pkg, { version: pkg.pkg.spec.version, image, namespace, refName: o.refName });
     delete releasedPkg.metadata.annotations?.['devpkg.dev/derived-from'];
     for (const obj of installIdentity(namespace, serviceAccount)) await o.client.apply(obj);

@@ -6,16 +6,16 @@
  */
 import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { bundleRepository, pushBundle, rewriteImageHost, type PushBundleResult } from '../bundle/index.js';
-import { clusterImage } from '../bundle/reference.js';
+import { pushBundle, type PushBundleResult } from '../bundle/push.js';
+import { clusterImage, type Registry } from '../bundle/reference.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
 import { DevpkgError } from '../errors.js';
-import { deriveDevPackage } from '../packages/derive.js';
+import { devPackageOf, planDev, type DevPlan } from '../packages/devplan.js';
 import type { LoadedVersion } from '../packages/layout.js';
 import type { Package } from '../packages/model.js';
 import { targetRefName, type RefNameMap } from '../packages/refname.js';
 import type { ExecFn } from '../tools/exec.js';
-import { planDevVersion, toOciTag, type DevSequence, type DevVersionPlan, type VersionSelection } from '../versions/index.js';
+import type { DevSequence, VersionSelection } from '../versions/index.js';
 import type { KObject } from '../verify/evaluate.js';
 import type { VerifyRequest } from '../verify/index.js';
 import { acquireRunLease, type HeldLease, type RunLeaseOptions } from './runlease.js';
@@ -76,15 +76,14 @@ export interface DevPipelineOptions {
   refNames: RefNameMap;
   /** NS/NAME given by the user; otherwise every PackageInstall of the refName. */
   packageInstall?: { namespace: string; name: string };
-  /** Where to push: host[:port]/path (the package name is appended). */
-  registry: string;
-  /** When the cluster reaches the registry under another host (kind): push host -> cluster host. */
-  clusterRegistryHost?: string;
+  /** Where to push (the package's `<name>-bundle` is appended). */
+  registry: Registry;
   /**
    * Where the cluster pulls from when that is not `registry` (--cluster-registry, input
-   * cluster-registry): HOST[:PORT] swaps the host, HOST[:PORT]/PATH replaces `registry`.
+   * cluster-registry; kind: the registry's address on the kind network): HOST[:PORT] swaps the
+   * host, HOST[:PORT]/PATH replaces `registry`.
    */
-  clusterRegistry?: string;
+  clusterRegistry?: Registry;
   credentials?: RegistryCredentials;
   pushCommand?: string;
   lockImages?: boolean;
@@ -105,7 +104,7 @@ export interface DevPipelineOptions {
 }
 
 export interface DevPipelineResult {
-  plan: DevVersionPlan;
+  plan: DevPlan;
   pushed: PushBundleResult;
   /** What the cluster references (the pushed image, host rewritten for kind). */
   image: string;
@@ -173,15 +172,20 @@ async function pushAndApply(
   const selection = pkgis[0]!.selection;
   log(`${o.loaded.name}/${o.loaded.version}: PackageInstall(s) ${pkgis.map((p) => `${p.namespace}/${p.name}`).join(', ')} of ${refName}; versions in play: ${versions.join(', ') || 'none'}`);
 
-  const plan: DevVersionPlan = o.devVersion
-    ? { version: o.devVersion, tag: toOciTag(o.devVersion), reason: 'given as dev-version' }
-    : planDevVersion({ versions, selection, base: o.loaded.pkg.pkg.spec.version, seq: o.seq });
+  const plan = planDev({
+    name: o.loaded.name,
+    released: repoPkg.spec.version,
+    inPlay: versions,
+    selection: selection ?? {},
+    seq: o.seq,
+    forced: o.devVersion,
+    registry: o.registry,
+  });
   log(`dev version ${plan.version}: ${plan.reason}`);
 
-  const repository = bundleRepository(o.registry, o.loaded.name);
   const pushed = await pushBundle({
     bundleDir: join(o.root, o.loaded.path, 'bundle'),
-    repository,
+    repository: plan.repository,
     tag: plan.tag,
     credentials: o.credentials,
     pushCommand: o.pushCommand,
@@ -192,9 +196,7 @@ async function pushAndApply(
     exec: o.exec,
     log,
   });
-  const image = o.clusterRegistryHost
-    ? rewriteImageHost(pushed.image, pushed.image.slice(0, pushed.image.indexOf('/')), o.clusterRegistryHost)
-    : clusterImage(pushed.image, o.registry, o.clusterRegistry);
+  const image = clusterImage(pushed.image, o.registry, o.clusterRegistry);
 
   const released = pkgis[0]!.status.version;
   const packages: Package[] = [];
@@ -205,7 +207,7 @@ async function pushAndApply(
       if (inPlace) source = inPlace as unknown as Package;
       else log(`no Package ${refName}.${released} in ${ns} to derive from; using the repository's package.yaml`);
     }
-    const { pkg } = deriveDevPackage(source, { version: plan.version, image, namespace: ns, refName });
+    const { pkg } = devPackageOf(plan, source, { image, namespace: ns, refName });
     log(`applying Package ${ns}/${pkg.metadata.name} (bundle ${image})`);
     await o.client.apply(pkg as unknown as KubernetesObject);
     packages.push(pkg);

@@ -7,7 +7,7 @@ import { CLUSTER_CONFIG_PLACEHOLDER, runBootstrap } from '../bootstrap/run.js';
 import { findOnPath } from '../tools/carvel.js';
 import { UsageError } from '../errors.js';
 import { loadVersionFolder } from '../packages/layout.js';
-import { parseRegistryFlag, parseVersionFlag, parseWaits } from '../flags.js';
+import { parseRegistry, parseVersionFlag, parseWaits } from '../flags.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { parseImageRepository } from '../providers/image-repository.js';
 import { tanzuPaths } from '../providers/paths.js';
@@ -126,7 +126,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   // Flags and the package folder first: a bad value is named before the machine is looked at.
   const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
   const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
-  const registry = values.registry === undefined ? undefined : parseRegistryFlag(values.registry, '--registry');
+  const registry = values.registry === undefined ? undefined : parseRegistry(values.registry, '--registry');
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
   const { root, loaded } = await loadVersionFolder(folder, '--package');
   // ytt renders the package config and (without a tanzu CLI) the providers for the dry-run check:

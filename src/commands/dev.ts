@@ -5,8 +5,7 @@ import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
 import { watchSignals } from '../interrupt.js';
 import { loadVersionFolder } from '../packages/layout.js';
-import { parseRegistryAddress } from '../bundle/reference.js';
-import { parseRegistryFlag, parseVersionFlag } from '../flags.js';
+import { parseRegistry, parseVersionFlag } from '../flags.js';
 import { parseRefNameMap } from '../packages/refname.js';
 import { pullAddressWarning } from '../verify/hints.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
@@ -56,10 +55,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   });
   if (!values) return 0;
   const folder = resolve(io.cwd, requireFlag(values.package, '--package', 'dev'));
-  const registry = parseRegistryFlag(requireFlag(values.registry, '--registry', 'dev'), '--registry');
+  const registry = parseRegistry(requireFlag(values.registry, '--registry', 'dev'), '--registry');
   const clusterRegistry =
-    values['cluster-registry'] === undefined ? undefined : parseRegistryFlag(values['cluster-registry'], '--cluster-registry', '172.18.0.3:5000');
-  const pull = parseRegistryAddress(clusterRegistry ?? registry, clusterRegistry !== undefined ? '--cluster-registry' : '--registry');
+    values['cluster-registry'] === undefined ? undefined : parseRegistry(values['cluster-registry'], '--cluster-registry', '172.18.0.3:5000');
   const deriveFrom = values['derive-from'] ?? 'repo';
   if (deriveFrom !== 'repo' && deriveFrom !== 'cluster') throw new UsageError(`--derive-from: "${deriveFrom}" is not repo or cluster`);
   const { settleMs, timeoutMs, diagnosticsDir, assertions } = await clusterVerdictSettings(values, io);
@@ -68,7 +66,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const named = values['package-install'] ? parsePackageInstallRef(values['package-install']) : undefined;
   const log = values.json ? () => undefined : (m: string) => io.stderr(`${m}\n`);
   // Said up front, with --json too: a localhost pull address is the usual reason a fetch fails.
-  const warning = pullAddressWarning(pull.host, clusterRegistry !== undefined ? '--cluster-registry' : '--registry; no --cluster-registry given');
+  const warning = pullAddressWarning(registry, clusterRegistry, { push: '--registry', pull: '--cluster-registry' });
   if (warning) io.stderr(`warning: ${warning}\n`);
 
   // A version folder is <root>/<name>/<version>: loaded with the packages dir being its grandparent.

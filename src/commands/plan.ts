@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { parseRegistryFlag, parseVersionFlag } from '../flags.js';
+import { parseRegistry, parseVersionFlag } from '../flags.js';
 import { packageSummary, plan, renderPlanText, type Selection } from '../pipeline/plan.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
 import { parseCommand, requireFolder, type CliIO } from './io.js';
@@ -46,7 +46,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   // Flags are checked here, before any package is read: a bad flag is bad usage (exit 2), not a
   // problem of a package.yaml.
   const root = await requireFolder(path.resolve(io.cwd, values.repo ?? '.'), '--repo', 'repository folder');
-  const registry = values.registry === undefined ? '' : parseRegistryFlag(values.registry, '--registry');
+  const registry = values.registry === undefined ? undefined : parseRegistry(values.registry, '--registry');
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
   const out = await plan({
     root,

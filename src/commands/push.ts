@@ -50,7 +50,6 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     throw new UsageError('DEVPKG_REGISTRY_PASSWORD is set but --registry-username is not; give both or neither');
   }
 
-  const { formatRepository } = await import('../bundle/reference.js');
   const { repository, tag } = parseImageFlag(imageFlag, '--image');
   const { pushBundle } = await import('../bundle/push.js');
   const log = (m: string) => io.stderr(`${m}\n`);
@@ -63,7 +62,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
   const result = await pushBundle({
     bundleDir: resolve(io.cwd, bundle),
-    repository: formatRepository(repository),
+    repository,
     tag,
     credentials: username && password ? { username, password } : undefined,
     pushCommand: values['push-command'],

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { parseRegistryAddress } from '../bundle/reference.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
 import { pullAddressWarning } from '../verify/hints.js';
@@ -19,10 +18,9 @@ export async function run(ctx: ModeContext): Promise<void> {
     await finishRun(ctx, []);
     return;
   }
-  const pull = parseRegistryAddress(inputs.clusterRegistry || inputs.registry, inputs.clusterRegistry ? 'input cluster-registry' : 'input registry');
-  const warning = pullAddressWarning(pull.host, inputs.clusterRegistry ? 'input cluster-registry' : 'input registry; cluster-registry is empty');
+  const warning = pullAddressWarning(inputs.registry, inputs.clusterRegistry, { push: 'input registry', pull: 'input cluster-registry' });
   if (warning) host.warning(warning);
   const kc = await loadKubeConfig(inputs.kubeconfig ? path.resolve(root, inputs.kubeconfig) : undefined);
-  const results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry });
+  const results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry, clusterRegistry: inputs.clusterRegistry });
   await finishRun(ctx, results);
 }

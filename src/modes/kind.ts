@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Registry } from '../bundle/reference.js';
 import { installBaseline } from '../cluster/baseline.js';
 import { ClusterClient } from '../cluster/client.js';
 import { createKindCluster, SetupError, type KindCluster } from '../cluster/kind.js';
@@ -75,7 +76,9 @@ export async function run(ctx: ModeContext): Promise<void> {
   }
   const kc = await loadKubeConfig(cluster.kubeconfig);
   const client = await ClusterClient.create(kc);
-  const registry = `${cluster.registry.pushHost}/devpkg`;
+  // Pushed from here to the registry's published port; pulled by the nodes at its kind-network address.
+  const registry: Registry = { host: cluster.registry.pushHost, path: 'devpkg' };
+  const clusterRegistry: Registry = { host: cluster.registry.clusterHost, path: '' };
   const refNames = parseRefNameMap(inputs.refName);
   const baseRef = inputs.baseRef || github.baseSha || undefined;
 
@@ -95,7 +98,7 @@ export async function run(ctx: ModeContext): Promise<void> {
           baseRef,
           refName,
           registry,
-          clusterRegistryHost: cluster.registry.clusterHost,
+          clusterRegistry,
           pushCommand: inputs.pushCommand || undefined,
           timeoutMs: inputs.timeoutMs,
           log: (m) => host.info(m),
@@ -109,7 +112,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   }
   const ok = refs.filter((r) => installs.has(r.name));
   const results = ok.length
-    ? await pushApplyVerify(kctx, { kc, root, refs: ok, mode: 'kind', registry, kindRegistry: cluster.registry, packageInstalls: installs, phases: [...phases] })
+    ? await pushApplyVerify(kctx, { kc, root, refs: ok, mode: 'kind', registry, clusterRegistry, packageInstalls: installs, phases: [...phases] })
     : [];
   await finishRun(kctx, [...results, ...failed]);
 }

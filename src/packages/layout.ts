@@ -194,6 +194,13 @@ export function checkFolderVersion(res: PackageResource, folderVersion: string):
   return { ...res, warnings: [...res.warnings, warning] };
 }
 
+/** The version folders (those holding a package.yaml) in a package folder, lowest version first. */
+export async function versionFoldersIn(packageFolder: string, reader: TreeReader = fsReader): Promise<string[]> {
+  const { dirs } = await reader.list(packageFolder);
+  const folders = await Promise.all(dirs.map(async (d) => ({ name: d, hasPackageFile: (await reader.list(path.join(packageFolder, d))).files.includes(PACKAGE_FILE) })));
+  return versionEntries('', folders).map((v) => v.version);
+}
+
 /**
  * A folder given as a version folder (`devpkg dev --package`, `devpkg bootstrap --package`):
  * `<root>/<name>/<version>` holding a package.yaml. A package folder, a missing folder or one
@@ -202,10 +209,7 @@ export function checkFolderVersion(res: PackageResource, folderVersion: string):
 export async function loadVersionFolder(folder: string, what: string, reader: TreeReader = fsReader): Promise<{ root: string; loaded: LoadedVersion }> {
   const here = await reader.list(folder);
   if (!here.files.includes(PACKAGE_FILE)) {
-    const versions = versionEntries(
-      '',
-      await Promise.all(here.dirs.map(async (d) => ({ name: d, hasPackageFile: (await reader.list(path.join(folder, d))).files.includes(PACKAGE_FILE) }))),
-    ).map((v) => v.version);
+    const versions = await versionFoldersIn(folder, reader);
     if (versions.length > 0) {
       throw new UsageError(
         `${what}: ${folder} is a package folder, not a version folder; give one of its versions: ${versions.map((v) => path.join(folder, v)).join(', ')}`,

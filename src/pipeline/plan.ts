@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { DevpkgError, UsageError } from '../errors.js';
-import { bundleRepository } from '../bundle/reference.js';
+import type { Registry } from '../bundle/reference.js';
 import { formatProblem, problemFromError, sortProblems, type Problem } from '../packages/problems.js';
 import { listPackages, loadVersion, readVersion, type LoadedVersion } from '../packages/layout.js';
-import { deriveDevPackage, devPackageToYaml } from '../packages/derive.js';
+import { devPackageToYaml } from '../packages/derive.js';
+import { ADDONS_MANAGER_SELECTION, devPackageOf, planDev } from '../packages/devplan.js';
 import { overlayFileName, renderOverlay, USER_CUSTOMIZATIONS_DIR } from '../packages/overlay.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
-import { compareVersions, parseVersion, planDevVersion, toOciTag, type DevSequence } from '../versions/index.js';
+import type { DevSequence } from '../versions/index.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import { errorResult, type Mode, type PlannedPackage } from '../results.js';
 import type { ExecFn } from '../tools/exec.js';
@@ -21,8 +22,8 @@ export interface PlanRequest {
   root: string;
   packagesDir: string;
   selection: Selection;
-  /** HOST[:PORT][/PATH] for dev bundles. */
-  registry: string;
+  /** Where dev bundles go (parsed where it entered); default DEFAULT_PLAN_REGISTRY. */
+  registry?: Registry;
   refName: string;
   seq: DevSequence;
   /** Forces the dev version (still checked against the versions in play). */
@@ -45,7 +46,7 @@ export interface PlanOutput {
 }
 
 /** Registry used to name bundles when none is given: kind's conventional local registry. */
-export const DEFAULT_PLAN_REGISTRY = 'localhost:5001/devpkg';
+export const DEFAULT_PLAN_REGISTRY: Registry = Object.freeze({ host: 'localhost:5001', path: 'devpkg' });
 
 export async function resolveSelection(req: PlanRequest): Promise<{ refs: PackageVersionRef[]; removed: PackageVersionRef[]; base?: string; head?: string }> {
   const sel = req.selection;
@@ -83,7 +84,7 @@ export async function resolveSelection(req: PlanRequest): Promise<{ refs: Packag
 export async function plan(req: PlanRequest): Promise<PlanOutput> {
   const { refs, removed, base, head } = await resolveSelection(req);
   const map = parseRefNameMap(req.refName);
-  const registry = (req.registry || DEFAULT_PLAN_REGISTRY).replace(/\/+$/, '');
+  const registry = req.registry ?? DEFAULT_PLAN_REGISTRY;
   const packages: PlannedPackage[] = [];
   // One listing of the repository serves every package (the versions in play per name).
   const byName = new Map((refs.length > 0 ? await listPackages(req.root, req.packagesDir) : []).map((p) => [p.name, p]));
@@ -113,37 +114,25 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
 function planOne(
   loaded: LoadedVersion,
   versions: string[],
-  req: PlanRequest & { registry: string },
+  req: PlanRequest & { registry: Registry },
   map: ReturnType<typeof parseRefNameMap>,
   count: number,
 ): PlannedPackage {
   const refName = loaded.pkg.pkg.spec.refName;
   const target = targetRefName(map, refName, count);
   const specVersion = loaded.pkg.pkg.spec.version;
-  // Folders whose names are not versions cannot be selected by kapp-controller: leave them out.
-  const parsed = versions.filter((v) => parseVersion(v) !== undefined);
-  const inPlay = parsed.includes(specVersion) ? parsed : [...parsed, specVersion];
-  const dev = planDevVersion({
-    versions: inPlay,
-    // The addons manager's PackageInstalls allow prereleases and set no constraints.
-    selection: { prereleases: {} },
-    base: specVersion,
+  // The repository's version folders are what is in play before any cluster is seen.
+  const dev = planDev({
+    name: loaded.name,
+    released: specVersion,
+    inPlay: versions,
+    selection: ADDONS_MANAGER_SELECTION,
     seq: req.seq,
+    forced: req.devVersion,
+    registry: req.registry,
   });
-  let devVersion = dev.version;
-  let reason = dev.reason;
-  if (req.devVersion) {
-    const highest = [...inPlay].sort(compareVersions).at(-1) ?? specVersion;
-    if (compareVersions(req.devVersion, highest) <= 0) {
-      // A bad input for every package, not a problem of this one: it stops the plan.
-      throw new UsageError(`dev-version ${req.devVersion} does not outrank ${highest} (the highest ${loaded.name} version in the repository); kapp-controller would keep ${highest}`);
-    }
-    devVersion = req.devVersion;
-    reason = `forced by dev-version (outranks ${highest})`;
-  }
-  const tag = toOciTag(devVersion);
-  const bundleImage = `${bundleRepository(req.registry, loaded.name)}:${tag}`;
-  const derived = deriveDevPackage(loaded.pkg, { version: devVersion, image: bundleImage, refName: target, allowTag: true });
+  const bundleImage = dev.tagImage;
+  const derived = devPackageOf(dev, loaded.pkg, { refName: target });
   const packageYaml = devPackageToYaml(derived.pkg);
   const overlay = renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined });
   const overlayPath = `${USER_CUSTOMIZATIONS_DIR}/${overlayFileName(loaded.name)}`;
@@ -152,17 +141,17 @@ function planOne(
     version: loaded.version,
     refName,
     targetRefName: target,
-    devVersion,
+    devVersion: dev.version,
     mode: req.mode ?? 'plan',
     verdict: 'planned',
-    reason: `${loaded.name} ${specVersion} -> ${devVersion}: ${reason}`,
+    reason: `${loaded.name} ${specVersion} -> ${dev.version}: ${dev.reason}`,
     timeline: [],
     plan: {
       path: loaded.path,
       devPackageName: derived.pkg.metadata.name,
-      bundleTag: tag,
+      bundleTag: dev.tag,
       bundleImage,
-      devVersionReason: reason,
+      devVersionReason: dev.reason,
       packageYaml,
       overlay,
       overlayPath,

@@ -2,7 +2,7 @@
 // verify, imgpkg on PATH, and the end of a run (outputs, report, failure).
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KindRegistry } from '../bundle/kind-registry.js';
+import type { Registry } from '../bundle/reference.js';
 import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
 import { runHolder } from '../cluster/runlease.js';
 import { DevpkgError, UsageError } from '../errors.js';
@@ -23,10 +23,10 @@ export interface ClusterRunOptions {
   root: string;
   refs: PackageVersionRef[];
   mode: Mode;
-  /** Where to push (host[:port]/path). */
-  registry: string;
-  /** kind: the registry as the cluster reaches it. */
-  kindRegistry?: KindRegistry;
+  /** Where to push. */
+  registry: Registry;
+  /** Where the cluster pulls from when not from `registry` (kind: the registry on the kind network). */
+  clusterRegistry?: Registry;
   /** NS/NAME per package name (kind mode creates one per package); else the package-install input. */
   packageInstalls?: Map<string, { namespace: string; name: string }>;
   /** Extra phases to put in each result (kind: cluster, registry, kapp-controller, baseline). */
@@ -68,8 +68,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
           refNames,
           packageInstall: o.packageInstalls?.get(ref.name) ?? named,
           registry: o.registry,
-          clusterRegistryHost: o.kindRegistry?.clusterHost,
-          clusterRegistry: o.kindRegistry ? undefined : inputs.clusterRegistry || undefined,
+          clusterRegistry: o.clusterRegistry,
           credentials,
           pushCommand: inputs.pushCommand || undefined,
           lockImages: inputs.lockImages,

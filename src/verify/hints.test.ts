@@ -11,9 +11,17 @@ describe('pullAddressWarning', () => {
     ['ghcr.io', false],
     ['kind-registry:5000', false],
   ])('%s -> %s', (host, warns) => {
-    const w = pullAddressWarning(host, '--registry');
+    const names = { push: '--registry', pull: '--cluster-registry' };
+    const w = pullAddressWarning({ host: 'ghcr.io', path: 'me' }, { host, path: '' }, names);
     expect(w !== undefined).toBe(warns);
-    if (w) expect(w).toMatch(new RegExp(`pull the bundle from ${host.replace(/[[\]().]/g, '\\$&')} \\(--registry\\).*inside the kapp-controller pod that is the pod itself.*--cluster-registry`));
+    if (w) expect(w).toMatch(new RegExp(`pull the bundle from ${host.replace(/[[\]().]/g, '\\$&')} \\(--cluster-registry\\).*inside the kapp-controller pod that is the pod itself.*--cluster-registry`));
+    // Without a pull address the push registry is the pull address.
+    const pushed = pullAddressWarning({ host, path: 'devpkg' }, undefined, names);
+    expect(pushed !== undefined).toBe(warns);
+    if (pushed) expect(pushed).toContain(`pull the bundle from ${host} (--registry; --cluster-registry is not set)`);
+  });
+  test('a non-loopback pull address silences a loopback push registry', () => {
+    expect(pullAddressWarning({ host: 'localhost:5001', path: 'devpkg' }, { host: '172.18.0.3:5000', path: '' }, { push: '--registry', pull: '--cluster-registry' })).toBeUndefined();
   });
 });
 

@@ -5,16 +5,22 @@
  * go-containerregistry) from its pod: localhost there is the pod, and plain HTTP is used only for
  * localhost, loopback, *.local and RFC1918 addresses.
  */
-import { isLoopbackHost } from '../bundle/reference.js';
+import { isLoopbackHost, type Registry } from '../bundle/reference.js';
 
 const SET_PULL =
   'push with --registry (input registry) as before and set --cluster-registry (input cluster-registry) to an address the ' +
   "cluster reaches: with kind's local registry, the registry container's IP on the kind network and its port inside " +
   "(e.g. 172.18.0.3:5000; docker inspect -f '{{.NetworkSettings.Networks.kind.IPAddress}}' kind-registry)";
 
-/** A warning when the cluster is to pull from localhost/loopback; undefined otherwise. */
-export function pullAddressWarning(pullHost: string, setting: string): string | undefined {
+/**
+ * A warning when the cluster is to pull from localhost/loopback (from `pull` when set, else from
+ * `push`); undefined otherwise. `names` are the flags or inputs, e.g. --registry and
+ * --cluster-registry, named in the warning.
+ */
+export function pullAddressWarning(push: Registry, pull: Registry | undefined, names: { push: string; pull: string }): string | undefined {
+  const pullHost = (pull ?? push).host;
   if (!isLoopbackHost(pullHost)) return undefined;
+  const setting = pull ? names.pull : `${names.push}; ${names.pull} is not set`;
   return (
     `the cluster is to pull the bundle from ${pullHost} (${setting}), a localhost address: inside the kapp-controller pod ` +
     `that is the pod itself, so the fetch fails unless kapp-controller runs on this machine's network. If it runs in a pod, ${SET_PULL}.`

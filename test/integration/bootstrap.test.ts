@@ -20,6 +20,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pushBundle } from '../../src/bundle/push.js';
+import { parseRepository } from '../../src/bundle/reference.js';
 import type { PackageResult } from '../../src/verify/types.js';
 import { devpkg, STANDIN, type Workspace } from './helpers/bootstrap.js';
 import { ensureHarnessCrds } from './helpers/crds.js';
@@ -67,7 +68,7 @@ beforeAll(async () => {
   process.env.DEVPKG_STANDIN_PROVIDERS = ws.standinProviders;
   // The management cluster's addon Secret and tkr objects, rendered from the real providers tree.
   process.env.DEVPKG_STANDIN_MGMT_OBJECTS = await renderMgmtObjects(ws.dir, ws.clusterName);
-  const pushed = await pushBundle({ bundleDir: path.join(ws.folder, 'bundle'), repository: `${process.env.DEVPKG_TEST_REGISTRY}/devpkg-it/${runId}/antrea`, tag: 'bootstrap' });
+  const pushed = await pushBundle({ bundleDir: path.join(ws.folder, 'bundle'), repository: parseRepository(`${process.env.DEVPKG_TEST_REGISTRY}/devpkg-it/${runId}/antrea`), tag: 'bootstrap' });
   image = pushed.image;
 }, 120_000);
 

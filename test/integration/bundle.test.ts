@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { runCli } from '../../src/cli.js';
 import { pushBundle } from '../../src/bundle/push.js';
+import { parseRepository } from '../../src/bundle/reference.js';
 import { execTool } from '../../src/tools/exec.js';
 import { Imgpkg } from '../../src/tools/imgpkg.js';
 import { repoRoot, runTool } from './helpers/run.js';
@@ -122,7 +123,7 @@ describe('pushBundle with imgpkg (harness registry)', () => {
     const repository = `${harnessRegistry()}/devpkg-it/antrea-${run}`;
     const lockDirBefore = (await readdir(tmpdir())).filter((n) => n.startsWith('devpkg-lock-'));
     const logs: string[] = [];
-    const r = await pushBundle({ bundleDir, repository, tag: '1.2.3_dev.1', imgpkg, log: (m) => logs.push(m) });
+    const r = await pushBundle({ bundleDir, repository: parseRepository(repository), tag: '1.2.3_dev.1', imgpkg, log: (m) => logs.push(m) });
     expect(r.image).toMatch(new RegExp(`^${repository.replace(/[.]/g, '\\.')}@sha256:[a-f0-9]{64}$`));
     expect(r.image.endsWith(`@${r.digest}`)).toBe(true);
     expect(r.tag).toBe('1.2.3_dev.1');
@@ -163,12 +164,12 @@ describe('pushBundle with imgpkg (harness registry)', () => {
 
   test('a tag with "+" and a folder without .imgpkg are refused before pushing', async () => {
     const repository = `${harnessRegistry()}/devpkg-it/bad-${run}`;
-    await expect(pushBundle({ bundleDir, repository, tag: '1.2.3+dev.1', imgpkg })).rejects.toThrow(
+    await expect(pushBundle({ bundleDir, repository: parseRepository(repository), tag: '1.2.3+dev.1', imgpkg })).rejects.toThrow(
       'tag "1.2.3+dev.1" contains "+", which OCI tags cannot hold; use "1.2.3_dev.1"',
     );
     const bare = join(work, 'bare');
     await cp(join(bundleDir, 'config'), join(bare, 'config'), { recursive: true });
-    await expect(pushBundle({ bundleDir: bare, repository, tag: 't', imgpkg })).rejects.toThrow(
+    await expect(pushBundle({ bundleDir: bare, repository: parseRepository(repository), tag: 't', imgpkg })).rejects.toThrow(
       `bundle folder ${bare} has no .imgpkg/images.yml, which an imgpkg bundle needs. Create it with \`kbld -f ${bare}/config --imgpkg-lock-output ${bare}/.imgpkg/images.yml\``,
     );
     const tags = await runTool('skopeo', ['list-tags', '--tls-verify=false', `docker://${repository}`], { allowFail: true });
@@ -180,14 +181,14 @@ describe('lock-images (kbld)', () => {
   test('kbld writes .imgpkg/images.yml with digests, then the bundle is pushed', async () => {
     const registry = harnessRegistry();
     // An image kbld can resolve: a bundle pushed here first, referenced by tag.
-    const dep = await pushBundle({ bundleDir, repository: `${registry}/devpkg-it/dep-${run}`, tag: 'v1', imgpkg });
+    const dep = await pushBundle({ bundleDir, repository: parseRepository(`${registry}/devpkg-it/dep-${run}`), tag: 'v1', imgpkg });
     const dir = join(work, 'kbld', 'bundle');
     await mkdir(join(dir, 'config'), { recursive: true });
     await writeFile(
       join(dir, 'config', 'pod.yaml'),
       `apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: ${registry}/devpkg-it/dep-${run}:v1\n`,
     );
-    const r = await pushBundle({ bundleDir: dir, repository: `${registry}/devpkg-it/kbld-${run}`, tag: '1.0.0', lockImages: true, imgpkg });
+    const r = await pushBundle({ bundleDir: dir, repository: parseRepository(`${registry}/devpkg-it/kbld-${run}`), tag: '1.0.0', lockImages: true, imgpkg });
     const lock = await readFile(join(dir, '.imgpkg', 'images.yml'), 'utf8');
     expect(lock).toContain('kind: ImagesLock');
     expect(lock).toContain(`image: ${dep.image}`);
@@ -207,7 +208,7 @@ describe('push-command', () => {
       'printf "%s\\n" "$DEVPKG_REGISTRY" "$DEVPKG_PACKAGE" "$DEVPKG_VERSION" "$DEVPKG_TAG" "$DEVPKG_IMAGE" "$DEVPKG_BUNDLE_DIR" > env.txt';
     const r = await pushBundle({
       bundleDir,
-      repository,
+      repository: parseRepository(repository),
       tag: '1.2.3_dev.3',
       pushCommand: command,
       cwd,
@@ -233,7 +234,7 @@ describe('push-command', () => {
     await expect(
       pushBundle({
         bundleDir,
-        repository: `${harnessRegistry()}/devpkg-it/fail-${run}`,
+        repository: parseRepository(`${harnessRegistry()}/devpkg-it/fail-${run}`),
         tag: 't',
         pushCommand: 'echo "make: *** No rule to make target push-package" >&2; exit 2',
       }),
@@ -242,7 +243,7 @@ describe('push-command', () => {
 
   test('the command pushed nothing under that tag: the registry says so', async () => {
     await expect(
-      pushBundle({ bundleDir, repository: `${harnessRegistry()}/devpkg-it/none-${run}`, tag: 't', pushCommand: 'true' }),
+      pushBundle({ bundleDir, repository: parseRepository(`${harnessRegistry()}/devpkg-it/none-${run}`), tag: 't', pushCommand: 'true' }),
     ).rejects.toThrow(/devpkg-it\/none-.*:t was not found in the registry; did the push succeed\?/);
   });
 });
@@ -251,14 +252,14 @@ describe('registry with basic auth (htpasswd, bcrypt)', () => {
   test('right credentials: imgpkg path and push-command path both push', async () => {
     const repository = `${authRegistry.host}/devpkg-it/auth-${run}`;
     const credentials = { username: USER, password: PASSWORD };
-    const r = await pushBundle({ bundleDir, repository, tag: '1.0.0', credentials, imgpkg });
+    const r = await pushBundle({ bundleDir, repository: parseRepository(repository), tag: '1.0.0', credentials, imgpkg });
     const info = await skopeoInspect(`${repository}:1.0.0`, `${USER}:${PASSWORD}`);
     expect(info.Digest).toBe(r.digest);
     expect(info.Labels?.['dev.carvel.imgpkg.bundle']).toBe('true');
 
     const viaCmd = await pushBundle({
       bundleDir,
-      repository,
+      repository: parseRepository(repository),
       tag: '1.0.0-cmd',
       credentials,
       pushCommand: 'imgpkg push -b "$DEVPKG_IMAGE" -f "$DEVPKG_BUNDLE_DIR"',
@@ -273,7 +274,7 @@ describe('registry with basic auth (htpasswd, bcrypt)', () => {
     const logs: string[] = [];
     const err = (await pushBundle({
       bundleDir,
-      repository: `${authRegistry.host}/devpkg-it/auth-${run}`,
+      repository: parseRepository(`${authRegistry.host}/devpkg-it/auth-${run}`),
       tag: 'wrong',
       credentials: { username: USER, password: WRONG_PASSWORD },
       pushCommand,
@@ -289,7 +290,7 @@ describe('registry with basic auth (htpasswd, bcrypt)', () => {
 
   test('no credentials: says the registry needs them', async () => {
     await expect(
-      pushBundle({ bundleDir, repository: `${authRegistry.host}/devpkg-it/auth-${run}`, tag: 'anon', imgpkg }),
+      pushBundle({ bundleDir, repository: parseRepository(`${authRegistry.host}/devpkg-it/auth-${run}`), tag: 'anon', imgpkg }),
     ).rejects.toThrow(`registry ${authRegistry.host} requires credentials and none were given`);
   });
 
@@ -313,7 +314,7 @@ describe('unreachable registry (closed port)', () => {
     ['push-command', 'imgpkg push -b "$DEVPKG_IMAGE" -f "$DEVPKG_BUNDLE_DIR"'],
   ])('%s: names the registry and what to check', async (_name, pushCommand) => {
     const host = `127.0.0.1:${await freePort()}`;
-    await expect(pushBundle({ bundleDir, repository: `${host}/devpkg-it/x`, tag: 't', pushCommand, imgpkg })).rejects.toThrow(
+    await expect(pushBundle({ bundleDir, repository: parseRepository(`${host}/devpkg-it/x`), tag: 't', pushCommand, imgpkg })).rejects.toThrow(
       `registry ${host} is not reachable at http://${host}: ECONNREFUSED; check that the registry is running and that the address is right`,
     );
   });

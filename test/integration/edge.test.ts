@@ -21,6 +21,7 @@ import { ClusterClient } from '../../src/cluster/dev.js';
 import { loadVersion } from '../../src/packages/layout.js';
 import { execTool } from '../../src/tools/exec.js';
 import type { PackageResult } from '../../src/verify/types.js';
+import { parseRegistry } from '../../src/flags.js';
 import { buildDevpkg, start, type BuiltDevpkg } from './helpers/built-cli.js';
 import { harnessEnv } from './helpers/env.js';
 import { createTestNamespace, deleteNamespace, harnessKubeConfig, statusCode } from './helpers/kube.js';
@@ -124,7 +125,7 @@ describe('interruptions and outside changes on kapp-controller', () => {
       loaded: await loadVersion(repo, 'addons/packages', 'antrea', '1.5.3'),
       baseRef: base,
       refName: CLUSTER_REF,
-      registry,
+      registry: parseRegistry(registry, 'test registry'),
       namespace: ns,
       values: `namespace: ${ns}\n`,
       timeoutMs: 150_000,

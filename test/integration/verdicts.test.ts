@@ -35,6 +35,7 @@ import { run as runClusterMode } from '../../src/modes/cluster.js';
 import { loadVersion } from '../../src/packages/layout.js';
 import { execTool } from '../../src/tools/exec.js';
 import type { PackageResult } from '../../src/verify/types.js';
+import { parseRegistry } from '../../src/flags.js';
 import { inputsFrom } from '../support/inputs.js';
 import { harnessEnv } from './helpers/env.js';
 import { createTestNamespace, deleteNamespace, harnessKubeConfig, waitFor } from './helpers/kube.js';
@@ -200,7 +201,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
   test('baseline: web 1.0.0 installed like the addons manager', async () => {
     const client = await ClusterClient.create(kc);
     const loaded = await loadVersion(root, '', 'web', '1.0.0');
-    const b = await installBaseline({ client, kc, exec: execTool, root, loaded, refName: REF, registry, namespace: ns, timeoutMs: 150_000, log: () => undefined });
+    const b = await installBaseline({ client, kc, exec: execTool, root, loaded, refName: REF, registry: parseRegistry(registry, 'test registry'), namespace: ns, timeoutMs: 150_000, log: () => undefined });
     expect(b.releasedVersion).toBe('1.0.0');
   });
 
@@ -349,7 +350,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
     await writeFile(path.join(root, 'first', '1.0.0', 'bundle', 'config', 'deployment.yaml'), deployment('first'));
     const client = await ClusterClient.create(kc);
     const loaded = await loadVersion(root, '', 'first', '1.0.0');
-    const installing = installBaseline({ client, kc, exec: execTool, root, loaded, refName: 'first.devpkg.test', registry, namespace: ns, timeoutMs: 150_000, log: () => undefined });
+    const installing = installBaseline({ client, kc, exec: execTool, root, loaded, refName: 'first.devpkg.test', registry: parseRegistry(registry, 'test registry'), namespace: ns, timeoutMs: 150_000, log: () => undefined });
     const pod = await podCannotPull('first');
     await expect(installing).rejects.toThrow(
       `the baseline (released first 1.0.0) did not install: reconcile-failed: the workload of 1.0.0 cannot start: pod ${ns}/${pod.name} container first: ImagePullBackOff: ${pod.message}`,

@@ -31,6 +31,7 @@ import { execTool } from '../../src/tools/exec.js';
 import { runAssertions } from '../../src/verify/assertions.js';
 import type { PackageResult } from '../../src/verify/types.js';
 import { verifyPackageInstall } from '../../src/verify/verifier.js';
+import { parseRegistry } from '../../src/flags.js';
 import { harnessEnv } from './helpers/env.js';
 import { createTestNamespace, deleteNamespace, harnessKubeConfig } from './helpers/kube.js';
 import { repoRoot, restartApiserver, runTool } from './helpers/run.js';
@@ -97,6 +98,24 @@ async function deletePackage(version: string): Promise<void> {
   await client.delete('data.packaging.carvel.dev/v1alpha1', 'Package', ns, `${CLUSTER_REF}.${version}`);
 }
 
+/** The versions of the Packages of the refName in the test namespace, sorted. */
+async function packageVersions(): Promise<string[]> {
+  const client = await ClusterClient.create(kc);
+  return (await client.listPackages(ns, CLUSTER_REF)).map((p) => String(p.spec?.version)).sort();
+}
+
+/** A Package of `version` made by hand from the released one (same bundle): what devpkg refuses to apply. */
+async function applyPackageCopy(version: string): Promise<void> {
+  const client = await ClusterClient.create(kc);
+  const released = (await client.listPackages(ns, CLUSTER_REF)).find((p) => p.spec?.version === '1.5.3')!;
+  await client.apply({
+    apiVersion: 'data.packaging.carvel.dev/v1alpha1',
+    kind: 'Package',
+    metadata: { name: `${CLUSTER_REF}.${version}`, namespace: ns },
+    spec: { ...released.spec, version },
+  } as KubernetesObject);
+}
+
 const agentAnnotation = (value: string, nsName = ns): string =>
   `- {kind: DaemonSet, namespace: ${nsName}, name: antrea-agent, path: 'spec.template.metadata.annotations["tanzu.vmware.com/infra-provider"]', equals: ${value}}\n`;
 
@@ -146,7 +165,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
       loaded,
       baseRef: baseCommit,
       refName: CLUSTER_REF,
-      registry,
+      registry: parseRegistry(registry, 'test registry'),
       namespace: ns,
       values: `namespace: ${ns}\n`,
       timeoutMs: 150_000,
@@ -167,7 +186,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     const r = await cli(devArgs(['--assert', assertFile]));
     // Nothing on stderr with --json but the up-front warning about the harness's loopback registry
     // (kapp-controller runs on this machine here, so it does reach it).
-    expect(r.stderr).toMatch(/^warning: the cluster is to pull the bundle from 127\.0\.0\.1:\d+ \(--registry; no --cluster-registry given\), a localhost address: [^\n]*\n$/);
+    expect(r.stderr).toMatch(/^warning: the cluster is to pull the bundle from 127\.0\.0\.1:\d+ \(--registry; --cluster-registry is not set\), a localhost address: [^\n]*\n$/);
     const [res] = parseResults(r.stdout);
     results.win = res!;
     expect(r.code).toBe(0);
@@ -280,7 +299,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
         { message: expect.stringMatching(/YAML syntax error/), where: expect.objectContaining({ file: 'addons/packages/calico/3.22.1/package.yaml', line: 4 }) },
       ]);
       expect(host.warnings).toEqual([
-        { message: expect.stringMatching(/^the cluster is to pull the bundle from 127\.0\.0\.1:\d+ \(input registry; cluster-registry is empty\)/) },
+        { message: expect.stringMatching(/^the cluster is to pull the bundle from 127\.0\.0\.1:\d+ \(input registry; input cluster-registry is not set\)/) },
         { message: expect.stringMatching(/metadata\.name "antrea\.community\.tanzu\.vmware\.com\.1\.5\.2" is not spec\.refName/), where: expect.objectContaining({ file: `${VERSION_DIR}/package.yaml`, line: 4 }) },
       ]);
       const results = JSON.parse(host.outputs.results!) as PackageResult[];
@@ -326,7 +345,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
       packageCount: 1,
       refNames: parseRefNameMap(`${REPO_REF}=${CLUSTER_REF}`),
       packageInstall: { namespace: ns, name: 'antrea' },
-      registry,
+      registry: parseRegistry(registry, 'test registry'),
       seq: { timestamp: new Date() },
       devVersion: version,
       mode: 'cluster',
@@ -358,7 +377,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     await git('checkout', '--', VERSION_DIR);
   });
 
-  test('a lower dev version after a higher attempt: downgrade-blocked', async () => {
+  test('a lower dev version after a higher attempt: devpkg dev refuses it up front; applied by hand, kapp-controller blocks it (downgrade-blocked)', async () => {
     // Leave only the released version and a dev version below the broken one that was attempted last.
     for (const r of [results.win, results.broken]) await deletePackage(r!.devVersion);
     const client = await ClusterClient.create(kc);
@@ -369,9 +388,19 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
       const v = (p as { spec?: { version?: string } }).spec?.version;
       if (v && v !== '1.5.3') await client.delete('data.packaging.carvel.dev/v1alpha1', 'Package', ns, p.metadata!.name!);
     }
-    const r = await cli(devArgs(['--dev-version', '1.5.4-dev.1']));
+    // The dev plan reads the PackageInstall's last attempt from the real cluster and refuses.
+    const refused = await cli(devArgs(['--dev-version', '1.5.4-dev.1']));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `dev-version 1.5.4-dev.1 does not outrank ${results.broken!.devVersion}, the highest antrea version in play; kapp-controller would keep `,
+    );
+    expect(await packageVersions()).toEqual(['1.5.3']);
+
+    // What the refusal spares the user, seen for real: kapp-controller's own guard, and the verdict that names it.
+    await applyPackageCopy('1.5.4-dev.1');
+    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', '1.5.4-dev.1', '--settle', '0', '--timeout', WAIT, '--json']);
     expect(r.code).toBe(1);
-    const [res] = parseResults(r.stdout);
+    const res = JSON.parse(r.stdout) as PackageResult;
     expect(res!.verdict).toBe('downgrade-blocked');
     expect(res!.reason).toContain(`refused 1.5.4-dev.1: version ${results.broken!.devVersion} was attempted before and is higher`);
     expect(res!.reason).toContain('packaging.carvel.dev/downgradable');
@@ -397,9 +426,14 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     const back = await verifyPackageInstall({ kc, target: { namespace: ns, name: 'antrea' }, expect: { version: '1.5.3' }, settleMs: 0, timeoutMs: 150_000 });
     expect(back.verdict).toBe('won');
 
-    const r = await cli(devArgs(['--dev-version', '1.5.4-dev.2']));
+    const refused = await cli(devArgs(['--dev-version', '1.5.4-dev.2']));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/dev-version 1\.5\.4-dev\.2 would not be selected under the PackageInstall's versionSelection \(.*1\.5\.3.*\); kapp-controller would keep 1\.5\.3\./);
+
+    await applyPackageCopy('1.5.4-dev.2');
+    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', '1.5.4-dev.2', '--settle', '0', '--timeout', WAIT, '--json']);
     expect(r.code).toBe(1);
-    const [res] = parseResults(r.stdout);
+    const res = JSON.parse(r.stdout) as PackageResult;
     expect(res!.verdict).toBe('not-selected');
     expect(res!.reason).toMatch(/kapp-controller keeps 1\.5\.3: 1\.5\.4-dev\.2 was dropped: .*1\.5\.3/);
     expect(res!.reason).toMatch(/versions seen: .*1\.5\.3 \(kept.*1\.5\.4-dev\.2 \[dev\] \(dropped/);

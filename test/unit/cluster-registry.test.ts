@@ -1,7 +1,8 @@
 // The pull address (--cluster-registry, input cluster-registry): how it maps a pushed image, and
 // how bad values are refused before anything is pushed.
 import { describe, expect, test } from '@jest/globals';
-import { clusterImage, isLoopbackHost, parseRegistryAddress } from '../../src/bundle/reference.js';
+import { clusterImage, isLoopbackHost } from '../../src/bundle/reference.js';
+import { parseRegistry } from '../../src/flags.js';
 import { runCli } from '../../src/cli.js';
 import { parseInputs } from '../../src/inputs.js';
 import { inputsFrom } from '../support/inputs.js';
@@ -16,24 +17,14 @@ describe('clusterImage', () => {
     // A mirror with another path replaces the whole push registry.
     [`ghcr.io/me/dev/antrea@${D}`, 'ghcr.io/me/dev', 'mirror.internal:5000/cache/dev', `mirror.internal:5000/cache/dev/antrea@${D}`],
     [`ghcr.io/me/dev/antrea@${D}`, 'ghcr.io/me/dev/', 'mirror.internal/x/', `mirror.internal/x/antrea@${D}`],
-  ])('%s pushed to %s, pulled from %s', (image, push, pull, want) => expect(clusterImage(image, push, pull)).toBe(want));
+  ])('%s pushed to %s, pulled from %s', (image, push, pull, want) =>
+    expect(clusterImage(image, parseRegistry(push, '--registry'), pull === undefined ? undefined : parseRegistry(pull, '--cluster-registry'))).toBe(want));
 
   test('an image outside the push registry cannot be mapped to a path', () => {
-    expect(() => clusterImage(`other.io/x/antrea@${D}`, 'ghcr.io/me/dev', 'mirror.internal/x')).toThrow(/not under the push registry ghcr.io\/me\/dev/);
+    expect(() => clusterImage(`other.io/x/antrea@${D}`, { host: 'ghcr.io', path: 'me/dev' }, { host: 'mirror.internal', path: 'x' })).toThrow(
+      /not under the push registry ghcr.io\/me\/dev/,
+    );
   });
-});
-
-describe('parseRegistryAddress', () => {
-  test.each<[string, { host: string; path: string }]>([
-    ['172.18.0.3:5000', { host: '172.18.0.3:5000', path: '' }],
-    ['kind-registry:5000/devpkg', { host: 'kind-registry:5000', path: 'devpkg' }],
-    ['[::1]:5001/', { host: '[::1]:5001', path: '' }],
-  ])('%s', (text, want) => expect(parseRegistryAddress(text, '--cluster-registry')).toEqual(want));
-  test.each<[string, RegExp]>([
-    ['http://172.18.0.3:5000', /--cluster-registry: "http:\/\/172\.18\.0\.3:5000" must be HOST\[:PORT\]\[\/PATH\] without a scheme/],
-    ['bad host!/x', /does not start with a registry host/],
-    ['172.18.0.3:5000/Upper', /path component "Upper" is not valid/],
-  ])('refuses %s', (text, msg) => expect(() => parseRegistryAddress(text, '--cluster-registry')).toThrow(msg));
 });
 
 test.each<[string, boolean]>([
@@ -58,6 +49,6 @@ describe('bad pull addresses are usage errors', () => {
   });
   test('action: input cluster-registry is checked with the other inputs', () => {
     expect(() => parseInputs(inputsFrom({ mode: 'cluster', registry: 'localhost:5001/devpkg', 'cluster-registry': 'https://x' }))).toThrow(/input cluster-registry: "https:\/\/x"/);
-    expect(parseInputs(inputsFrom({ mode: 'cluster', registry: 'localhost:5001/devpkg', 'cluster-registry': '172.18.0.3:5000' })).clusterRegistry).toBe('172.18.0.3:5000');
+    expect(parseInputs(inputsFrom({ mode: 'cluster', registry: 'localhost:5001/devpkg', 'cluster-registry': '172.18.0.3:5000' })).clusterRegistry).toEqual({ host: '172.18.0.3:5000', path: '' });
   });
 });

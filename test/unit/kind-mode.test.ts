@@ -152,5 +152,5 @@ describe('kind-mode inputs', () => {
       kappControllerSha256: 'a'.repeat(64),
     });
   });
-  test('registry stays allowed in cluster mode', () => expect(parseInputs(inputsFrom({ mode: 'cluster', registry: 'ghcr.io/me' })).registry).toBe('ghcr.io/me'));
+  test('registry stays allowed in cluster mode', () => expect(parseInputs(inputsFrom({ mode: 'cluster', registry: 'ghcr.io/me' })).registry).toEqual({ host: 'ghcr.io', path: 'me' }));
 });

@@ -56,7 +56,7 @@ const P = 'addons/packages';
 
 test('plan --all plans every usable version and names each problem with file and line', async () => {
   const root = makeRepo();
-  const out = await plan({ root, packagesDir: P, selection: { kind: 'all' }, registry: '', refName: '', seq: { timestamp: new Date('2026-01-02T03:04:05Z') } });
+  const out = await plan({ root, packagesDir: P, selection: { kind: 'all' }, refName: '', seq: { timestamp: new Date('2026-01-02T03:04:05Z') } });
   expect(out.packages.map((p) => `${p.name}/${p.version} ${p.verdict}`)).toEqual([
     'antrea/1.5.3 planned',
     'antrea/1.6.0 planned',

@@ -40,7 +40,7 @@ describe('plan', () => {
       root: EXAMPLE,
       packagesDir: 'addons/packages',
       selection: { kind: 'all' },
-      registry: 'registry.example.com/dev',
+      registry: { host: 'registry.example.com', path: 'dev' },
       refName: 'antrea.community.tanzu.vmware.com=antrea.tanzu.vmware.com',
       seq: { runNumber: 42, runAttempt: 2 },
     });
@@ -63,7 +63,7 @@ describe('plan', () => {
 
   test('dev versions rise with the run number (the downgrade guard)', async () => {
     const at = async (runNumber: number) =>
-      (await plan({ root: EXAMPLE, packagesDir: 'addons/packages', selection: { kind: 'explicit', packages: ['antrea/1.5.3'] }, registry: '', refName: '', seq: { runNumber, runAttempt: 1 } }))
+      (await plan({ root: EXAMPLE, packagesDir: 'addons/packages', selection: { kind: 'explicit', packages: ['antrea/1.5.3'] }, refName: '', seq: { runNumber, runAttempt: 1 } }))
         .packages[0].devVersion;
     const [a, b] = [await at(9), await at(10)];
     expect(compareVersions(b, a)).toBeGreaterThan(0);
@@ -71,12 +71,12 @@ describe('plan', () => {
 
   test('a diff marks only the changed version; markdown does not count', async () => {
     const repo = gitRepoFromExample();
-    const out = await plan({ root: repo, packagesDir: 'addons/packages', selection: { kind: 'diff', base: 'main', head: 'change', rangeKind: 'pr' }, registry: '', refName: '', seq: { timestamp: new Date() } });
+    const out = await plan({ root: repo, packagesDir: 'addons/packages', selection: { kind: 'diff', base: 'main', head: 'change', rangeKind: 'pr' }, refName: '', seq: { timestamp: new Date() } });
     expect(out.packages.map((p) => `${p.name}/${p.version}`)).toEqual(['antrea/1.5.3']);
   });
 
   test('an unknown package is an error of that package; the others are planned', async () => {
-    const out = await plan({ root: EXAMPLE, packagesDir: 'addons/packages', selection: { kind: 'explicit', packages: ['nope/1.0.0', 'antrea/1.5.3'] }, registry: '', refName: '', seq: { timestamp: new Date() } });
+    const out = await plan({ root: EXAMPLE, packagesDir: 'addons/packages', selection: { kind: 'explicit', packages: ['nope/1.0.0', 'antrea/1.5.3'] }, refName: '', seq: { timestamp: new Date() } });
     expect(out.packages.map((p) => `${p.name}/${p.version} ${p.verdict}`)).toEqual(['nope/1.0.0 error', 'antrea/1.5.3 planned']);
     expect(out.problems).toEqual([
       { path: 'addons/packages/nope/1.0.0', severity: 'error', package: 'nope/1.0.0', message: expect.stringMatching(/^unknown package nope: .*known: antrea, calico$/) },
@@ -85,7 +85,7 @@ describe('plan', () => {
 
   test('a forced dev version below the released one is refused', async () => {
     await expect(
-      plan({ root: EXAMPLE, packagesDir: 'addons/packages', selection: { kind: 'explicit', packages: ['antrea/1.5.3'] }, registry: '', refName: '', seq: { timestamp: new Date() }, devVersion: '1.5.2' }),
+      plan({ root: EXAMPLE, packagesDir: 'addons/packages', selection: { kind: 'explicit', packages: ['antrea/1.5.3'] }, refName: '', seq: { timestamp: new Date() }, devVersion: '1.5.2' }),
     ).rejects.toThrow(/does not outrank 1.5.3/);
   });
 });
