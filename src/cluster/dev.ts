@@ -22,9 +22,6 @@ import { acquireRunLease, type HeldLease, type RunLeaseOptions } from './runleas
 import { ClusterClient } from './client.js';
 import type { Mode } from '../results.js';
 
-// Kept for the integration tests and callers that import the client from here.
-export { ClusterClient, FIELD_MANAGER } from './client.js';
-
 export interface PackageInstallInfo {
   namespace: string;
   name: string;

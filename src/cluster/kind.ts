@@ -254,7 +254,7 @@ export async function createKindCluster(o: KindClusterOptions): Promise<KindClus
       await docker.execIn(node, ['mkdir', '-p', registryHostsDir(r.pushHost)]);
       await docker.copyTo(hosts, node, `${registryHostsDir(r.pushHost)}/hosts.toml`);
     }
-    const { ClusterClient } = await import('./dev.js');
+    const { ClusterClient } = await import('./client.js');
     await (await ClusterClient.create(kc)).apply(localRegistryHostingConfigMap(r.pushHost) as never);
     return r;
   });

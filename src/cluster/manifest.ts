@@ -86,7 +86,7 @@ export interface ApplyAndWaitOptions {
 
 export async function applyAndWait(kc: KubeConfig, text: string, o: ApplyAndWaitOptions = {}): Promise<void> {
   const k8s = await import('@kubernetes/client-node');
-  const { ClusterClient } = await import('./dev.js');
+  const { ClusterClient } = await import('./client.js');
   const { describeApiError } = await import('../verify/verifier.js');
   const client = await ClusterClient.create(kc);
   const objects = manifestObjects(text, o.source);

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
+import { ClusterClient } from '../cluster/client.js';
+import { runDevPipeline } from '../cluster/dev.js';
 import { runHolder } from '../cluster/runlease.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';

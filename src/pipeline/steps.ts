@@ -3,7 +3,8 @@
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from '../bundle/reference.js';
-import { ClusterClient, runDevPipeline } from '../cluster/dev.js';
+import { ClusterClient } from '../cluster/client.js';
+import { runDevPipeline } from '../cluster/dev.js';
 import { runHolder } from '../cluster/runlease.js';
 import { DevpkgError, UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';

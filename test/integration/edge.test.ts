@@ -17,7 +17,7 @@ import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { runCli } from '../../src/cli.js';
 import { installBaseline } from '../../src/cluster/baseline.js';
-import { ClusterClient } from '../../src/cluster/dev.js';
+import { ClusterClient } from '../../src/cluster/client.js';
 import { loadVersion } from '../../src/packages/layout.js';
 import { execTool } from '../../src/tools/exec.js';
 import type { PackageResult } from '../../src/verify/types.js';

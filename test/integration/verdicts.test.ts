@@ -29,7 +29,7 @@ import { readGithubContext } from '../../src/action/context.js';
 import { RecordingHost } from '../../src/action/host.js';
 import { runCli } from '../../src/cli.js';
 import { installBaseline } from '../../src/cluster/baseline.js';
-import { ClusterClient } from '../../src/cluster/dev.js';
+import { ClusterClient } from '../../src/cluster/client.js';
 import { parseInputs } from '../../src/inputs.js';
 import { run as runClusterMode } from '../../src/modes/cluster.js';
 import { loadVersion } from '../../src/packages/layout.js';
