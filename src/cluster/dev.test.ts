@@ -57,7 +57,7 @@ describe('findPackageInstalls', () => {
   test('by refName, only ones being deleted: an error saying so', async () => {
     const logs: string[] = [];
     await expect(findPackageInstalls(client([deleting, deletingToo]), REF, undefined, (m) => logs.push(m))).rejects.toThrow(
-      `no PackageInstall in the cluster installs refName ${REF} but 2 being deleted; name one with --package-install NS/NAME (input package-install), or map`,
+      `no PackageInstall in the cluster installs refName ${REF} but 2 being deleted (left out); name one with --package-install NS/NAME (input package-install), or map`,
     );
     expect(logs).toHaveLength(2);
   });

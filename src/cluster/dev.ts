@@ -155,7 +155,7 @@ export async function findPackageInstalls(
   for (const m of skipped) log(m);
   if (targets.length === 0) {
     throw new DevpkgError(
-      `no PackageInstall in the cluster installs refName ${refName}${skipped.length ? ` but ${skipped.length} being deleted` : ''}; ` +
+      `no PackageInstall in the cluster installs refName ${refName}${skipped.length ? ` but ${skipped.length} being deleted (left out)` : ''}; ` +
         'name one with --package-install NS/NAME (input package-install), ' +
         'or map the repository refName to the cluster\'s with --ref-name FROM=TO (input ref-name)',
     );
