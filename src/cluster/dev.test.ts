@@ -1,10 +1,10 @@
 import { describe, expect, test } from '@jest/globals';
 import type { KObject } from '../verify/evaluate.js';
 import { addonsManagerPackageInstall, installIdentity } from './baseline.js';
-import { matchPackageInstalls, versionsInPlay } from './dev.js';
+import { findPackageInstalls, matchPackageInstalls, packageInstallTargets, versionsInPlay } from './dev.js';
 
-const pkgi = (ns: string, name: string, refName: string, status: object = {}): KObject => ({
-  metadata: { namespace: ns, name },
+const pkgi = (ns: string, name: string, refName: string, status: object = {}, deletionTimestamp?: string): KObject => ({
+  metadata: { namespace: ns, name, ...(deletionTimestamp ? { deletionTimestamp, finalizers: ['finalizers.packageinstall.packaging.carvel.dev/delete'] } : {}) },
   spec: { packageRef: { refName, versionSelection: { prereleases: {} } } },
   status,
 });
@@ -13,6 +13,73 @@ describe('matchPackageInstalls', () => {
   test('only the refName, sorted', () => {
     const all = [pkgi('tkg-system', 'antrea', 'antrea.tanzu.vmware.com'), pkgi('a', 'x', 'calico.tanzu.vmware.com'), pkgi('default', 'antrea2', 'antrea.tanzu.vmware.com')];
     expect(matchPackageInstalls(all, 'antrea.tanzu.vmware.com').map((p) => `${p.namespace}/${p.name}`)).toEqual(['default/antrea2', 'tkg-system/antrea']);
+  });
+});
+
+const REF = 'antrea.tanzu.vmware.com';
+const live = pkgi('vf', 'antrea', REF);
+const deleting = pkgi('crds', 'antrea', REF, {}, '2026-12-02T07:33:48Z');
+const deletingToo = pkgi('edge', 'antrea', REF, {}, '2026-12-02T07:30:00Z');
+
+describe('packageInstallTargets: one being deleted gets no dev version', () => {
+  test.each([
+    { found: [live], targets: ['vf/antrea'], skipped: [] },
+    { found: [deleting, live], targets: ['vf/antrea'], skipped: ['PackageInstall crds/antrea is being deleted (since 2026-12-02T07:33:48Z); leaving it out'] },
+    {
+      found: [deleting, deletingToo],
+      targets: [],
+      skipped: [
+        'PackageInstall crds/antrea is being deleted (since 2026-12-02T07:33:48Z); leaving it out',
+        'PackageInstall edge/antrea is being deleted (since 2026-12-02T07:30:00Z); leaving it out',
+      ],
+    },
+    { found: [], targets: [], skipped: [] },
+  ])('$targets from $found.length found', ({ found, targets, skipped }) => {
+    const r = packageInstallTargets(matchPackageInstalls(found, REF));
+    expect({ targets: r.targets.map((p) => `${p.namespace}/${p.name}`), skipped: r.skipped }).toEqual({ targets, skipped });
+  });
+});
+
+describe('findPackageInstalls', () => {
+  /** A client over a fixed list of PackageInstalls. */
+  const client = (all: KObject[]) => ({
+    listPackageInstalls: async () => all,
+    readPackageInstall: async (ns: string, name: string) => all.find((p) => p.metadata?.namespace === ns && p.metadata?.name === name),
+  });
+
+  test('by refName: a PackageInstall being deleted in another namespace (an earlier run\'s, still terminating) is left out and named in the log', async () => {
+    const logs: string[] = [];
+    const found = await findPackageInstalls(client([deleting, live]), REF, undefined, (m) => logs.push(m));
+    expect(found.map((p) => `${p.namespace}/${p.name}`)).toEqual(['vf/antrea']);
+    expect(logs).toEqual(['PackageInstall crds/antrea is being deleted (since 2026-12-02T07:33:48Z); leaving it out']);
+  });
+
+  test('by refName, only ones being deleted: an error saying so', async () => {
+    const logs: string[] = [];
+    await expect(findPackageInstalls(client([deleting, deletingToo]), REF, undefined, (m) => logs.push(m))).rejects.toThrow(
+      `no PackageInstall in the cluster installs refName ${REF} but 2 being deleted (left out); name one with --package-install NS/NAME (input package-install), or map`,
+    );
+    expect(logs).toHaveLength(2);
+  });
+
+  test('by refName, none: the error names both ways out', async () => {
+    await expect(findPackageInstalls(client([pkgi('a', 'x', 'calico.tanzu.vmware.com')]), REF)).rejects.toThrow(
+      `no PackageInstall in the cluster installs refName ${REF}; name one with --package-install NS/NAME (input package-install), or map the repository refName to the cluster's with --ref-name FROM=TO (input ref-name)`,
+    );
+  });
+
+  test('named and being deleted: an error saying so, not a wait that cannot end in a win', async () => {
+    await expect(findPackageInstalls(client([deleting]), REF, { namespace: 'crds', name: 'antrea' })).rejects.toThrow(
+      'PackageInstall crds/antrea is being deleted (since 2026-12-02T07:33:48Z): kapp-controller will not install a dev version on it; run again once its owner',
+    );
+  });
+
+  test('named: that one, whatever its refName; a missing one is an error', async () => {
+    const other = pkgi('tkg-system', 'antrea', 'other.refname');
+    expect((await findPackageInstalls(client([other]), REF, { namespace: 'tkg-system', name: 'antrea' })).map((p) => p.refName)).toEqual(['other.refname']);
+    await expect(findPackageInstalls(client([]), REF, { namespace: 'tkg-system', name: 'antrea' })).rejects.toThrow(
+      'PackageInstall tkg-system/antrea does not exist; check --package-install (input package-install)',
+    );
   });
 });
 

@@ -28,6 +28,8 @@ export interface PackageInstallInfo {
   refName: string;
   selection?: VersionSelection;
   status: { version?: string; lastAttemptedVersion?: string };
+  /** metadata.deletionTimestamp: kapp-controller is deleting it. */
+  deletingSince?: string;
 }
 
 /** Pure: the PackageInstalls of one refName, out of every PackageInstall in the cluster. */
@@ -45,6 +47,19 @@ function toInfo(p: KObject): PackageInstallInfo {
     refName: p.spec?.packageRef?.refName ?? '',
     selection: p.spec?.packageRef?.versionSelection ?? undefined,
     status: { version: p.status?.version, lastAttemptedVersion: p.status?.lastAttemptedVersion },
+    ...(p.metadata?.deletionTimestamp ? { deletingSince: String(p.metadata.deletionTimestamp) } : {}),
+  };
+}
+
+/**
+ * Pure: which PackageInstalls found by refName get the dev version, and a line for each left out.
+ * One being deleted does not: kapp-controller only tears it down, and its namespace is often
+ * terminating, where the dev Package is refused (which made the whole package an error).
+ */
+export function packageInstallTargets(found: PackageInstallInfo[]): { targets: PackageInstallInfo[]; skipped: string[] } {
+  return {
+    targets: found.filter((p) => !p.deletingSince),
+    skipped: found.filter((p) => p.deletingSince).map((p) => `PackageInstall ${p.namespace}/${p.name} is being deleted (since ${p.deletingSince}); leaving it out`),
   };
 }
 
@@ -113,27 +128,42 @@ export interface DevPipelineResult {
   release: () => Promise<void>;
 }
 
-export async function findPackageInstalls(client: ClusterClient, refName: string, named?: { namespace: string; name: string }): Promise<PackageInstallInfo[]> {
+export async function findPackageInstalls(
+  client: Pick<ClusterClient, 'readPackageInstall' | 'listPackageInstalls'>,
+  refName: string,
+  named?: { namespace: string; name: string },
+  log: (m: string) => void = () => undefined,
+): Promise<PackageInstallInfo[]> {
   if (named) {
     const p = await client.readPackageInstall(named.namespace, named.name);
     if (!p) throw new DevpkgError(`PackageInstall ${named.namespace}/${named.name} does not exist; check --package-install (input package-install)`);
-    return [toInfo(p)];
+    const info = toInfo(p);
+    if (info.deletingSince) {
+      throw new DevpkgError(
+        `PackageInstall ${named.namespace}/${named.name} is being deleted (since ${info.deletingSince}): kapp-controller will not install a dev version on it; ` +
+          'run again once its owner (e.g. the addons manager) has recreated it, or name another with --package-install (input package-install)',
+      );
+    }
+    return [info];
   }
   const found = matchPackageInstalls(await client.listPackageInstalls(), refName);
-  if (found.length === 0) {
+  const { targets, skipped } = packageInstallTargets(found);
+  for (const m of skipped) log(m);
+  if (targets.length === 0) {
     throw new DevpkgError(
-      `no PackageInstall in the cluster installs refName ${refName}; name one with --package-install NS/NAME (input package-install), ` +
+      `no PackageInstall in the cluster installs refName ${refName}${skipped.length ? ` but ${skipped.length} being deleted (left out)` : ''}; ` +
+        'name one with --package-install NS/NAME (input package-install), ' +
         'or map the repository refName to the cluster\'s with --ref-name FROM=TO (input ref-name)',
     );
   }
-  return found;
+  return targets;
 }
 
 export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipelineResult> {
   const log = o.log ?? (() => undefined);
   const repoPkg = o.loaded.pkg.pkg;
   const target = targetRefName(o.refNames, repoPkg.spec.refName, o.packageCount);
-  const pkgis = await findPackageInstalls(o.client, target, o.packageInstall);
+  const pkgis = await findPackageInstalls(o.client, target, o.packageInstall, log);
   for (const p of pkgis) {
     if (p.refName !== target) log(`PackageInstall ${p.namespace}/${p.name} installs ${p.refName}; the dev Package uses that refName`);
   }
