@@ -11,7 +11,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { appFailure, appFailureStep, timeOf, trimMessage, type KObject } from './evaluate.js';
 import { workloadScope } from './pods.js';
-import type { TimelineEntry } from './types.js';
+import type { TimelineEntry } from '../results.js';
 
 export interface DiagnosticsInput {
   kc: KubeConfig;

@@ -21,7 +21,7 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pushBundle } from '../../src/bundle/push.js';
 import { parseRepository } from '../../src/bundle/reference.js';
-import type { PackageResult } from '../../src/verify/types.js';
+import type { PackageResult } from '../../src/results.js';
 import { devpkg, STANDIN, type Workspace } from './helpers/bootstrap.js';
 import { ensureHarnessCrds } from './helpers/crds.js';
 import { harnessKubeConfig } from './helpers/kube.js';

@@ -20,7 +20,7 @@ import { installBaseline } from '../../src/cluster/baseline.js';
 import { ClusterClient } from '../../src/cluster/client.js';
 import { loadVersion } from '../../src/packages/layout.js';
 import { execTool } from '../../src/tools/exec.js';
-import type { PackageResult } from '../../src/verify/types.js';
+import type { PackageResult } from '../../src/results.js';
 import { parseRegistry } from '../../src/flags.js';
 import { buildDevpkg, start, type BuiltDevpkg } from './helpers/built-cli.js';
 import { harnessEnv } from './helpers/env.js';

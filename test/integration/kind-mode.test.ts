@@ -23,7 +23,7 @@ import { run as runKindMode } from '../../src/modes/kind.js';
 import { runPost } from '../../src/post.js';
 import { execTool } from '../../src/tools/exec.js';
 import type { EventSummary } from '../../src/verify/diagnostics.js';
-import type { PackageResult } from '../../src/verify/types.js';
+import type { PackageResult } from '../../src/results.js';
 import { parse as parseYaml } from 'yaml';
 import { inputsFrom } from '../support/inputs.js';
 import { repoRoot, runTool } from './helpers/run.js';

@@ -34,7 +34,7 @@ import { parseInputs } from '../../src/inputs.js';
 import { run as runClusterMode } from '../../src/modes/cluster.js';
 import { loadVersion } from '../../src/packages/layout.js';
 import { execTool } from '../../src/tools/exec.js';
-import type { PackageResult } from '../../src/verify/types.js';
+import type { PackageResult } from '../../src/results.js';
 import { parseRegistry } from '../../src/flags.js';
 import { inputsFrom } from '../support/inputs.js';
 import { harnessEnv } from './helpers/env.js';

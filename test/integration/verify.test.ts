@@ -30,7 +30,7 @@ import { loadVersion } from '../../src/packages/layout.js';
 import { parseRefNameMap } from '../../src/packages/refname.js';
 import { execTool } from '../../src/tools/exec.js';
 import { runAssertions } from '../../src/verify/assertions.js';
-import type { PackageResult } from '../../src/verify/types.js';
+import type { PackageResult } from '../../src/results.js';
 import { verifyPackageInstall } from '../../src/verify/verifier.js';
 import { parseRegistry } from '../../src/flags.js';
 import { harnessEnv } from './helpers/env.js';

@@ -1,5 +1,5 @@
 /** Results as the verify and plan code produce them, for report rendering and publishing tests. */
-import type { PackageResult, PlannedPackage } from '../../src/verify/types.js';
+import type { PackageResult, PlannedPackage } from '../../src/results.js';
 
 const T0 = Date.parse('2026-11-29T23:40:00.000Z');
 const t = (seconds: number): string => new Date(T0 + seconds * 1000).toISOString();

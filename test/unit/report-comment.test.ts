@@ -10,7 +10,7 @@ import type { GithubContext } from '../../src/action/context.js';
 import { createOctokit, marker, upsertStickyComment, type GitHubClient } from '../../src/report/comment.js';
 import { listFiles } from '../../src/report/artifact.js';
 import { publishReport, stepRef, type PublishContext } from '../../src/report/publish.js';
-import type { PlannedPackage } from '../../src/verify/types.js';
+import type { PlannedPackage } from '../../src/results.js';
 import { GitHubStandin, pullRequestContext, startStandin, stopStandin } from '../support/github-standin.js';
 import { lostBootstrap, planned, reconcileFailed, wonKind } from '../support/report-fixtures.js';
 

@@ -9,7 +9,7 @@ import { run } from '../../src/modes/report.js';
 import type { ModeContext } from '../../src/pipeline/context.js';
 import { marker, type GitHubClient } from '../../src/report/comment.js';
 import { publishReport } from '../../src/report/publish.js';
-import type { PlannedPackage } from '../../src/verify/types.js';
+import type { PlannedPackage } from '../../src/results.js';
 import { GitHubStandin, pullRequestContext, startStandin, stopStandin } from '../support/github-standin.js';
 import { lostBootstrap, reconcileFailed, wonKind } from '../support/report-fixtures.js';
 
