@@ -121,14 +121,9 @@ export async function listPackages(root: string, packagesDir: string, reader: Tr
 
 async function readPackageEntry(root: string, dir: string, name: string, reader: TreeReader): Promise<PackageEntry> {
   const pkgPath = join(dir, name);
-  const listing = await reader.list(path.resolve(root, pkgPath));
-  const folders = await Promise.all(
-    listing.dirs.map(async (folder) => ({
-      name: folder,
-      hasPackageFile: (await reader.list(path.resolve(root, pkgPath, folder))).files.includes(PACKAGE_FILE),
-    })),
-  );
-  const entry: PackageEntry = { name, path: pkgPath, versions: versionEntries(pkgPath, folders) };
+  const abs = path.resolve(root, pkgPath);
+  const listing = await reader.list(abs);
+  const entry: PackageEntry = { name, path: pkgPath, versions: versionEntries(pkgPath, await markVersionFolders(abs, listing.dirs, reader)) };
   if (listing.files.includes(METADATA_FILE)) entry.metadataFile = join(pkgPath, METADATA_FILE);
   return entry;
 }
@@ -197,8 +192,12 @@ export function checkFolderVersion(res: PackageResource, folderVersion: string):
 /** The version folders (those holding a package.yaml) in a package folder, lowest version first. */
 export async function versionFoldersIn(packageFolder: string, reader: TreeReader = fsReader): Promise<string[]> {
   const { dirs } = await reader.list(packageFolder);
-  const folders = await Promise.all(dirs.map(async (d) => ({ name: d, hasPackageFile: (await reader.list(path.join(packageFolder, d))).files.includes(PACKAGE_FILE) })));
-  return versionEntries('', folders).map((v) => v.version);
+  return versionEntries('', await markVersionFolders(packageFolder, dirs, reader)).map((v) => v.version);
+}
+
+/** The sub-folders `dirs` of a package folder, each marked with whether it holds a package.yaml. */
+async function markVersionFolders(packageFolder: string, dirs: string[], reader: TreeReader): Promise<{ name: string; hasPackageFile: boolean }[]> {
+  return Promise.all(dirs.map(async (d) => ({ name: d, hasPackageFile: (await reader.list(path.join(packageFolder, d))).files.includes(PACKAGE_FILE) })));
 }
 
 /**
