@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import type { ExecFn } from '../tools/exec.js';
+import { failingKindTools } from '../../test/support/kind-tools.js';
 import { run } from './kind.js';
 
 function workspace() {
@@ -15,21 +15,8 @@ function workspace() {
   return { work, repo };
 }
 
-/** kind v0.33.0 and docker answer; `kind create` fails (or calls `during` first). */
-function tools(during?: () => void) {
-  const calls: string[][] = [];
-  const exec: ExecFn = async (cmd, args) => {
-    calls.push([cmd, ...args]);
-    if (cmd === 'kind' && args[0] === 'version') return { code: 0, stdout: 'kind v0.33.0 go1.25 linux/amd64\n', stderr: '' };
-    if (cmd === 'docker' && args[0] === 'version') return { code: 0, stdout: '27.0.0\n', stderr: '' };
-    if (cmd === 'kind' && args[0] === 'create') {
-      during?.();
-      return { code: 1, stdout: '', stderr: 'ERROR: failed to create cluster: node image not found\n' };
-    }
-    return { code: 0, stdout: '', stderr: '' };
-  };
-  return { exec, calls };
-}
+/** kind and docker answer; `kind create` fails (or calls `during` first). */
+const tools = (during?: () => void) => failingKindTools('ERROR: failed to create cluster: node image not found\n', during);
 
 const io = (cwd: string) => {
   const out = { stdout: '', stderr: '' };

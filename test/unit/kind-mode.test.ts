@@ -15,6 +15,7 @@ import { run } from '../../src/modes/kind.js';
 import type { ExecFn } from '../../src/tools/exec.js';
 import { actionTestScope } from '../support/action-scope.js';
 import { inputsFrom } from '../support/inputs.js';
+import { failingKindTools } from '../support/kind-tools.js';
 
 const dirs = actionTestScope();
 
@@ -51,20 +52,9 @@ function github(repo: string): GithubContext {
   };
 }
 
-/** kind v0.33.0 and a docker daemon that answer; `kind create` fails as with an unpullable node image. */
-function tools(): { exec: ExecFn; calls: string[][] } {
-  const calls: string[][] = [];
-  const exec: ExecFn = async (cmd, args) => {
-    calls.push([cmd, ...args]);
-    if (cmd === 'kind' && args[0] === 'version') return { code: 0, stdout: 'kind v0.33.0 go1.25 linux/amd64\n', stderr: '' };
-    if (cmd === 'docker' && args[0] === 'version') return { code: 0, stdout: '27.0.0\n', stderr: '' };
-    if (cmd === 'kind' && args[0] === 'create') {
-      return { code: 1, stdout: '', stderr: 'ERROR: failed to create cluster: failed to pull image "example.invalid/node:v0": dial tcp: lookup example.invalid: no such host\n' };
-    }
-    return { code: 0, stdout: '', stderr: '' };
-  };
-  return { exec, calls };
-}
+/** kind and docker answer; `kind create` fails as with an unpullable node image. */
+const tools = () =>
+  failingKindTools('ERROR: failed to create cluster: failed to pull image "example.invalid/node:v0": dial tcp: lookup example.invalid: no such host\n');
 
 test('kind create failing: an error result per package naming the step and the cause, results.json, the summary; the cluster recorded for the post step', async () => {
   const { work, repo } = workspace();
