@@ -33,8 +33,9 @@ import { inputsFrom } from '../support/inputs.js';
 import { run as runMode } from '../../src/modes/bootstrap.js';
 import { execTool } from '../../src/tools/exec.js';
 import { buildInfoOf, controllerLog, renderMgmtObjects, stampedWith, TANZU_FRAMEWORK_COMMIT, tkgPids, tkgWorkspace } from './helpers/tkg-real.js';
+import { newRunId } from './helpers/run.js';
 
-const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+const runId = newRunId();
 let ws: Workspace & { standinProviders: string };
 // Per-test timeouts are explicit: jest reads testTimeout only from the global config.
 const T = 420_000;

@@ -10,7 +10,7 @@
  * The signals are real, sent to devpkg running as its own process (src/ transpiled by the test).
  */
 import { jest } from '@jest/globals';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,11 +25,9 @@ import { parseRegistry } from '../../src/flags.js';
 import { buildDevpkg, start, type BuiltDevpkg } from './helpers/built-cli.js';
 import { harnessEnv } from './helpers/env.js';
 import { createTestNamespace, deleteNamespace, harnessKubeConfig, statusCode } from './helpers/kube.js';
-import { repoRoot, runTool } from './helpers/run.js';
+import { newRunId, repoRoot, runTool } from './helpers/run.js';
+import { CLUSTER_REF, REPO_REF, setInfraProvider as setAntreaInfraProvider, VERSION_DIR } from './helpers/antrea.js';
 
-const REPO_REF = 'antrea.community.tanzu.vmware.com';
-const CLUSTER_REF = 'antrea.tanzu.vmware.com';
-const VERSION_DIR = 'addons/packages/antrea/1.5.3';
 
 let kc: KubeConfig;
 let ns = '';
@@ -37,16 +35,13 @@ let repo = '';
 let work = '';
 let registry = '';
 let built: BuiltDevpkg;
-const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+const runId = newRunId();
 
 async function git(...args: string[]): Promise<string> {
   return (await runTool('git', ['-C', repo, '-c', 'user.email=t@devpkg.test', '-c', 'user.name=t', ...args])).stdout.trim();
 }
 
-async function setInfraProvider(value: string): Promise<void> {
-  const f = path.join(repo, VERSION_DIR, 'bundle/config/values.yaml');
-  await writeFile(f, (await readFile(f, 'utf8')).replace(/^infraProvider: .*$/m, `infraProvider: ${value}`));
-}
+const setInfraProvider = (value: string) => setAntreaInfraProvider(repo, value);
 
 /** Runs the CLI in this process; `until` resolves once stderr holds the text (the run goes on). */
 function cli(args: string[]) {

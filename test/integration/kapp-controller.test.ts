@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import type { KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { createInstallAccount } from './helpers/kube.js';
+import { newRunId } from './helpers/run.js';
 
 const execFileP = promisify(execFile);
 
@@ -75,7 +76,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, des
 // ---- the scenario ----
 
 const registry = process.env.DEVPKG_TEST_REGISTRY ?? '';
-const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+const runId = newRunId();
 const ns = `devpkg-kc-${runId}`;
 const sa = `${PKGI}-${ns}-sa`;
 const clusterRole = `${PKGI}-${ns}-cluster-role`;

@@ -17,12 +17,12 @@ import { loadVersion } from '../../src/packages/layout.js';
 import { parsePackageFile, parsePackageMetadataFile, type Package } from '../../src/packages/model.js';
 import { renderOverlay } from '../../src/packages/overlay.js';
 import { ensureHarnessCrds } from './helpers/crds.js';
-import { repoRoot, runTool } from './helpers/run.js';
+import { newRunId, repoRoot, runTool } from './helpers/run.js';
 import { createInstallAccount } from './helpers/kube.js';
 
 const EXAMPLE = path.join(repoRoot, 'examples', 'tce-packages');
 const DIGEST = `sha256:${'d'.repeat(64)}`;
-const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+const runId = newRunId();
 
 interface Obj extends KubernetesObject {
   spec?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -27,7 +27,6 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { readGithubContext } from '../../src/action/context.js';
 import { RecordingHost } from '../../src/action/host.js';
-import { runCli } from '../../src/cli.js';
 import { installBaseline } from '../../src/cluster/baseline.js';
 import { ClusterClient } from '../../src/cluster/client.js';
 import { parseInputs } from '../../src/inputs.js';
@@ -39,6 +38,7 @@ import { parseRegistry } from '../../src/flags.js';
 import { inputsFrom } from '../support/inputs.js';
 import { harnessEnv } from './helpers/env.js';
 import { createTestNamespace, deleteNamespace, harnessKubeConfig, waitFor } from './helpers/kube.js';
+import { newRunId, runCliIn } from './helpers/run.js';
 
 const REF = 'web.devpkg.test';
 const WAIT = '150s';
@@ -49,16 +49,11 @@ let work = '';
 let root = '';
 let registry = '';
 let registryPort = '';
-const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+const runId = newRunId();
 const versionDir = (): string => path.join(root, 'web', '1.0.0');
 const configFile = (name: string): string => path.join(versionDir(), 'bundle', 'config', name);
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: process.env, cwd: work });
-  return { code, stdout, stderr };
-}
+const cli = (args: string[]) => runCliIn(work, args);
 
 function devArgs(extra: string[]): string[] {
   return ['dev', '--package', versionDir(), '--registry', registry, '--package-install', `${ns}/web`, '--settle', '2s', '--timeout', WAIT, '--diagnostics', path.join(work, 'diagnostics'), ...extra];

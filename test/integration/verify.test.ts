@@ -19,7 +19,6 @@ import path from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { RecordingHost } from '../../src/action/host.js';
 import { readGithubContext } from '../../src/action/context.js';
-import { runCli } from '../../src/cli.js';
 import { installBaseline } from '../../src/cluster/baseline.js';
 import { ClusterClient } from '../../src/cluster/client.js';
 import { runDevPipeline } from '../../src/cluster/dev.js';
@@ -35,11 +34,9 @@ import { verifyPackageInstall } from '../../src/verify/verifier.js';
 import { parseRegistry } from '../../src/flags.js';
 import { harnessEnv } from './helpers/env.js';
 import { createTestNamespace, deleteNamespace, harnessKubeConfig } from './helpers/kube.js';
-import { repoRoot, restartApiserver, runTool } from './helpers/run.js';
+import { newRunId, repoRoot, restartApiserver, runCliIn, runTool } from './helpers/run.js';
+import { CLUSTER_REF, REPO_REF, setInfraProvider as setAntreaInfraProvider, VERSION_DIR } from './helpers/antrea.js';
 
-const REPO_REF = 'antrea.community.tanzu.vmware.com';
-const CLUSTER_REF = 'antrea.tanzu.vmware.com';
-const VERSION_DIR = 'addons/packages/antrea/1.5.3';
 const WAIT = '150s';
 
 let kc: KubeConfig;
@@ -48,24 +45,15 @@ let repo = '';
 let work = '';
 let baseCommit = '';
 let registry = '';
-const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+const runId = newRunId();
 
 async function git(...args: string[]): Promise<string> {
   return (await runTool('git', ['-C', repo, ...args])).stdout.trim();
 }
 
-async function setInfraProvider(value: string): Promise<void> {
-  const f = path.join(repo, VERSION_DIR, 'bundle/config/values.yaml');
-  const text = await readFile(f, 'utf8');
-  await writeFile(f, text.replace(/^infraProvider: .*$/m, `infraProvider: ${value}`));
-}
+const setInfraProvider = (value: string) => setAntreaInfraProvider(repo, value);
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: process.env, cwd: work });
-  return { code, stdout, stderr };
-}
+const cli = (args: string[]) => runCliIn(work, args);
 
 function devArgs(extra: string[] = []): string[] {
   return [

@@ -9,6 +9,20 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const controlplaneScript = join(repoRoot, 'test', 'harness', 'controlplane.sh');
 
+/** A short id unique to one test file's run, for namespaces and repository paths. */
+export function newRunId(): string {
+  return `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+}
+
+/** devpkg's CLI run in process in `cwd`, with its exit code and what it printed. */
+export async function runCliIn(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { runCli } = await import('../../../src/cli.js');
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: process.env, cwd });
+  return { code, stdout, stderr };
+}
+
 /**
  * A new temp folder, filled by `fill`. When `fill` throws, the folder is removed before the error
  * goes on: no caller ever gets it to remove.
