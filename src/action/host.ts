@@ -27,8 +27,15 @@ export interface ActionHost {
 
 export type ActionsCore = typeof Core;
 
-function properties(where?: Annotation): Core.AnnotationProperties {
-  return { title: where?.title, file: where?.file, startLine: where?.line };
+/**
+ * The annotation's properties with only the ones that are set, or undefined when none is:
+ * @actions/core writes `::warning ::message` (a space, read as plain text by act and other
+ * readers of the protocol) for an object whose keys are all undefined.
+ */
+export function properties(where?: Annotation): Core.AnnotationProperties | undefined {
+  const all: Core.AnnotationProperties = { title: where?.title, file: where?.file, startLine: where?.line };
+  const set = Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined && v !== '')) as Core.AnnotationProperties;
+  return Object.keys(set).length > 0 ? set : undefined;
 }
 
 /** The ActionHost of a real run: every call goes to @actions/core. */
