@@ -1,5 +1,6 @@
-// Two tiers: unit (pure code, real git in temp dirs, argv) and integration
-// (the harness: a real control plane, registry, Carvel tools and kapp-controller).
+// Three tiers: unit (pure code, real git in temp dirs, argv), integration (the harness: a real
+// control plane, registry, Carvel tools and kapp-controller) and workflows (the workflow files we
+// ship, run by nektos/act with our stand-ins for GitHub's actions and API; test/workflows/).
 const tsJest = [
   'ts-jest',
   { useESM: true, tsconfig: 'tsconfig.json', diagnostics: false },
@@ -24,6 +25,12 @@ export default {
       globalSetup: '<rootDir>/test/integration/globalSetup.mjs',
       globalTeardown: '<rootDir>/test/integration/globalTeardown.mjs',
       testTimeout: 300000,
+      setupFilesAfterEnv: ['<rootDir>/test/integration/setupTimeout.mjs'],
+    },
+    {
+      ...common,
+      displayName: 'workflows',
+      testMatch: ['<rootDir>/test/workflows/**/*.test.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/integration/setupTimeout.mjs'],
     },
   ],

@@ -1,0 +1,156 @@
+// Kind mode as a runner runs it: e2e-kind.yml (in devpkg's repository, `uses: ./`) and the
+// devpkg-kind.yml example (in a consumer repository, `uses: devpkg/devpkg@<sha>`) executed by act
+// on the kind harness (test/harness/kind.sh: a private dockerd with the node, registry and
+// kapp-controller images made on this machine). The machine's pieces come in through the inputs
+// users on a mirror set: kind-node-image, kind-config, registry-image, kapp-controller-manifest
+// (added to the workflow's devpkg step here; e2e-kind.yml's kapp-controller-version gives way
+// to the manifest, as devpkg takes one of them). The action's `post` step, run by act, must
+// leave no cluster and no registry container; a cancelled run must post nothing and leave nothing.
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { kindHarnessDown, kindHarnessIsUp, kindHarnessUp, type KindHarness } from '../integration/helpers/kind.js';
+import { marker } from '../../src/report/comment.js';
+import { expectSuccess, jobOf, jobResults } from './helpers/act.js';
+import { artifactsOf, checkout, makeConsumer, makeWorld, PR, pullRequestEvent, runIn, type Consumer, type World } from './helpers/world.js';
+
+const T = 1_800_000;
+let kh: KindHarness;
+let startedHere = false;
+
+/** The machine's kind inputs as `with:` lines at `indent`. */
+function machineInputs(indent: string): string {
+  return [
+    `kind-node-image: ${kh.nodeImage}`,
+    `kind-config: ${kh.config}`,
+    `registry-image: ${kh.registryImage}`,
+    `kapp-controller-manifest: ${kh.kappControllerManifest}`,
+  ].map((l) => `${indent}${l}\n`).join('');
+}
+
+/** Adds the machine inputs after `anchor` (a `with:` line of the devpkg step), keeping its indent. */
+function withMachineInputs(text: string, anchor: RegExp): string {
+  const m = anchor.exec(text);
+  if (!m) throw new Error(`no ${anchor} in the workflow`);
+  const indent = /^( *)/.exec(m[0])![1]!;
+  return text.replace(anchor, `${m[0]}\n${machineInputs(indent)}`.replace(/\n$/, ''));
+}
+
+/** The jobs' environment: the harness's PATH (kind, kubectl, docker, Carvel CLIs) after Node 24, its DOCKER_HOST. */
+function kindEnv(w: World): { path: string; env: Record<string, string> } {
+  return { path: `${join(w.nodes['24']!, '..')}:${kh.env.PATH}`, env: { DOCKER_HOST: kh.dockerHost } };
+}
+
+/** What kind mode could leave behind on the engine: clusters and containers. */
+function leftovers(): { clusters: string[]; containers: string[] } {
+  const env = kh.env;
+  const clusters = execFileSync('kind', ['get', 'clusters'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').filter(Boolean);
+  const containers = execFileSync('docker', ['ps', '-a', '--format', '{{.Names}}'], { env, encoding: 'utf8' }).split('\n').filter(Boolean);
+  return { clusters, containers };
+}
+
+beforeAll(async () => {
+  startedHere = !(await kindHarnessIsUp());
+  kh = await kindHarnessUp();
+  expect(leftovers()).toEqual({ clusters: [], containers: [] });
+}, T);
+afterAll(async () => {
+  if (startedHere) await kindHarnessDown();
+}, T);
+
+describe('e2e-kind.yml, job kind', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await makeWorld('devpkg', 'devpkg', 'devpkg-wf-e2e-kind-', (dir) => {
+      const file = join(dir, '.github', 'workflows', 'e2e-kind.yml');
+      const text = readFileSync(file, 'utf8').replace(/^ *kapp-controller-version: v0\.51\.0\n/m, '');
+      writeFileSync(file, withMachineInputs(text, /^ *mode: kind$/m));
+    });
+  }, T);
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  test('the dev version wins, the assertion holds, the results are uploaded, and the post step leaves nothing', async () => {
+    const id = w.nextRunId();
+    const run = await runIn(w, w.devpkgDir, '.github/workflows/e2e-kind.yml', 'workflow_dispatch', { inputs: {} }, { runId: id, job: 'kind', ...kindEnv(w), timeoutMs: T });
+    expectSuccess(run);
+    expect(jobResults(run)).toEqual({ kind: 'success' });
+    const o = jobOf(run, 'kind').outputs;
+    expect(o.result).toBe('success');
+    expect(JSON.parse(o.results!).map((r: { name: string; verdict: string }) => `${r.name} ${r.verdict}`)).toEqual(['antrea won']);
+    expect(run.text).toContain('antrea/1.5.3: won');
+    expect(Object.keys(artifactsOf(w, 'devpkg/devpkg', id))).toEqual(['devpkg-e2e-kind']);
+    expect(run.log.some((e) => String(e.msg ?? '').includes('Success - Post devpkg (kind mode)'))).toBe(true);
+    expect(leftovers()).toEqual({ clusters: [], containers: [] });
+  }, T);
+});
+
+describe('examples/workflows/devpkg-kind.yml on a pull request changing antrea', () => {
+  let w: World;
+  let c: Consumer;
+  beforeAll(async () => {
+    w = await makeWorld('example', 'tce', 'devpkg-wf-kind-');
+    c = makeConsumer(w, (name, text) => (name === 'devpkg-kind.yml' ? withMachineInputs(text, /^ *mode: kind$/m) : text));
+    checkout(c, 'one-package');
+  }, T);
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  test('the dev version wins; the sticky comment, outputs and artifact are there; nothing is left', async () => {
+    const id = w.nextRunId();
+    const run = await runIn(w, c.dir, '.github/workflows/devpkg-kind.yml', 'pull_request', pullRequestEvent(c, 'one-package'), { runId: id, ...kindEnv(w), timeoutMs: T });
+    expectSuccess(run);
+    expect(jobResults(run)).toEqual({ verify: 'success' });
+    const o = jobOf(run, 'verify').outputs;
+    expect(o.result).toBe('success');
+    expect(JSON.parse(o.verdicts!)).toEqual({ 'antrea/1.5.3': 'won' });
+    expect(run.text).toContain('devpkg said success');
+    expect(artifactsOf(w, 'example/tce', id)['devpkg-results']).toEqual(expect.arrayContaining(['report.md', 'results.json']));
+    const comments = w.standin.commentsOn(PR);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body.startsWith(marker('devpkg'))).toBe(true);
+    expect(comments[0]!.body).toContain('won');
+    expect(leftovers()).toEqual({ clusters: [], containers: [] });
+  }, T);
+
+  test('cancelled while waiting for the dev version: nothing posted, nothing left', async () => {
+    const posted = w.standin.count('POST', /comments$/) + w.standin.count('PATCH', /comments\/\d+$/);
+    let interrupted = false;
+    /** GitHub's runner cancels a job by SIGINT to act's job and to the step's process (act starts steps in their own process group). */
+    const cancelWhenWaiting = (child: ChildProcess, output: () => string) => {
+      const timer = setInterval(() => {
+        if (interrupted || !/waiting for \S+-dev\.\S+ to win/.test(output())) return;
+        interrupted = true;
+        clearInterval(timer);
+        process.kill(child.pid!, 'SIGINT');
+        for (const pid of devpkgSteps(w)) process.kill(pid, 'SIGINT');
+      }, 500);
+      child.on('close', () => clearInterval(timer));
+    };
+    const run = await runIn(w, c.dir, '.github/workflows/devpkg-kind.yml', 'pull_request', pullRequestEvent(c, 'one-package'), { ...kindEnv(w), timeoutMs: T, onStart: cancelWhenWaiting });
+    expect(interrupted).toBe(true);
+    expect(run.code).not.toBe(0);
+    expect(run.text).toContain('devpkg was interrupted by SIGINT');
+    expect(run.text).not.toContain('devpkg said');
+    expect(w.standin.count('POST', /comments$/) + w.standin.count('PATCH', /comments\/\d+$/)).toBe(posted);
+    expect(leftovers()).toEqual({ clusters: [], containers: [] });
+  }, T);
+});
+
+/** PIDs of devpkg's main step (node …/dist/index.js) started by this world's act runs. */
+function devpkgSteps(w: World): number[] {
+  const pids: number[] = [];
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
+      if (!cmd.includes('dist/index.js')) continue;
+      if (!readFileSync(`/proc/${p}/environ`, 'utf8').split('\0').includes(`DEVPKG_STANDIN_ARTIFACTS=${w.artifacts}`)) continue;
+      pids.push(Number(p));
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+  return pids;
+}

@@ -1,0 +1,130 @@
+// The reusable workflow (.github/workflows/devpkg.yml) as a runner runs it: self-test-reusable.yml
+// in devpkg's own repository at a commit (detect -> a plan-mode leg per package version -> one
+// report -> the check job), executed by act on this machine. Then two broken variants of the
+// reusable workflow that actionlint passes (it cannot see what an action sets, nor what a
+// matrix expands to) and this tier fails.
+import { marker } from '../../src/report/comment.js';
+import { expectSuccess, jobOf, jobResults } from './helpers/act.js';
+import { artifactsOf, makeWorld, PR, readArtifactFile, runIn, type World } from './helpers/world.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const T = 600_000;
+const SELF_TEST = '.github/workflows/self-test-reusable.yml';
+const HEADER = 'self-test-reusable';
+const LEGS = ['devpkg-results-self-test-reusable-antrea-1.5.3', 'devpkg-results-self-test-reusable-calico-3.22.1'];
+
+/** A pull_request event of devpkg's own PR #7 (same repository), at the world's commit. */
+function selfPullRequest(w: World): Record<string, unknown> {
+  return {
+    action: 'synchronize',
+    number: PR,
+    pull_request: {
+      number: PR,
+      head: { ref: 'change', sha: w.devpkgSha, repo: { full_name: 'devpkg/devpkg', fork: false } },
+      base: { ref: 'main', sha: w.devpkgSha, repo: { full_name: 'devpkg/devpkg', fork: false } },
+    },
+    repository: { name: 'devpkg', full_name: 'devpkg/devpkg', owner: { login: 'devpkg' }, default_branch: 'main' },
+  };
+}
+
+describe('self-test-reusable.yml through act', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await makeWorld('devpkg', 'devpkg', 'devpkg-wf-reusable-');
+  }, T);
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  test('first run: detect, one leg per package version, the report and the check succeed; outputs, artifacts and the sticky comment are there', async () => {
+    const id = w.nextRunId();
+    const run = await runIn(w, w.devpkgDir, SELF_TEST, 'pull_request', selfPullRequest(w), { runId: id });
+    expectSuccess(run);
+    expect(jobResults(run)).toEqual({
+      detect: 'success',
+      'verify antrea/1.5.3-1': 'success',
+      'verify calico/3.22.1-2': 'success',
+      report: 'success',
+      check: 'success',
+    });
+    const detect = jobOf(run, 'detect');
+    expect(JSON.parse(detect.outputs.packages!).map((p: { name: string; version: string }) => `${p.name}/${p.version}`)).toEqual(['antrea/1.5.3', 'calico/3.22.1']);
+    expect(JSON.parse(detect.outputs.matrix!).include.map((m: { package: string }) => m.package)).toEqual(['antrea/1.5.3', 'calico/3.22.1']);
+    const report = jobOf(run, 'report');
+    expect(report.outputs.result).toBe('success');
+    expect(JSON.parse(report.outputs.results!).map((r: { name: string; verdict: string }) => `${r.name} ${r.verdict}`)).toEqual(['antrea planned', 'calico planned']);
+    expect(report.outputs['results-dir']).toMatch(/devpkg-report-self-test-reusable$/);
+    // Each leg uploaded its results-dir under its own name: results.json and report.md.
+    const artifacts = artifactsOf(w, 'devpkg/devpkg', id);
+    expect(Object.keys(artifacts).sort()).toEqual(LEGS);
+    for (const leg of LEGS) {
+      expect(artifacts[leg]).toEqual(expect.arrayContaining(['report.md', 'results.json']));
+      expect(JSON.parse(readArtifactFile(w, 'devpkg/devpkg', id, leg, 'results.json')).artifactName).toBe(leg);
+    }
+    // One sticky comment on the pull request, from the report job, naming both versions.
+    const comments = w.standin.commentsOn(PR);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body.startsWith(marker(HEADER))).toBe(true);
+    expect(comments[0]!.body).toMatch(/antrea[\s\S]*1\.5\.4-dev\.\d+\.1/);
+    expect(comments[0]!.body).toMatch(/calico[\s\S]*3\.22\.2-dev\.\d+\.1/);
+    expect(comments[0]!.body).toContain(`/actions/runs/${id}`);
+    // No annotation printed as `::warning ::` (the space act and other readers show as text).
+    expect(run.text).not.toMatch(/::(warning|error|notice) ::/);
+  }, T);
+
+  test('second run: the same comment is updated, not duplicated', async () => {
+    const first = w.standin.commentsOn(PR)[0]!;
+    const id = w.nextRunId();
+    const run = await runIn(w, w.devpkgDir, SELF_TEST, 'pull_request', selfPullRequest(w), { runId: id });
+    expectSuccess(run);
+    const comments = w.standin.commentsOn(PR);
+    expect(comments.map((c) => c.id)).toEqual([first.id]);
+    expect(comments[0]!.body).toContain(`/actions/runs/${id}`);
+    expect(w.standin.count('POST', /\/issues\/\d+\/comments$/)).toBe(1);
+    expect(w.standin.count('PATCH', /\/issues\/comments\/\d+$/)).toBeGreaterThanOrEqual(1);
+  }, T);
+});
+
+/** Edits .github/workflows/devpkg.yml of the devpkg repository under test. */
+function editReusable(edit: (text: string) => string): (dir: string) => void {
+  return (dir) => {
+    const file = join(dir, '.github', 'workflows', 'devpkg.yml');
+    const before = readFileSync(file, 'utf8');
+    const after = edit(before);
+    if (after === before) throw new Error('the edit changed nothing in devpkg.yml');
+    writeFileSync(file, after);
+  };
+}
+
+describe('broken reusable workflows that actionlint passes fail this tier', () => {
+  test('the report job maps its result output from a step output the action does not set', async () => {
+    // `verdict` is not an output of action.yml (it sets result and verdicts): on GitHub the
+    // workflow's result output is then empty, and callers reading it see nothing.
+    const w = await makeWorld('devpkg', 'devpkg', 'devpkg-wf-broken-output-', editReusable((t) => t.replace('result: ${{ steps.report.outputs.result }}', 'result: ${{ steps.report.outputs.verdict }}')));
+    try {
+      const run = await runIn(w, w.devpkgDir, SELF_TEST, 'workflow_dispatch', { inputs: {} });
+      expect(run.code).not.toBe(0);
+      expect(jobResults(run).check).toBe('failure');
+      expect(run.text).toContain('result: ');
+      expect(run.text).not.toContain('result: success');
+    } finally {
+      await w.close();
+    }
+  }, T);
+
+  test('two matrix legs upload artifacts of the same name', async () => {
+    // The name no longer carries the leg's package: the second leg's upload replaces the first
+    // (overwrite: true), and the report merges one result instead of two.
+    const w = await makeWorld('devpkg', 'devpkg', 'devpkg-wf-broken-artifact-', editReusable((t) => t.replace('ARTIFACT_NAME: devpkg-results-${{ inputs.comment-header }}-${{ matrix.name }}-${{ matrix.version }}', 'ARTIFACT_NAME: devpkg-results-${{ inputs.comment-header }}-leg')));
+    try {
+      const id = w.nextRunId();
+      const run = await runIn(w, w.devpkgDir, SELF_TEST, 'workflow_dispatch', { inputs: {} }, { runId: id });
+      expect(run.code).not.toBe(0);
+      expect(jobResults(run).check).toBe('failure');
+      expect(Object.keys(artifactsOf(w, 'devpkg/devpkg', id))).toEqual(['devpkg-results-self-test-reusable-leg']);
+    } finally {
+      await w.close();
+    }
+  }, T);
+});
