@@ -19,7 +19,7 @@ act="$out/bin/act"
 
 ensure_workflow_packages() {
   local missing=() pair
-  for pair in $WORKFLOW_DEBIAN_PACKAGES; do
+  for pair in $WORKFLOW_DEBIAN_PACKAGES git:git; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
   done
   [ ${#missing[@]} -eq 0 ] && return 0

@@ -83,6 +83,9 @@ harness_commands() {
   # the control plane runs without them).
   for pair in $KIND_DEBIAN_PACKAGES; do printf '%s kind-debian:%s\n' "${pair%%:*}" "${pair#*:}"; done
   printf '%s kind-built:%s\n' kind kind devpkg-runc runtime-wrapper
+  # The workflow tier's (test/harness/act.sh builds act and installs these; not needed by the others).
+  for pair in $WORKFLOW_DEBIAN_PACKAGES; do printf '%s workflow-debian:%s\n' "${pair%%:*}" "${pair#*:}"; done
+  printf '%s workflow-built:%s\n' act act
 }
 
 # Fails once, naming every missing command and how to get it (built ones are looked up in the

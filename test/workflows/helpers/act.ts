@@ -127,7 +127,7 @@ export function parseActLog(text: string): { log: Array<Record<string, unknown>>
     if (typeof entry.jobResult === 'string') job.result = entry.jobResult;
     if (entry.command === 'set-output' && typeof entry.name === 'string') job.outputs[entry.name] = String(entry.arg ?? '');
     const msg = String(entry.msg ?? '');
-    if (/^\s*(❗|⚠|❌)?\s*::(warning|error)/.test(msg) || entry.command === 'warning' || entry.command === 'error') job.annotations.push(msg.trim());
+    if (/^[^:]*::(warning|error)/.test(msg)) job.annotations.push(msg.trim());
   }
   return { log, jobs };
 }
