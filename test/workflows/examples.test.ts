@@ -142,4 +142,18 @@ describe('the fork-safe pair: devpkg-fork-pr.yml, then devpkg-fork-report.yml th
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body.startsWith(marker('devpkg'))).toBe(true);
   }, T);
+
+  test('the pull request moved on since the fork run: no comment, and a warning the runner reads as one', async () => {
+    checkout(c, 'docs-only');
+    w.standin.comments.clear();
+    w.standin.pulls.set(PR, { headSha: c.heads['one-package']! });
+    const prRun = w.nextRunId();
+    ok(await runIn(w, c.dir, '.github/workflows/devpkg-fork-pr.yml', 'pull_request', pullRequestEvent(c, 'docs-only', true), { runId: prRun }));
+    checkout(c, 'main');
+    const run = await runIn(w, c.dir, '.github/workflows/devpkg-fork-report.yml', 'workflow_run', workflowRunEvent(c, 'docs-only', prRun, 'devpkg', 'success'));
+    ok(run);
+    expect(w.standin.commentsOn(PR)).toEqual([]);
+    // `::warning::message`: with a space (`::warning ::`) act and other readers show plain text.
+    expect(job(run, 'report').annotations).toEqual([expect.stringMatching(/^\S*\s*::warning::the results name pull request #7, whose head is [0-9a-f]{12}, but the run that made them tested [0-9a-f]{12}: no comment$/)]);
+  }, T);
 });
