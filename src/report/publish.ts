@@ -32,6 +32,8 @@ export interface PublishContext {
   github: GithubContext;
   host: ActionHost;
   env: NodeJS.ProcessEnv;
+  /** Aborted when the runner cancelled the job (SIGINT/SIGTERM): the report is kept, nothing is posted. */
+  signal?: AbortSignal;
 }
 
 export interface PublishOptions {
@@ -144,6 +146,14 @@ export async function publishReport(opts: PublishOptions): Promise<PublishOutcom
 
   const outcome: PublishOutcome = { result, markdown: rendered.markdown, trimmed: rendered.trimmed, resultsDir, files };
   if (!inputs.comment) return outcome;
+  // A cancelled run posts nothing: the run that replaced it may own the sticky comment already,
+  // and partial results would overwrite its report (the workflows guard their steps with
+  // !cancelled() for the same reason).
+  if (ctx.signal?.aborted) {
+    outcome.commentSkipped = 'the run was cancelled';
+    host.info('the run was cancelled: no pull request comment (a newer run may own it); the report is in the job summary and the results folder');
+    return outcome;
+  }
   if (prNumber === undefined) {
     outcome.commentSkipped = 'not a pull request';
     return outcome;

@@ -174,6 +174,19 @@ describe('publishReport', () => {
     expect(out.comment).toMatchObject({ action: 'created' });
   });
 
+  test('a cancelled run (the signal aborted) keeps its report but posts nothing', async () => {
+    const c = ctx();
+    const cancel = new AbortController();
+    cancel.abort();
+    const out = await publishReport({ results: [wonKind()], ctx: { ...c, signal: cancel.signal }, octokit });
+    expect(out.commentSkipped).toBe('the run was cancelled');
+    expect(out.comment).toBeUndefined();
+    expect(standin.requests).toEqual([]);
+    expect(c.host.summaries).toEqual([out.markdown]);
+    expect(out.files.length).toBeGreaterThan(0);
+    expect(c.host.logs).toContain('the run was cancelled: no pull request comment (a newer run may own it); the report is in the job summary and the results folder');
+  });
+
   test('a step without an id: the log line shows where the id goes', async () => {
     const c = ctx({ comment: false });
     c.env.GITHUB_ACTION = '__devpkg_devpkg';
