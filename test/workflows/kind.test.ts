@@ -86,12 +86,12 @@ describe('e2e-kind.yml, job kind', () => {
   }, T);
 });
 
-describe('examples/workflows/devpkg-kind.yml on a pull request changing antrea', () => {
+describe('examples/workflows/devpkg-kind.yml and devpkg-pr.yml on a pull request changing antrea', () => {
   let w: World;
   let c: Consumer;
   beforeAll(async () => {
     w = await makeWorld('example', 'tce', 'devpkg-wf-kind-');
-    c = makeConsumer(w, (name, text) => (name === 'devpkg-kind.yml' ? withMachineInputs(text, /^ *mode: kind$/m) : text));
+    c = makeConsumer(w, (name, text) => (['devpkg-kind.yml', 'devpkg-pr.yml'].includes(name) ? withMachineInputs(text, /^ *mode: kind$/m) : text));
     checkout(c, 'one-package');
   }, T);
   afterAll(async () => {
@@ -111,6 +111,21 @@ describe('examples/workflows/devpkg-kind.yml on a pull request changing antrea',
     const comments = w.standin.commentsOn(PR);
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body.startsWith(marker('devpkg'))).toBe(true);
+    expect(comments[0]!.body).toContain('won');
+    expect(leftovers()).toEqual({ clusters: [], containers: [] });
+  }, T);
+
+  test('devpkg-pr.yml (the reusable workflow): detect, a kind leg, one report comment; nothing is left', async () => {
+    w.standin.comments.clear();
+    const id = w.nextRunId();
+    const run = await runIn(w, c.dir, '.github/workflows/devpkg-pr.yml', 'pull_request', pullRequestEvent(c, 'one-package'), { runId: id, ...kindEnv(w), timeoutMs: T });
+    expectSuccess(run);
+    expect(jobResults(run)).toEqual({ detect: 'success', 'verify antrea/1.5.3-1': 'success', report: 'success' });
+    expect(jobOf(run, 'report').outputs.result).toBe('success');
+    expect(JSON.parse(jobOf(run, 'report').outputs.results!).map((r: { name: string; verdict: string }) => `${r.name} ${r.verdict}`)).toEqual(['antrea won']);
+    expect(Object.keys(artifactsOf(w, 'example/tce', id))).toEqual(['devpkg-results-devpkg-antrea-1.5.3']);
+    const comments = w.standin.commentsOn(PR);
+    expect(comments).toHaveLength(1);
     expect(comments[0]!.body).toContain('won');
     expect(leftovers()).toEqual({ clusters: [], containers: [] });
   }, T);
