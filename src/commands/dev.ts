@@ -33,7 +33,7 @@ verify that kapp-controller installs it. Prints the verdict.
   --package-install NS/NAME  the PackageInstall to move (default: every one of the refName)
   --dev-version V            use this dev version instead of planning one
   --derive-from repo|cluster derive from the package.yaml (default) or the cluster's Package in place
-  --push-command CMD         push with the repository's own target (bash -c), DEVPKG_* in its env
+  --push-command CMD         the repository's own push target (bash -c at the repository root), DEVPKG_* in its env
   --lock-images              refresh .imgpkg/images.yml with kbld first
   --plain-http               use plain HTTP for a registry that is not loopback/RFC1918
   --settle DURATION          how long the win must hold (default 60s)

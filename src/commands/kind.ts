@@ -33,7 +33,7 @@ deletes the cluster and the registry container at the end (also on Ctrl-C), unle
   --packages LIST               NAME/VERSION,... instead of the diff; --all: every version folder
   --packages-dir D              default addons/packages
   --ref-name FROM=TO            map the repository refName to the cluster's (or a bare TO)
-  --push-command CMD            push with the repository's own target (bash -c), DEVPKG_* in its env
+  --push-command CMD            the repository's own push target (bash -c at the repository root), DEVPKG_* in its env
   --lock-images                 refresh .imgpkg/images.yml with kbld first
   --dev-version V               use this dev version instead of planning one
   --kind-version V              kind release (default v0.33.0: the one on PATH if it is that version, else downloaded, sha256-checked, cached)
