@@ -39,7 +39,8 @@ verify that kapp-controller installs it. Prints the verdict.
   --settle DURATION          how long the win must hold (default 60s)
   --timeout DURATION         give up after (default 10m)
   --assert FILE              YAML list of assertions checked after a win
-  --diagnostics DIR          on failure, objects, events and logs go here (default ./devpkg-diagnostics)
+  --diagnostics DIR          on failure, objects, events and logs go here (default: devpkg-diagnostics
+                             in the temp folder, outside the work tree)
   --json                     print the results as JSON (a list of PackageResult)
 
 Registry credentials, when needed: DEVPKG_REGISTRY_USERNAME and DEVPKG_REGISTRY_PASSWORD.

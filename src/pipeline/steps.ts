@@ -1,5 +1,6 @@
 // Steps the cluster, kind and bootstrap modes share: which packages changed, push + apply +
 // verify, imgpkg on PATH, and the end of a run (outputs, report, failure).
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from '../bundle/reference.js';
@@ -97,14 +98,17 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
       settleMs: inputs.settleMs,
       timeoutMs: inputs.timeoutMs,
       assertions,
-      diagnosticsDir: path.join(ctx.env.RUNNER_TEMP || path.join(o.root, '.devpkg'), 'devpkg-diagnostics'),
+      // Outside the work tree; finishRun copies them into the results folder.
+      diagnosticsDir: path.join(ctx.env.RUNNER_TEMP || tmpdir(), 'devpkg-diagnostics'),
       log: (m) => host.info(m),
       signal: ctx.signal,
     }).finally(async () => {
       for (const release of releases) await release();
     }),
   );
-  for (const r of verified) host.info(renderResultText(r));
+  // Diagnostics are named once they are copied into the results folder (finishRun), not here in
+  // the scratch folder that a terminal run removes at exit.
+  for (const r of verified) host.info(renderResultText({ ...r, diagnostics: undefined }));
   return [...verified, ...errors];
 }
 
