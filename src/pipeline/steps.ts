@@ -17,7 +17,7 @@ import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '.
 import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult } from '../results.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
-import { failedResult, loadForMode } from './problems.js';
+import { failedResult, interruptedResult, loadForMode } from './problems.js';
 import type { ModeContext } from './context.js';
 
 export interface ClusterRunOptions {
@@ -57,6 +57,10 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   const requests: VerifyRequest[] = [];
   const releases: Array<() => Promise<void>> = [];
   for (const ref of o.refs) {
+    if (ctx.signal?.aborted) {
+      errors.push(interruptedResult(ctx, ref, o.mode, ctx.signal, 'before its dev Package was pushed and applied', { phases: o.phases }));
+      continue;
+    }
     await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
       let problems: Problem[] = [];
       try {
@@ -88,7 +92,8 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
           requests.push(r);
         }
       } catch (err) {
-        errors.push(failedResult(ctx, ref, err, o.mode, { phases: o.phases, problems }));
+        if (ctx.signal?.aborted) errors.push(interruptedResult(ctx, ref, o.mode, ctx.signal, 'while its dev Package was pushed and applied', { phases: o.phases, problems }));
+        else errors.push(failedResult(ctx, ref, err, o.mode, { phases: o.phases, problems }));
       }
     });
   }

@@ -26,6 +26,7 @@ import type { EventSummary } from '../../src/verify/diagnostics.js';
 import type { PackageResult } from '../../src/results.js';
 import { parse as parseYaml } from 'yaml';
 import { inputsFrom } from '../support/inputs.js';
+import { buildDevpkg, start } from './helpers/built-cli.js';
 import { repoRoot, runTool } from './helpers/run.js';
 
 const T = 1_200_000;
@@ -406,4 +407,34 @@ test('mode kind: a dev bundle whose image cannot be pulled is reconcile-failed w
     rmSync(join(repo, 'hack', 'lock.env'), { force: true });
   }
   expect(await leftovers(a.cluster)).toEqual([]);
+}, T);
+
+test('devpkg kind (a real process): SIGINT in the settle window writes the interrupted result, closes the watches before the cluster goes, leaves no temp folder; exit 130', async () => {
+  const built = buildDevpkg();
+  const tmp = mkdtempSync(join(work, 'tmp-'));
+  const resultsDir = join(work, 'sigint-results');
+  try {
+    const before = await engineState();
+    const flags = Object.entries(machineInputs()).flatMap(([k, v]) => [`--${k}`, v]);
+    const run = start(
+      built.cli,
+      ['kind', '--repo', repo, '--base', base, '--head', head, '--push-command', 'bash hack/push.sh', '--settle', '600s', '--timeout', '5m', '--results-dir', resultsDir, ...flags],
+      { env: { ...process.env, TMPDIR: tmp }, cwd: repo },
+    );
+    await run.until('won; holding for the 600s settle window');
+    run.child.kill('SIGINT');
+    const exit = await run.exited;
+    expect(exit).toEqual({ code: 130, signal: null });
+    const doc = JSON.parse(readFileSync(join(resultsDir, 'results.json'), 'utf8')) as { results: PackageResult[] };
+    expect(doc.results.map((r) => [r.name, r.verdict])).toEqual([['web', 'interrupted']]);
+    expect(doc.results[0]!.reason).toMatch(/interrupted by SIGINT/);
+    expect(readFileSync(join(resultsDir, 'report.md'), 'utf8')).toContain('interrupted');
+    expect(run.stdout()).toMatch(/web\/1\.0\.0: INTERRUPTED/);
+    // The watches were closed before the cluster was deleted: none of them reconnects to a dead API server.
+    expect(run.stderr()).not.toMatch(/reconnecting|ECONNREFUSED/);
+    expect(readdirSync(tmp).filter((d) => d.startsWith('devpkg-'))).toEqual([]);
+    expect(await engineState()).toEqual(before);
+  } finally {
+    built.remove();
+  }
 }, T);
