@@ -88,6 +88,8 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
         releases.push(dev.release);
         for (const r of dev.requests) {
           r.base.phases = [...(o.phases ?? []), { name: 'dev Package applied', seenAt: new Date().toISOString() }];
+          // Kind mode's cluster is deleted at the end: an interrupted result names nothing left applied.
+          if (o.mode === 'kind') delete r.applied;
           if (problems.length) r.base.problems = problems;
           requests.push(r);
         }

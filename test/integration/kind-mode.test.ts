@@ -428,6 +428,8 @@ test('devpkg kind (a real process): SIGINT in the settle window writes the inter
     const doc = JSON.parse(readFileSync(join(resultsDir, 'results.json'), 'utf8')) as { results: PackageResult[] };
     expect(doc.results.map((r) => [r.name, r.verdict])).toEqual([['web', 'interrupted']]);
     expect(doc.results[0]!.reason).toMatch(/interrupted by SIGINT/);
+    // The cluster is deleted: nothing is said to stay applied.
+    expect(doc.results[0]!.reason).not.toMatch(/stays applied/);
     expect(readFileSync(join(resultsDir, 'report.md'), 'utf8')).toContain('interrupted');
     expect(run.stdout()).toMatch(/web\/1\.0\.0: INTERRUPTED/);
     // The watches were closed before the cluster was deleted: none of them reconnects to a dead API server.
