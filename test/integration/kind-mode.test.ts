@@ -418,10 +418,10 @@ test('devpkg kind (a real process): SIGINT in the settle window writes the inter
     const flags = Object.entries(machineInputs()).flatMap(([k, v]) => [`--${k}`, v]);
     const run = start(
       built.cli,
-      ['kind', '--repo', repo, '--base', base, '--head', head, '--push-command', 'bash hack/push.sh', '--settle', '600s', '--timeout', '5m', '--results-dir', resultsDir, ...flags],
+      ['kind', '--repo', repo, '--base', base, '--head', head, '--push-command', 'bash hack/push.sh', '--settle', '300s', '--timeout', '10m', '--results-dir', resultsDir, ...flags],
       { env: { ...process.env, TMPDIR: tmp }, cwd: repo },
     );
-    await run.until('won; holding for the 600s settle window');
+    await run.until('won; holding for the 300s settle window');
     run.child.kill('SIGINT');
     const exit = await run.exited;
     expect(exit).toEqual({ code: 130, signal: null });
