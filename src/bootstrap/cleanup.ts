@@ -5,9 +5,14 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CleanupList, runCleanup, type CleanupItem } from '../cleanup.js';
+import { CleanupList, describe, runCleanup, type CleanupItem } from '../cleanup.js';
 import type { ExecFn } from '../tools/exec.js';
 import { tanzuArgs } from '../tools/tanzu.js';
+
+/** The command that deletes a management cluster, with the HOME the run used. */
+export function deleteCommandText(tanzuPath: string, clusterName: string, home?: string): string {
+  return [...(home ? [`HOME=${home}`] : []), tanzuPath, ...tanzuArgs.delete(clusterName)].join(' ');
+}
 
 export function stateFile(tanzuDir: string): string {
   return path.join(tanzuDir, 'tkg', 'devpkg-cleanup.json');
@@ -59,4 +64,36 @@ export async function cleanupBootstrap(items: CleanupItem[], exec: ExecFn, home:
     }
   }
   if (file) await rm(file, { force: true });
+}
+
+/** What takes minutes to delete: left for `devpkg bootstrap --cleanup` after a signal. */
+function slowToDelete(item: CleanupItem): boolean {
+  return item.kind === 'management-cluster' || item.kind === 'kind-cluster' || item.kind === 'docker-container';
+}
+
+/**
+ * After SIGINT/SIGTERM: undoes what is quick (the providers folder restored from its backup, temp
+ * folders) and keeps the clusters and containers, whose delete takes minutes, in the state file
+ * for `devpkg bootstrap --cleanup`. Returns one line per item kept, with its delete command.
+ */
+export async function cleanupInterrupted(
+  items: CleanupItem[],
+  exec: ExecFn,
+  home: string | undefined,
+  log: { info: (m: string) => void; warning: (m: string) => void },
+  file: string,
+): Promise<string[]> {
+  const kept = items.filter(slowToDelete);
+  await cleanupBootstrap(items.filter((i) => !slowToDelete(i)), exec, home, log);
+  if (kept.length) await writeFile(file, JSON.stringify(kept));
+  else await rm(file, { force: true });
+  return kept.map((i) =>
+    i.kind === 'management-cluster'
+      ? `management cluster ${i.name}: ${deleteCommandText(i.tanzu, i.name, home)}`
+      : i.kind === 'kind-cluster'
+        ? `${describe(i)}: kind delete cluster --name ${i.name}`
+        : i.kind === 'docker-container'
+          ? `${describe(i)}: docker rm -f ${i.name}`
+          : describe(i),
+  );
 }

@@ -26,6 +26,7 @@ import { Ytt } from '../tools/ytt.js';
 import type { DevSequence } from '../versions/index.js';
 import { verifyOne } from '../verify/index.js';
 import type { PackageResult, Phase } from '../results.js';
+import { deleteCommandText } from './cleanup.js';
 import { PHASE_NAMES, type PhaseNumber } from './phases.js';
 import { PhaseTracker } from './tracker.js';
 import { undoFindings, type Finding } from './undo.js';
@@ -68,6 +69,11 @@ export interface BootstrapOptions {
   /** Logs and the admin kubeconfig go here. */
   workDir: string;
   cleanup: CleanupList;
+  /**
+   * Aborted on SIGINT/SIGTERM: the create is stopped (the tanzu CLI gets SIGTERM), a wait ends at
+   * once, and the result is `interrupted`, naming the management cluster's delete command.
+   */
+  signal?: AbortSignal;
   exec?: ExecFn;
   log?: (m: string) => void;
   warn?: (m: string) => void;
@@ -85,6 +91,8 @@ export interface BootstrapOutcome {
   tanzuLog?: string;
   kubeconfig?: string;
   tkg2?: boolean;
+  /** The management cluster's delete command (set once its create was started). */
+  deleteCommand?: string;
 }
 
 /** Stands for the management cluster config file in a create command printed without --cluster-config. */
@@ -92,6 +100,15 @@ export const CLUSTER_CONFIG_PLACEHOLDER = '<cluster-config.yaml>';
 
 export function createCommandText(tanzuPath: string, clusterConfig: string, home?: string): string {
   return [...(home ? [`HOME=${home}`] : []), `${SUPPRESS_PROVIDERS_UPDATE}=1`, tanzuPath, ...tanzuArgs.create({ file: clusterConfig, infrastructure: 'docker' })].join(' ');
+}
+
+/** Resolves when `signal` is aborted (never without one). */
+function abortedBy(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (!signal) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
 
 function categoryOf(addonType: string): [string, string] {
@@ -111,7 +128,7 @@ export async function runBootstrap(o: BootstrapOptions): Promise<BootstrapOutcom
 }
 
 /** What the prepare half of a bootstrap hands to the create half. */
-interface PreparedBootstrap {
+export interface PreparedBootstrap {
   outcome: BootstrapOutcome;
   clusterConfig?: string;
   tanzu: Tanzu;
@@ -224,7 +241,7 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
 }
 
 /** Creates the management cluster, watches the three phases, and gives the verdict. */
-async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap): Promise<BootstrapOutcome> {
+export async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap): Promise<BootstrapOutcome> {
   const log = o.log ?? (() => undefined);
   const warn = o.warn ?? log;
   const exec = o.exec ?? execTool;
@@ -246,8 +263,25 @@ async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap): Promi
     mode: 'bootstrap',
   };
   const phases: Phase[] = [];
+  const by = () => String(o.signal?.reason ?? 'a signal');
+  if (o.signal?.aborted) {
+    outcome.result = { ...base, verdict: 'interrupted', reason: `interrupted by ${by()} before tanzu management-cluster create; no cluster was created`, timeline: [], phases };
+    return outcome;
+  }
   const mgmt: CleanupItem = { kind: 'management-cluster', name: clusterName, tanzu: o.tanzuPath };
   o.cleanup.record(mgmt);
+  const deleteCommand = deleteCommandText(o.tanzuPath, clusterName, o.paths.home);
+  outcome.deleteCommand = deleteCommand;
+  const interrupted = (during: string): BootstrapOutcome => {
+    outcome.result = {
+      ...base,
+      verdict: 'interrupted',
+      reason: `interrupted by ${by()} ${during}; the management cluster ${clusterName} may be there, partly made: delete it with ${deleteCommand}`,
+      timeline: [],
+      phases,
+    };
+    return outcome;
+  };
 
   const tanzuLog = path.join(o.workDir, 'tanzu-management-cluster-create.log');
   const started = Date.now();
@@ -265,6 +299,7 @@ async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap): Promi
       onOutput: (c) => {
         for (const line of c.split('\n')) if (line.trim()) log(`tanzu: ${line.trimEnd()}`);
       },
+      signal: o.signal,
     });
   } catch (err) {
     created = { code: -1, stdout: '', stderr: errorMessage(err) };
@@ -274,6 +309,7 @@ async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap): Promi
   await writeFile(path.join(o.workDir, 'tanzu-create-output.log'), `${created.stdout}\n${created.stderr}`);
   await recordLeftovers(exec, o.cleanup, mgmt, clusterName, log);
   outcome.tanzuLog = tanzuLog;
+  if (o.signal?.aborted) return interrupted(`during tanzu management-cluster create (after ${Math.round((Date.now() - started) / 1000)}s)`);
   if (created.code !== 0) {
     const tail = `${created.stdout}\n${created.stderr}`.trim().split('\n').slice(-15).join('\n');
     outcome.result = {
@@ -300,12 +336,14 @@ async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap): Promi
     const deadline = Date.now() + o.timeoutMs;
     let missingPhase: PhaseNumber | undefined;
     for (const p of [1, 2, 3] as PhaseNumber[]) {
-      if (!(await tracker.waitFor(p, Math.max(0, deadline - Date.now())))) {
+      const seen = await Promise.race([tracker.waitFor(p, Math.max(0, deadline - Date.now())), abortedBy(o.signal).then(() => false)]);
+      if (!seen) {
         missingPhase = p;
         break;
       }
     }
     phases.push(...tracker.phases());
+    if (o.signal?.aborted) return interrupted(`while waiting for ${PHASE_NAMES[missingPhase ?? 3]}`);
     // TKG 2.x shows itself by its ClusterBootstrap (there by the end of phase 3).
     const tkg2 = await isTkg2(kc);
     outcome.tkg2 = tkg2;
@@ -340,7 +378,10 @@ async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap): Promi
       // Nothing brings the dev Package back (the manager rewrites the refName on every reconcile;
       // a repository owns or deleted it): no need to wait for a win, only for the settle window.
       log(`phase 3 seen; ${decisive.text}; letting kapp-controller settle (${o.settleMs / 1000}s)`);
-      await new Promise((r) => setTimeout(r, o.settleMs));
+      let settle: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise((r) => (settle = setTimeout(r, o.settleMs))), abortedBy(o.signal)]);
+      clearTimeout(settle);
+      if (o.signal?.aborted) return interrupted(`in the settle window after phase 3 (${decisive.text})`);
       result = { ...base, phases, verdict: decisive.verdict!, reason: `PackageInstall ${pkgi.metadata?.namespace}/${pkgi.metadata?.name} cannot install the dev Package`, timeline: [] };
     } else {
       log(`phase 3 seen; verifying PackageInstall ${pkgi.metadata?.namespace}/${pkgi.metadata?.name} (settle ${o.settleMs / 1000}s)`);
@@ -350,8 +391,9 @@ async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap): Promi
           target: { namespace: String(pkgi.metadata?.namespace), name: String(pkgi.metadata?.name) },
           expect: { version: plan.version, digest },
         },
-        { kc, settleMs: o.settleMs, timeoutMs: o.timeoutMs, diagnosticsDir: path.join(o.workDir, 'diagnostics'), extraLogs: [tanzuLog], log },
+        { kc, settleMs: o.settleMs, timeoutMs: o.timeoutMs, diagnosticsDir: path.join(o.workDir, 'diagnostics'), extraLogs: [tanzuLog], log, signal: o.signal },
       );
+      if (result.verdict === 'interrupted') result.reason += `; the management cluster ${clusterName} stays until deleted: ${deleteCommand}`;
     }
     const findings = findingsNow();
     for (const f of findings) warn(f.text);

@@ -1,10 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExecFn, ExecOptions } from '../tools/exec.js';
+import { execTool, type ExecFn, type ExecOptions } from '../tools/exec.js';
 import { Imgpkg } from '../tools/imgpkg.js';
-import { explainPushFailure, pushBundle, pushCommandArgs, pushCommandEnv } from './push.js';
+import { explainPushFailure, pushBundle, pushCommandArgs, pushCommandDir, pushCommandEnv } from './push.js';
 import { parseRepository } from './reference.js';
 
 const DIGEST = 'sha256:' + 'ab'.repeat(32);
@@ -95,5 +96,86 @@ describe('pushBundle with a stand-in imgpkg', () => {
     await expect(pushBundle({ bundleDir, repository: parseRepository('localhost:5001/a'), tag: '1.0.0+dev', imgpkg, exec })).rejects.toThrow(/contains "\+"/);
     await expect(pushBundle({ bundleDir: dir, repository: parseRepository('localhost:5001/a'), tag: 't', imgpkg, exec })).rejects.toThrow(/has no .imgpkg\/images.yml/);
     expect(calls).toEqual([]);
+  });
+});
+
+// The push command runs at the repository root in every mode (issue 27): a root Makefile target
+// like TCE's `make push-package` and a script path relative to the root both work, whichever
+// folder the mode hands in (kind: the root; `devpkg dev`: the packages folder; a baseline: its
+// bundle exported outside the work tree). The registry is a stand-in fetch answering the checks.
+describe('push command working directory', () => {
+  let dir: string;
+  const registryFetch = (async (url: string | URL | Request, init?: RequestInit) => {
+    const u = String(url);
+    if (u.endsWith('/v2/')) return new Response('{}', { status: 200 });
+    if (init?.method === 'HEAD' && u.includes('/manifests/')) return new Response(null, { status: 200, headers: { 'docker-content-digest': DIGEST } });
+    return new Response('', { status: 404 });
+  }) as typeof fetch;
+  const MAKEFILE =
+    'push-package:\n' +
+    '\t@test -n "$(OCI_REGISTRY)" -a -n "$(PACKAGE)" -a -n "$(VERSION)" -a -n "$(TAG)"\n' +
+    '\t@printf "%s %s %s %s %s\\n" "$$(pwd)" "$(OCI_REGISTRY)" "$(PACKAGE)" "$(VERSION)" "$(TAG)" > pushed-by-make.txt\n';
+  const MAKE = 'make push-package OCI_REGISTRY="$DEVPKG_REGISTRY" PACKAGE="$DEVPKG_PACKAGE" VERSION="$DEVPKG_VERSION" TAG="$DEVPKG_TAG"';
+
+  beforeEach(async () => {
+    dir = await realpath(await mkdtemp(join(tmpdir(), 'devpkg-pushdir-test-')));
+  });
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  async function repoWithPackage(): Promise<{ root: string; packages: string; bundleDir: string }> {
+    const root = join(dir, 'repo');
+    const packages = join(root, 'addons', 'packages');
+    const bundleDir = join(packages, 'foo', '1.0.0', 'bundle');
+    await mkdir(join(bundleDir, '.imgpkg'), { recursive: true });
+    await mkdir(join(root, 'hack'));
+    await writeFile(join(root, 'Makefile'), MAKEFILE);
+    await writeFile(join(root, 'hack', 'push.sh'), 'pwd > pushed-by-script.txt\n');
+    execFileSync('git', ['init', '-q', root]);
+    return { root, packages, bundleDir };
+  }
+  const push = (bundleDir: string, pushCommand: string, cwd?: string) =>
+    pushBundle({
+      bundleDir,
+      repository: parseRepository('localhost:5001/devpkg/foo-bundle'),
+      tag: '1.0.1-dev.1',
+      pushCommand,
+      cwd,
+      env: { package: 'foo', version: '1.0.1-dev.1' },
+      fetch: registryFetch,
+    });
+
+  test.each([
+    ['the repository root (kind, cluster)', (r: { root: string }) => r.root],
+    ['the packages folder (devpkg dev)', (r: { packages: string }) => r.packages],
+    ['nothing: the current folder (bootstrap)', () => undefined],
+  ])('given %s, a root Makefile target runs at the root', async (_name, cwdOf) => {
+    const r = await repoWithPackage();
+    const out = await push(r.bundleDir, MAKE, cwdOf(r));
+    expect(out).toEqual({ image: `localhost:5001/devpkg/foo-bundle@${DIGEST}`, digest: DIGEST, tag: '1.0.1-dev.1' });
+    expect(await readFile(join(r.root, 'pushed-by-make.txt'), 'utf8')).toBe(`${r.root} localhost:5001/devpkg/foo-bundle foo 1.0.1-dev.1 1.0.1-dev.1\n`);
+  });
+
+  test('a script path relative to the root runs from the packages folder', async () => {
+    const r = await repoWithPackage();
+    await push(r.bundleDir, 'bash hack/push.sh', r.packages);
+    expect(await readFile(join(r.root, 'pushed-by-script.txt'), 'utf8')).toBe(`${r.root}\n`);
+  });
+
+  test('a bundle exported outside the work tree (the baseline) runs at the root of cwd', async () => {
+    const r = await repoWithPackage();
+    const exported = join(dir, 'export', 'bundle');
+    await mkdir(exported, { recursive: true });
+    await push(exported, MAKE, r.packages);
+    expect(existsSync(join(r.root, 'pushed-by-make.txt'))).toBe(true);
+  });
+
+  test('outside any git repository: in the folder given', async () => {
+    const bundleDir = join(dir, 'plain', 'bundle');
+    await mkdir(bundleDir, { recursive: true });
+    expect(await pushCommandDir(execTool, bundleDir, join(dir, 'plain'))).toBe(join(dir, 'plain'));
+    const missing: ExecFn = async () => {
+      throw new Error('git is not on PATH');
+    };
+    expect(await pushCommandDir(missing, bundleDir, dir)).toBe(dir);
   });
 });

@@ -5,6 +5,7 @@ import { DevpkgError } from '../errors.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { Imgpkg, imgpkgAuthEnv, scrubSecrets, type RegistryLogin } from '../tools/imgpkg.js';
 import { Kbld } from '../tools/kbld.js';
+import { gitTopLevel } from '../tools/git.js';
 import { lastLines } from '../tools/tool.js';
 import { checkBundleDir, parseBundleLock } from './folder.js';
 import { ensureCarvelTool } from '../tools/carvel.js';
@@ -24,7 +25,12 @@ export interface PushBundleOptions {
    * its environment (see pushCommandEnv). The digest is then read from the registry.
    */
   pushCommand?: string;
-  /** Working directory of the push command (default: the current one). */
+  /**
+   * A folder of the repository (the packages root). The push command runs at the repository's
+   * root, the git top level of the bundle (else of this folder), in every mode, so a root
+   * Makefile target or a script path relative to the root works; outside git, in this folder
+   * (default: the current one).
+   */
   cwd?: string;
   /** Run kbld to refresh `.imgpkg/images.yml` first. */
   lockImages?: boolean;
@@ -79,6 +85,15 @@ export function pushCommandEnv(o: {
 /** The argv of a push command: the user's own text, through the one shell devpkg ever starts. */
 export function pushCommandArgs(command: string): [string, string[]] {
   return ['bash', ['-c', command]];
+}
+
+/**
+ * Where a push command runs: the repository root (git top level) of the bundle, else of `cwd`
+ * (a baseline's bundle is exported outside the work tree), else `cwd` itself.
+ */
+export async function pushCommandDir(exec: ExecFn, bundleDir: string, cwd?: string): Promise<string> {
+  const fallback = resolve(cwd ?? process.cwd());
+  return (await gitTopLevel(exec, bundleDir)) ?? (await gitTopLevel(exec, fallback)) ?? fallback;
 }
 
 /** Turns a failed imgpkg/push-command output into an error that names the registry and the fix. */
@@ -139,8 +154,9 @@ export async function pushBundle(o: PushBundleOptions): Promise<PushBundleResult
       ...(login ? imgpkgAuthEnv(login, process.env) : {}),
     };
     const [cmd, args] = pushCommandArgs(o.pushCommand);
-    log(`running the push command for ${repo}:${tag}: ${o.pushCommand}`);
-    const r = await exec(cmd, args, { env, cwd: o.cwd, allowFail: true });
+    const cwd = await pushCommandDir(exec, bundleDir, o.cwd);
+    log(`running the push command for ${repo}:${tag} in ${cwd}: ${o.pushCommand}`);
+    const r = await exec(cmd, args, { env, cwd, allowFail: true });
     const output = scrub(`${r.stdout}\n${r.stderr}`);
     if (r.code !== 0) {
       throw explainPushFailure({ what: `push command \`${o.pushCommand}\``, host: repository.host, code: r.code, output, username: login?.username });

@@ -89,6 +89,8 @@ export interface BaselineOptions {
   /** Data values for the PackageInstall (the addons manager passes the cluster's), as YAML. */
   values?: string;
   timeoutMs: number;
+  /** Aborted on SIGINT/SIGTERM: the wait for the baseline ends at once. */
+  signal?: AbortSignal;
   log?: (m: string) => void;
 }
 
@@ -156,6 +158,7 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
       expect: { version: pkg.pkg.spec.version, digest: pushed.digest },
       settleMs: 0,
       timeoutMs: o.timeoutMs,
+      signal: o.signal,
       log,
     });
     if (outcome.verdict !== 'won') {

@@ -50,6 +50,17 @@ export class ClusterClient {
     }
   }
 
+  /** One key of a ConfigMap; undefined when the ConfigMap or the key is not there. */
+  async readConfigMapKey(namespace: string, name: string, key: string): Promise<string | undefined> {
+    try {
+      const cm = await this.kc.makeApiClient(this.k8s.CoreV1Api).readNamespacedConfigMap({ namespace, name });
+      return cm.data?.[key];
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return undefined;
+      throw new DevpkgError(`cannot read ConfigMap ${namespace}/${name}: ${describeApiError(err)}`, { cause: err });
+    }
+  }
+
   /** Server-side apply with field manager devpkg, forcing conflicts (devpkg owns its objects). */
   async apply<T extends KubernetesObject>(obj: T): Promise<T> {
     const api = this.k8s.KubernetesObjectApi.makeApiClient(this.kc);

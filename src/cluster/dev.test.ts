@@ -1,7 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
 import type { KObject } from '../verify/evaluate.js';
 import { addonsManagerPackageInstall, installIdentity } from './baseline.js';
-import { findPackageInstalls, matchPackageInstalls, packageInstallTargets, versionsInPlay } from './dev.js';
+import { UsageError } from '../errors.js';
+import { selectVersion } from '../versions/index.js';
+import { findPackageInstalls, matchPackageInstalls, packageInstallTargets, planForPackageInstalls, versionsInPlay, type PackageInstallInfo } from './dev.js';
 
 const pkgi = (ns: string, name: string, refName: string, status: object = {}, deletionTimestamp?: string): KObject => ({
   metadata: { namespace: ns, name, ...(deletionTimestamp ? { deletionTimestamp, finalizers: ['finalizers.packageinstall.packaging.carvel.dev/delete'] } : {}) },
@@ -103,5 +105,33 @@ describe('baseline objects', () => {
   test('identity: namespace, service account, cluster-admin binding', () => {
     const objs = installIdentity('tkg-system', 'antrea-sa');
     expect(objs.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual(['Namespace/tkg-system', 'ServiceAccount/antrea-sa', 'ClusterRoleBinding/antrea-sa-tkg-system-cluster-admin']);
+  });
+});
+
+describe('planForPackageInstalls: every PackageInstall of the refName, each with its own versionSelection', () => {
+  const info = (namespace: string, selection: PackageInstallInfo['selection'], version = '1.5.3'): PackageInstallInfo => ({
+    namespace,
+    name: 'antrea',
+    refName: 'antrea.tanzu.vmware.com',
+    selection,
+    status: { version },
+  });
+  const o = { name: 'antrea', released: '1.5.3', seq: { runNumber: 7, runAttempt: 1 }, registry: { host: 'localhost:5001', path: 'devpkg' } };
+
+  test('the first allows prereleases, the second does not: the plan wins under both, not just the first', () => {
+    const pkgis = [info('a', { prereleases: {} }), info('b', undefined)];
+    const plan = planForPackageInstalls(o, pkgis, versionsInPlay([], pkgis));
+    expect(plan.version).toBe('1.5.4+dev.7.1');
+    expect(selectVersion(['1.5.3', plan.version], {}).selected).toBe(plan.version);
+    expect(plan.reason).toMatch(/PackageInstall a\/antrea outranks 1\.5\.3.*PackageInstall b\/antrea outranks 1\.5\.3/);
+    expect(plan.tagImage).toBe('localhost:5001/devpkg/antrea-bundle:1.5.4_dev.7.1');
+  });
+
+  test('a dev-version the second one would not select is refused, naming it', () => {
+    const pkgis = [info('a', { prereleases: {} }), info('b', {})];
+    expect(() => planForPackageInstalls({ ...o, devVersion: '1.5.4-dev.1' }, pkgis, ['1.5.3'])).toThrow(UsageError);
+    expect(() => planForPackageInstalls({ ...o, devVersion: '1.5.4-dev.1' }, pkgis, ['1.5.3'])).toThrow(
+      /^dev-version 1\.5\.4-dev\.1 would not be selected under the versionSelection of PackageInstall b\/antrea \(.*prerelease/,
+    );
   });
 });

@@ -15,7 +15,7 @@ import type { LoadedVersion } from '../packages/layout.js';
 import type { Package } from '../packages/model.js';
 import { targetRefName, type RefNameMap } from '../packages/refname.js';
 import type { ExecFn } from '../tools/exec.js';
-import type { DevSequence, VersionSelection } from '../versions/index.js';
+import type { DevSequence, LabeledSelection, VersionSelection } from '../versions/index.js';
 import type { KObject } from '../verify/evaluate.js';
 import type { VerifyRequest } from '../verify/index.js';
 import { acquireRunLease, type HeldLease, type RunLeaseOptions } from './runlease.js';
@@ -76,6 +76,27 @@ export function versionsInPlay(packages: KObject[], pkgis: PackageInstallInfo[])
     if (i.status.lastAttemptedVersion) set.add(i.status.lastAttemptedVersion);
   }
   return [...set];
+}
+
+/**
+ * Pure: the dev plan against every PackageInstall of the refName, each with its own
+ * versionSelection: the dev version wins under all of them, or planDev refuses naming which.
+ */
+export function planForPackageInstalls(
+  o: { name: string; released: string; seq: DevSequence; devVersion?: string; registry: Registry },
+  pkgis: PackageInstallInfo[],
+  versions: string[],
+): DevPlan & Required<Pick<DevPlan, 'repository' | 'tagImage'>> {
+  return planDev({
+    name: o.name,
+    released: o.released,
+    inPlay: versions,
+    selection: pkgis[0]?.selection ?? {},
+    selections: pkgis.map((p): LabeledSelection => ({ label: `PackageInstall ${p.namespace}/${p.name}`, selection: p.selection ?? {} })),
+    seq: o.seq,
+    forced: o.devVersion,
+    registry: o.registry,
+  });
 }
 
 export interface DevPipelineOptions {
@@ -196,18 +217,8 @@ async function pushAndApply(
   const namespaces = [...new Set(pkgis.map((p) => p.namespace))];
   const clusterPackages = (await Promise.all(namespaces.map((ns) => o.client.listPackages(ns, refName)))).flat();
   const versions = versionsInPlay(clusterPackages, pkgis);
-  const selection = pkgis[0]!.selection;
   log(`${o.loaded.name}/${o.loaded.version}: PackageInstall(s) ${pkgis.map((p) => `${p.namespace}/${p.name}`).join(', ')} of ${refName}; versions in play: ${versions.join(', ') || 'none'}`);
-
-  const plan = planDev({
-    name: o.loaded.name,
-    released: repoPkg.spec.version,
-    inPlay: versions,
-    selection: selection ?? {},
-    seq: o.seq,
-    forced: o.devVersion,
-    registry: o.registry,
-  });
+  const plan = planForPackageInstalls({ name: o.loaded.name, released: repoPkg.spec.version, seq: o.seq, devVersion: o.devVersion, registry: o.registry }, pkgis, versions);
   log(`dev version ${plan.version}: ${plan.reason}`);
 
   const pushed = await pushBundle({

@@ -72,5 +72,12 @@ describe('registry pieces', () => {
     const cm = localRegistryHostingConfigMap('localhost:5001') as { metadata: unknown; data: Record<string, string> };
     expect(cm.metadata).toEqual({ name: 'local-registry-hosting', namespace: 'kube-public' });
     expect(parse(cm.data['localRegistryHosting.v1']!)).toEqual({ host: 'localhost:5001', help: 'https://kind.sigs.k8s.io/docs/user/local-registry/' });
+    // With the registry's address on the kind network: where the cluster pulls from (KEP-1755).
+    const withPull = localRegistryHostingConfigMap('localhost:5001', '172.18.0.3:5000') as { data: Record<string, string> };
+    expect(parse(withPull.data['localRegistryHosting.v1']!)).toEqual({
+      host: 'localhost:5001',
+      hostFromClusterNetwork: '172.18.0.3:5000',
+      help: 'https://kind.sigs.k8s.io/docs/user/local-registry/',
+    });
   });
 });

@@ -7,6 +7,7 @@
  */
 import { parseDocument } from 'yaml';
 import { UsageError } from '../errors.js';
+import { REGISTRY_HOSTING } from './registry-hosting.js';
 
 export const CERTS_DIR = '/etc/containerd/certs.d';
 export const KIND_API_VERSION = 'kind.x-k8s.io/v1alpha4';
@@ -94,12 +95,19 @@ export function registryHostsDir(pushHost: string): string {
   return `${CERTS_DIR}/${pushHost}`;
 }
 
-/** kind's documented ConfigMap that tells tools where the local registry is (KEP-1755) (pure). */
-export function localRegistryHostingConfigMap(pushHost: string): Record<string, unknown> {
+/**
+ * kind's documented ConfigMap that tells tools where the local registry is (KEP-1755) (pure), with
+ * hostFromClusterNetwork: where the cluster (kapp-controller) reaches it, so that `devpkg dev`
+ * against a kept cluster pulls from there by itself.
+ */
+export function localRegistryHostingConfigMap(pushHost: string, clusterHost?: string): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: 'local-registry-hosting', namespace: 'kube-public' },
-    data: { 'localRegistryHosting.v1': `host: "${pushHost}"\nhelp: "https://kind.sigs.k8s.io/docs/user/local-registry/"\n` },
+    metadata: { name: REGISTRY_HOSTING.name, namespace: REGISTRY_HOSTING.namespace },
+    data: {
+      [REGISTRY_HOSTING.key]:
+        `host: "${pushHost}"\n${clusterHost ? `hostFromClusterNetwork: "${clusterHost}"\n` : ''}help: "https://kind.sigs.k8s.io/docs/user/local-registry/"\n`,
+    },
   };
 }

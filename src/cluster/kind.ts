@@ -255,7 +255,7 @@ export async function createKindCluster(o: KindClusterOptions): Promise<KindClus
       await docker.copyTo(hosts, node, `${registryHostsDir(r.pushHost)}/hosts.toml`);
     }
     const { ClusterClient } = await import('./client.js');
-    await (await ClusterClient.create(kc)).apply(localRegistryHostingConfigMap(r.pushHost) as never);
+    await (await ClusterClient.create(kc)).apply(localRegistryHostingConfigMap(r.pushHost, r.clusterHost) as never);
     return r;
   });
   phase('registry');

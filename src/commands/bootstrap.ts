@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { cleanupBootstrap, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
+import { cleanupBootstrap, cleanupInterrupted, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { CLUSTER_CONFIG_PLACEHOLDER, runBootstrap } from '../bootstrap/run.js';
 import { findOnPath } from '../tools/carvel.js';
 import { UsageError } from '../errors.js';
+import { watchSignals, type SignalSource } from '../interrupt.js';
 import { loadVersionFolder } from '../packages/layout.js';
 import { parseRegistry, parseVersionFlag, parseWaits } from '../flags.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
@@ -71,10 +72,18 @@ ytt must be on PATH: without it devpkg stops before changing anything.
   --work-dir DIR           logs, dry-run render, kubeconfig (default ./devpkg-bootstrap)
   --json                   print the result as JSON on stdout (progress stays on stderr)
 
+Ctrl-C (SIGINT) or SIGTERM during the create or the wait: the result is interrupted, the providers
+folder is restored, and the clusters are left with the commands that delete them (exit 130/143).
+
 Exit codes: 0 the dev version won after phase 3 (or prepare-only succeeded), 1 it did not, 2 bad usage.
 `;
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
+export interface BootstrapCommandDeps {
+  /** Where SIGINT/SIGTERM come from (tests pass an EventEmitter); default the process. */
+  signals?: SignalSource;
+}
+
+export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps = {}): Promise<number> {
   const values = parseCommand(argv, io, USAGE, {
     ...strings('package', 'image', 'registry', 'addon-type', 'tanzu-dir', 'cluster-config', 'tanzu', 'bootstrap-timeout', 'work-dir'),
     ...strings('tkg-custom-image-repository', 'tkg-custom-image-repository-ca-certificate'),
@@ -148,8 +157,13 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const cleanup = fileCleanupList(state);
   let code = 1;
   const keep = !!values.keep || !!values['prepare-only'];
+  // SIGINT/SIGTERM: the create is stopped or the wait ends, the result is `interrupted`, the
+  // providers folder is restored and the clusters are left with their delete commands printed
+  // (a second signal exits at once; devpkg bootstrap --cleanup undoes the rest).
+  const interruption = watchSignals({ source: deps.signals, log });
   try {
     const out = await runBootstrap({
+      signal: interruption.signal,
       loaded,
       refName,
       addonType: values['addon-type'],
@@ -190,11 +204,15 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     const r = out.result!;
     io.stdout(values.json ? `${JSON.stringify([r], null, 2)}\n` : renderPhases(r) + renderResultText(r));
-    code = passed(r) ? 0 : 1;
+    code = interruption.exitCode() ?? (passed(r) ? 0 : 1);
     return code;
   } finally {
+    interruption.dispose();
     await flush(cleanup);
-    if (!keep) await cleanupBootstrap(cleanup.list(), execTool, paths.home, logger, state);
+    if (!keep && interruption.received()) {
+      const left = await cleanupInterrupted(cleanup.list(), execTool, paths.home, logger, state);
+      log(`interrupted: the providers folder is restored${left.length ? `; left running (delete with devpkg bootstrap --cleanup${values['tanzu-dir'] ? ` --tanzu-dir ${values['tanzu-dir']}` : ''}, or one by one):\n  ${left.join('\n  ')}` : ''}`);
+    } else if (!keep) await cleanupBootstrap(cleanup.list(), execTool, paths.home, logger, state);
     else if (!values['prepare-only']) log(`kept the cluster and the providers changes; undo with devpkg bootstrap --cleanup`);
   }
 }

@@ -8,7 +8,8 @@ import { watchSignals } from '../interrupt.js';
 import { loadVersionFolder } from '../packages/layout.js';
 import { parseRegistry, parseVersionFlag } from '../flags.js';
 import { parseRefNameMap } from '../packages/refname.js';
-import { pullAddressWarning } from '../verify/hints.js';
+import { REGISTRY_HOSTING, resolvePullRegistry } from '../cluster/registry-hosting.js';
+import { Docker } from '../tools/docker.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import { parseCommand, requireFlag, type CliIO } from './io.js';
@@ -27,19 +28,22 @@ verify that kapp-controller installs it. Prints the verdict.
   --cluster-registry ADDR    where the cluster pulls the same bundle from, when not from --registry:
                              HOST[:PORT] (same path and digest) or HOST[:PORT]/PATH. With kind's local
                              registry: push to localhost:5001, pull from the registry container's IP on
-                             the kind network, e.g. 172.18.0.3:5000 (localhost in a pod is the pod)
+                             the kind network, e.g. 172.18.0.3:5000 (localhost in a pod is the pod).
+                             Not given with a localhost --registry: read from the cluster's
+                             local-registry-hosting ConfigMap and the registry container on kind's network
   --kubeconfig FILE          default: $KUBECONFIG or ~/.kube/config
   --ref-name FROM=TO         map the repository refName to the cluster's (or a bare TO)
   --package-install NS/NAME  the PackageInstall to move (default: every one of the refName)
   --dev-version V            use this dev version instead of planning one
   --derive-from repo|cluster derive from the package.yaml (default) or the cluster's Package in place
-  --push-command CMD         push with the repository's own target (bash -c), DEVPKG_* in its env
+  --push-command CMD         the repository's own push target (bash -c at the repository root), DEVPKG_* in its env
   --lock-images              refresh .imgpkg/images.yml with kbld first
   --plain-http               use plain HTTP for a registry that is not loopback/RFC1918
   --settle DURATION          how long the win must hold (default 60s)
   --timeout DURATION         give up after (default 10m)
   --assert FILE              YAML list of assertions checked after a win
-  --diagnostics DIR          on failure, objects, events and logs go here (default ./devpkg-diagnostics)
+  --diagnostics DIR          on failure, objects, events and logs go here (default: devpkg-diagnostics
+                             in the temp folder, outside the work tree)
   --json                     print the results as JSON (a list of PackageResult)
 
 Registry credentials, when needed: DEVPKG_REGISTRY_USERNAME and DEVPKG_REGISTRY_PASSWORD.
@@ -66,14 +70,21 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const refNames = parseRefNameMap(values['ref-name']);
   const named = values['package-install'] ? parsePackageInstallRef(values['package-install']) : undefined;
   const log = values.json ? () => undefined : (m: string) => io.stderr(`${m}\n`);
-  // Said up front, with --json too: a localhost pull address is the usual reason a fetch fails.
-  const warning = pullAddressWarning(registry, clusterRegistry, { push: '--registry', pull: '--cluster-registry' });
-  if (warning) io.stderr(`warning: ${warning}\n`);
 
   // A version folder is <root>/<name>/<version>: loaded with the packages dir being its grandparent.
   const { root, loaded } = await loadVersionFolder(folder, '--package');
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
   const client = await ClusterClient.create(kc);
+  // Pushing to localhost without --cluster-registry: the cluster's local registry says where it
+  // pulls from (kind's local-registry-hosting ConfigMap, the registry container on kind's network).
+  const pull = await resolvePullRegistry(registry, clusterRegistry, {
+    readHosting: () => client.readConfigMapKey(REGISTRY_HOSTING.namespace, REGISTRY_HOSTING.name, REGISTRY_HOSTING.key),
+    docker: () => Docker.create(),
+    names: { push: '--registry', pull: '--cluster-registry' },
+    log,
+  });
+  // Said with --json too: a localhost pull address is the usual reason a fetch fails.
+  if (pull.warning) io.stderr(`warning: ${pull.warning}\n`);
   const user = io.env.DEVPKG_REGISTRY_USERNAME;
   const password = io.env.DEVPKG_REGISTRY_PASSWORD;
 
@@ -88,7 +99,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     refNames,
     packageInstall: named,
     registry,
-    clusterRegistry,
+    clusterRegistry: pull.clusterRegistry,
     credentials: user && password ? { username: user, password } : undefined,
     pushCommand: values['push-command'],
     lockImages: values['lock-images'],

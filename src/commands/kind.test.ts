@@ -59,23 +59,53 @@ describe('devpkg kind', () => {
     }
   });
 
-  test('SIGINT during the run: cleans up, then exits 130', async () => {
+  test('SIGINT during the run: interrupted results written, the cluster deleted, no temp folder left, exit 130', async () => {
+    const scratchBefore = new Set(readdirSync(tmpdir()).filter((d) => d.startsWith('devpkg-kind-cli-')));
     const { work, repo } = workspace();
     try {
       const handlers: Record<string, () => void> = {};
       const exits: number[] = [];
-      let done: () => void = () => undefined;
-      const exited = new Promise<void>((r) => (done = r));
       const t = tools(() => handlers.SIGINT?.());
+      const { out, io: cli } = io(repo);
+      const code = await run([...ARGS, '--results-dir', join(work, 'out')], cli, {
+        exec: t.exec,
+        onSignal: (s, h) => ((handlers[s] = h), () => void delete handlers[s]),
+        exit: (c) => void exits.push(c),
+      });
+      expect(code).toBe(130);
+      expect(exits).toEqual([]);
+      expect(out.stderr).toMatch(/SIGINT: stopping the wait; writing the result/);
+      const doc = JSON.parse(readFileSync(join(work, 'out', 'results.json'), 'utf8')) as { results: Array<{ verdict: string; reason: string }> };
+      expect(doc.results.map((r) => [r.verdict, r.reason])).toEqual([['interrupted', 'interrupted by SIGINT while the kind cluster was set up; nothing was applied']]);
+      expect(out.stdout).toMatch(/calico\/3\.22\.1: INTERRUPTED/);
+      expect(t.calls.some((c) => c[0] === 'kind' && c[1] === 'delete')).toBe(true);
+      expect(readdirSync(tmpdir()).filter((d) => d.startsWith('devpkg-kind-cli-') && !scratchBefore.has(d))).toEqual([]);
+      // The handlers are gone once the run ended.
+      expect(Object.keys(handlers)).toEqual([]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  test('a second SIGINT: deletes what was created and exits 130 at once, no temp folder left', async () => {
+    const scratchBefore = new Set(readdirSync(tmpdir()).filter((d) => d.startsWith('devpkg-kind-cli-')));
+    const { work, repo } = workspace();
+    try {
+      const handlers: Record<string, () => void> = {};
+      let exited!: (c: number) => void;
+      const exitCode = new Promise<number>((r) => (exited = r));
+      const t = tools(() => (handlers.SIGINT?.(), handlers.SIGINT?.()));
       const { io: cli } = io(repo);
-      await run([...ARGS, '--results-dir', join(work, 'out')], cli, {
+      const running = run([...ARGS, '--results-dir', join(work, 'out')], cli, {
         exec: t.exec,
         onSignal: (s, h) => ((handlers[s] = h), () => undefined),
-        exit: (c) => (exits.push(c), done()),
+        exit: exited,
       });
-      await exited;
-      expect(exits).toEqual([130]);
+      expect(await exitCode).toBe(130);
+      // (A real exit ends the process here; the stand-in lets the run finish.)
+      await running;
       expect(t.calls.some((c) => c[0] === 'kind' && c[1] === 'delete')).toBe(true);
+      expect(readdirSync(tmpdir()).filter((d) => d.startsWith('devpkg-kind-cli-') && !scratchBefore.has(d))).toEqual([]);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }

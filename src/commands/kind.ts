@@ -10,6 +10,7 @@ import { RecordingHost, type ActionHost } from '../action/host.js';
 import type { GithubContext } from '../action/context.js';
 import { CLEANUP_STATE, CleanupList, describe as describeItem, runCleanup } from '../cleanup.js';
 import { DevpkgError } from '../errors.js';
+import { watchSignals } from '../interrupt.js';
 import { parseInputs } from '../inputs.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { renderResultText } from '../verify/render.js';
@@ -26,14 +27,16 @@ const USAGE = `Usage: devpkg kind --repo DIR (--base REF [--head REF] | --packag
 The action's kind mode, here: a throwaway kind cluster with a local registry and kapp-controller,
 the released version of each changed package installed the way the addons manager would, then
 its dev Package, verified. Writes results.json, report.md and diagnostics to --results-dir and
-deletes the cluster and the registry container at the end (also on Ctrl-C), unless --keep.
+deletes the cluster and the registry container at the end, unless --keep. Ctrl-C (or SIGTERM)
+stops the run, writes an interrupted result per package, then deletes them (exit 130/143); a
+second one deletes them and exits at once.
 
   --repo DIR                    the packages repository (default: .)
   --base REF / --head REF       the diff that marks changed versions (head default: HEAD)
   --packages LIST               NAME/VERSION,... instead of the diff; --all: every version folder
   --packages-dir D              default addons/packages
   --ref-name FROM=TO            map the repository refName to the cluster's (or a bare TO)
-  --push-command CMD            push with the repository's own target (bash -c), DEVPKG_* in its env
+  --push-command CMD            the repository's own push target (bash -c at the repository root), DEVPKG_* in its env
   --lock-images                 refresh .imgpkg/images.yml with kbld first
   --dev-version V               use this dev version instead of planning one
   --kind-version V              kind release (default v0.33.0: the one on PATH if it is that version, else downloaded, sha256-checked, cached)
@@ -152,34 +155,42 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
     }
     await runCleanup(items, exec, { info: (m) => host.info(m), warning: (m) => host.warning(m) });
   };
-  // Ctrl-C or a kill: remove what was created, then end with the signal's exit code.
-  const onSignal = deps.onSignal ?? ((s, h) => (process.once(s, h), () => process.removeListener(s, h)));
-  const exit = deps.exit ?? ((code: number) => process.exit(code));
-  const removers = (['SIGINT', 'SIGTERM'] as const).map((s) =>
-    onSignal(s, () => {
-      io.stderr(`\n${s}: cleaning up\n`);
-      void cleanUp().finally(() => exit(s === 'SIGINT' ? 130 : 143));
-    }),
-  );
-  let failure: unknown;
   let scratch: string | undefined;
+  const removeScratch = async () => {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  };
+  // Ctrl-C or a kill: the first stops the run where it is (a wait ends at once), the `interrupted`
+  // results are written and what was created is removed, watches closed first; a second signal
+  // removes what was created and exits at once, without results.
+  const onSignal = deps.onSignal ?? ((s, h) => (process.on(s, h), () => process.removeListener(s, h)));
+  const exit = deps.exit ?? ((code: number) => process.exit(code));
+  const removers = new Map<() => void, () => void>();
+  const interruption = watchSignals({
+    source: {
+      on: (s, h) => void removers.set(h, onSignal(s, h)),
+      off: (_s, h) => removers.get(h)?.(),
+      exit: (code) => void cleanUp().then(removeScratch).finally(() => exit(code)),
+    },
+    log: (m) => io.stderr(`\n${m}\n`),
+  });
+  let failure: unknown;
   try {
     const { run: runKind } = await import('../modes/kind.js');
     // Diagnostics are written under RUNNER_TEMP and copied into the results folder.
     scratch = await mkdtemp(join(tmpdir(), 'devpkg-kind-cli-'));
-    await runKind({ inputs, github, host, exec, env: { ...io.env, RUNNER_TEMP: scratch }, resultsDir });
+    await runKind({ inputs, github, host, exec, env: { ...io.env, RUNNER_TEMP: scratch }, resultsDir, signal: interruption.signal });
   } catch (err) {
     failure = err;
   } finally {
-    removers.forEach((r) => r());
     await cleanUp();
-    if (scratch) await rm(scratch, { recursive: true, force: true });
+    await removeScratch();
+    interruption.dispose();
   }
   const results = JSON.parse(host.outputs.results ?? '[]') as PackageResult[];
   io.stdout(v.json ? `${JSON.stringify(results, null, 2)}\n` : results.map(renderResultText).join(''));
   if (host.outputs['results-dir']) io.stderr(`results in ${host.outputs['results-dir']}\n`);
-  if (failure && results.length === 0) throw failure;
-  return failure ? 1 : 0;
+  if (failure && results.length === 0 && !interruption.received()) throw failure;
+  return interruption.exitCode() ?? (failure ? 1 : 0);
 }
 
 function keepHint(items: ReturnType<typeof CleanupList.fromState>): string {

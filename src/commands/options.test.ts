@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { parseCommand, type CliIO } from './io.js';
-import { booleans, CLUSTER_VERDICT_FLAGS, clusterVerdictSettings, strings } from './options.js';
+import { booleans, CLUSTER_VERDICT_FLAGS, clusterVerdictSettings, DEFAULT_DIAGNOSTICS_DIR, strings } from './options.js';
 
 function io(cwd = '/'): CliIO & { out: string } {
   const r = { out: '', stdout: (t: string) => (r.out += t), stderr: () => undefined, env: {}, cwd };
@@ -59,15 +59,16 @@ describe('parseCommand', () => {
 });
 
 describe('clusterVerdictSettings', () => {
-  test('defaults: 60s settle, 10m timeout, ./devpkg-diagnostics, no assertions; nothing is created', async () => {
+  test('defaults: 60s settle, 10m timeout, diagnostics outside the work tree, no assertions; nothing is created', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'devpkg-opts-'));
     try {
       expect(await clusterVerdictSettings({}, io(dir))).toEqual({
         settleMs: 60_000,
         timeoutMs: 600_000,
-        diagnosticsDir: join(dir, 'devpkg-diagnostics'),
+        diagnosticsDir: join(tmpdir(), 'devpkg-diagnostics'),
         assertions: [],
       });
+      expect(DEFAULT_DIAGNOSTICS_DIR).toBe(join(tmpdir(), 'devpkg-diagnostics'));
       await expect(stat(join(dir, 'devpkg-diagnostics'))).rejects.toThrow(/ENOENT/);
     } finally {
       await rm(dir, { recursive: true, force: true });

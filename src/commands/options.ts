@@ -4,7 +4,8 @@
  * --help text still describes each flag in its own words.
  */
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseWaits } from '../flags.js';
 import { parseAssertions, type Assertion } from '../verify/assertions.js';
 import { requireCreatableFolder, type CliIO } from './io.js';
@@ -36,13 +37,19 @@ export const VERDICT_FLAGS = { ...strings('settle', 'timeout'), ...booleans('jso
 /** A verdict on a running cluster (verify, dev): the cluster, the assertions, where diagnostics go. */
 export const CLUSTER_VERDICT_FLAGS = { ...VERDICT_FLAGS, ...strings('kubeconfig', 'assert', 'diagnostics') };
 
+/**
+ * Where `dev` and `verify` write diagnostics unless --diagnostics says: outside the work tree
+ * (they have no results folder; the result printed names the folder).
+ */
+export const DEFAULT_DIAGNOSTICS_DIR = join(tmpdir(), 'devpkg-diagnostics');
+
 /** What CLUSTER_VERDICT_FLAGS say, checked: a bad value is a usage error naming its flag. */
 export async function clusterVerdictSettings(
   values: { settle?: string; timeout?: string; assert?: string; diagnostics?: string },
   io: CliIO,
 ): Promise<{ settleMs: number; timeoutMs: number; diagnosticsDir: string; assertions: Assertion[] }> {
   const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
-  const diagnosticsDir = await requireCreatableFolder(resolve(io.cwd, values.diagnostics ?? 'devpkg-diagnostics'), '--diagnostics');
+  const diagnosticsDir = await requireCreatableFolder(values.diagnostics === undefined ? DEFAULT_DIAGNOSTICS_DIR : resolve(io.cwd, values.diagnostics), '--diagnostics');
   const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
   return { settleMs, timeoutMs, diagnosticsDir, assertions };
 }

@@ -17,7 +17,8 @@ Flags:
   --registry-username USER   username for the registry; the password is read from the
                              environment variable DEVPKG_REGISTRY_PASSWORD (never a flag)
   --push-command CMD         run the repository's own push target instead of imgpkg, as
-                             bash -c CMD, with DEVPKG_REGISTRY, DEVPKG_PACKAGE, DEVPKG_VERSION,
+                             bash -c CMD at the repository root (git top level of the bundle),
+                             with DEVPKG_REGISTRY, DEVPKG_PACKAGE, DEVPKG_VERSION,
                              DEVPKG_TAG, DEVPKG_IMAGE and DEVPKG_BUNDLE_DIR in its environment;
                              the digest is then read from the registry
   --package NAME             package name for the push command's DEVPKG_PACKAGE

@@ -27,7 +27,8 @@ status.lastAttemptedVersion are the expected version, the App of the same name s
   --timeout DURATION          give up after (default 10m)
   --assert FILE               YAML list of assertions on rendered objects, checked after a win
   --diagnostics DIR           on failure, write the objects, events and logs there
-                              (default: ./devpkg-diagnostics)
+                              (default: devpkg-diagnostics in the temp folder,
+                              outside the work tree)
   --json                      print the result as JSON (PackageResult)
 
 Verdicts: won, not-selected, reconcile-failed, downgrade-blocked, timed-out, lost, interrupted, error.

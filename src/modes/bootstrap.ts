@@ -86,6 +86,8 @@ export async function run(ctx: ModeContext): Promise<void> {
         settleMs: inputs.settleMs,
         workDir,
         cleanup,
+        // The runner cancelling the job: the create stops, the result is interrupted; post cleans up.
+        signal: ctx.signal,
         log: (m) => host.info(m),
         warn: (m) => host.warning(m),
       }),

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
-import { pullAddressWarning } from '../verify/hints.js';
+import { ClusterClient } from '../cluster/client.js';
+import { REGISTRY_HOSTING, resolvePullRegistry } from '../cluster/registry-hosting.js';
+import { Docker } from '../tools/docker.js';
 import type { ModeContext } from '../pipeline/context.js';
 import { changedRefs, finishRun, pushApplyVerify } from '../pipeline/steps.js';
 
@@ -18,9 +20,16 @@ export async function run(ctx: ModeContext): Promise<void> {
     await finishRun(ctx, []);
     return;
   }
-  const warning = pullAddressWarning(inputs.registry, inputs.clusterRegistry, { push: 'input registry', pull: 'input cluster-registry' });
-  if (warning) host.warning(warning);
   const kc = await loadKubeConfig(inputs.kubeconfig ? path.resolve(root, inputs.kubeconfig) : undefined);
-  const results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry, clusterRegistry: inputs.clusterRegistry });
+  // Pushing to localhost without cluster-registry: the cluster's local registry says where it pulls from.
+  const client = await ClusterClient.create(kc);
+  const pull = await resolvePullRegistry(inputs.registry, inputs.clusterRegistry, {
+    readHosting: () => client.readConfigMapKey(REGISTRY_HOSTING.namespace, REGISTRY_HOSTING.name, REGISTRY_HOSTING.key),
+    docker: () => Docker.create(ctx.exec),
+    names: { push: 'input registry', pull: 'input cluster-registry' },
+    log: (m) => host.info(m),
+  });
+  if (pull.warning) host.warning(pull.warning);
+  const results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry, clusterRegistry: pull.clusterRegistry });
   await finishRun(ctx, results);
 }

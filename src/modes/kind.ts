@@ -8,7 +8,7 @@ import { CleanupList } from '../cleanup-list.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../results.js';
 import { changedRefs, ensureImgpkg, finishRun, pushApplyVerify } from '../pipeline/steps.js';
-import { failedResult, loadForMode } from '../pipeline/problems.js';
+import { failedResult, interruptedResult, loadForMode } from '../pipeline/problems.js';
 import type { ModeContext } from '../pipeline/context.js';
 
 /** A kind cluster name for this run: short, lowercase, unique per run attempt. */
@@ -68,6 +68,11 @@ export async function run(ctx: ModeContext): Promise<void> {
       });
     });
   } catch (err) {
+    // A Ctrl-C in a terminal reaches kind create too; its failure is then the signal's doing.
+    if (ctx.signal?.aborted) {
+      await finishRun(kctx, refs.map((ref) => interruptedResult(kctx, ref, 'kind', ctx.signal!, 'while the kind cluster was set up; nothing was applied', { phases: [...phases] })));
+      return;
+    }
     const step = err instanceof SetupError ? err.step : 'setup';
     host.error(`kind mode setup failed at ${step}: ${(err as Error).message}`);
     const results = refs.map((ref) => failedResult(kctx, ref, err, 'kind', { prefix: 'kind setup failed', phases: [...phases], quiet: true }));
@@ -85,6 +90,10 @@ export async function run(ctx: ModeContext): Promise<void> {
   const installs = new Map<string, { namespace: string; name: string }>();
   const failed: PackageResult[] = [];
   for (const ref of refs) {
+    if (ctx.signal?.aborted) {
+      failed.push(interruptedResult(kctx, ref, 'kind', ctx.signal, 'before its baseline was installed; nothing was applied for it', { phases: [...phases] }));
+      continue;
+    }
     await host.group(`Baseline ${ref.name}/${ref.version}`, async () => {
       try {
         const loaded = await loadForMode(kctx, root, ref);
@@ -101,12 +110,14 @@ export async function run(ctx: ModeContext): Promise<void> {
           clusterRegistry,
           pushCommand: inputs.pushCommand || undefined,
           timeoutMs: inputs.timeoutMs,
+          signal: ctx.signal,
           log: (m) => host.info(m),
         });
         installs.set(ref.name, { namespace: b.namespace, name: b.name });
         mark(`baseline ${ref.name} ${b.releasedVersion}`, b.installedAt);
       } catch (err) {
-        failed.push(failedResult(kctx, ref, err, 'kind', { prefix: 'baseline', phases: [...phases] }));
+        if (ctx.signal?.aborted) failed.push(interruptedResult(kctx, ref, 'kind', ctx.signal, 'while its baseline was installed; the dev Package was not applied', { phases: [...phases] }));
+        else failed.push(failedResult(kctx, ref, err, 'kind', { prefix: 'baseline', phases: [...phases] }));
       }
     });
   }

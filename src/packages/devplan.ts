@@ -13,6 +13,7 @@ import {
   selectVersion,
   toOciTag,
   type DevSequence,
+  type LabeledSelection,
   type VersionSelection,
 } from '../versions/index.js';
 import { deriveDevPackage, type DerivedPackage } from './derive.js';
@@ -38,6 +39,11 @@ export interface DevPlanRequest {
   inPlay: string[];
   /** The PackageInstall's versionSelection. */
   selection: VersionSelection;
+  /**
+   * Several PackageInstalls of the refName (cluster, kind), each with its own versionSelection,
+   * instead of `selection`: the dev version must win under every one, or is refused naming which.
+   */
+  selections?: LabeledSelection[];
   seq: DevSequence;
   /** A dev version the user gave (dev-version), already checked as semver where it entered. */
   forced?: string;
@@ -72,7 +78,7 @@ export function planDev(req: DevPlanRequest): DevPlan {
   const pool = [...new Set([...req.inPlay, req.released])].filter((v) => parseVersion(v) !== undefined);
   const chosen = req.forced
     ? { version: req.forced, reason: forcedReason(req.forced, pool, req) }
-    : planDevVersion({ versions: pool, selection: req.selection, base: req.released, seq: req.seq });
+    : planDevVersion({ versions: pool, selection: req.selection, selections: req.selections, base: req.released, seq: req.seq });
   const bundle = req.registry ? bundleOf(req.registry, req.name, chosen.version) : { tag: toOciTag(chosen.version) };
   return { ...bundle, version: chosen.version, reason: chosen.reason };
 }
@@ -87,22 +93,25 @@ export function bundleOf(registry: Registry, name: string, version: string): { r
   return { repository, tag, tagImage: `${formatRepository(repository)}:${tag}` };
 }
 
-/** Why a forced dev version wins; throws when it would not. */
+/** Why a forced dev version wins; throws when it would not (under any of the selections). */
 function forcedReason(forced: string, pool: string[], req: DevPlanRequest): string {
   const highest = [...pool].sort(compareVersions).at(-1);
-  const keep = selectVersion(pool, req.selection).selected ?? highest;
+  const sels = req.selections?.length ? req.selections : [{ label: '', selection: req.selection }];
+  const keep = selectVersion(pool, sels[0]!.selection).selected ?? highest;
   if (highest !== undefined && compareVersions(forced, highest) <= 0) {
     throw new UsageError(
       `dev-version ${forced} does not outrank ${highest}, the highest ${req.name} version in play; kapp-controller would keep ${keep}. ` +
         'Give a higher dev-version, or leave it empty and devpkg chooses one',
     );
   }
-  const result = selectVersion([...pool, forced], req.selection);
-  if (result.selected !== forced) {
+  for (const { label, selection } of sels) {
+    const result = selectVersion([...pool, forced], selection);
+    if (result.selected === forced) continue;
     const why = result.considered.find((c) => c.version === forced)?.reason ?? `kapp-controller selects ${result.selected ?? 'nothing'}`;
+    const kept = selectVersion(pool, selection).selected ?? highest;
     throw new UsageError(
-      `dev-version ${forced} would not be selected under the PackageInstall's versionSelection (${why})` +
-        `${keep ? `; kapp-controller would keep ${keep}` : ''}. Give a dev-version the selection allows, or leave it empty and devpkg chooses one`,
+      `dev-version ${forced} would not be selected under ${label ? `the versionSelection of ${label}` : "the PackageInstall's versionSelection"} (${why})` +
+        `${kept ? `; kapp-controller would keep ${kept}` : ''}. Give a dev-version the selection allows, or leave it empty and devpkg chooses one`,
     );
   }
   return highest === undefined ? 'forced by dev-version' : `forced by dev-version (outranks ${highest})`;

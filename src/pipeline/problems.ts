@@ -2,6 +2,7 @@
  * Problems of package files in the action: annotations on their file and line, attached to the
  * package's result; one bad package never stops the others.
  */
+import { DevpkgError } from '../errors.js';
 import { loadVersion, type LoadedVersion } from '../packages/layout.js';
 import { problemFromError, type Problem } from '../packages/problems.js';
 import { errorResult } from '../results.js';
@@ -52,4 +53,20 @@ export function failedResult(
   }
   const problems = [...(extra.problems ?? []), ...(r.problems ?? [])];
   return { ...r, ...(problems.length ? { problems } : {}), ...(extra.phases ? { phases: extra.phases } : {}) };
+}
+
+/**
+ * A package version a SIGINT/SIGTERM stopped before its verdict: `interrupted`, saying where it
+ * stopped (the verifier writes its own when the signal comes during the wait).
+ */
+export function interruptedResult(
+  ctx: Pick<ModeContext, 'host' | 'inputs'>,
+  ref: PackageVersionRef,
+  mode: Mode,
+  signal: AbortSignal,
+  during: string,
+  extra: { phases?: PackageResult['phases']; problems?: Problem[] } = {},
+): PackageResult {
+  const err = new DevpkgError(`interrupted by ${String(signal.reason ?? 'a signal')} ${during}`);
+  return { ...failedResult(ctx, ref, err, mode, { ...extra, quiet: true }), verdict: 'interrupted' };
 }

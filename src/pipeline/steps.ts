@@ -1,5 +1,6 @@
 // Steps the cluster, kind and bootstrap modes share: which packages changed, push + apply +
 // verify, imgpkg on PATH, and the end of a run (outputs, report, failure).
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from '../bundle/reference.js';
@@ -16,7 +17,7 @@ import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '.
 import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult } from '../results.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
-import { failedResult, loadForMode } from './problems.js';
+import { failedResult, interruptedResult, loadForMode } from './problems.js';
 import type { ModeContext } from './context.js';
 
 export interface ClusterRunOptions {
@@ -56,6 +57,10 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   const requests: VerifyRequest[] = [];
   const releases: Array<() => Promise<void>> = [];
   for (const ref of o.refs) {
+    if (ctx.signal?.aborted) {
+      errors.push(interruptedResult(ctx, ref, o.mode, ctx.signal, 'before its dev Package was pushed and applied', { phases: o.phases }));
+      continue;
+    }
     await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
       let problems: Problem[] = [];
       try {
@@ -83,11 +88,14 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
         releases.push(dev.release);
         for (const r of dev.requests) {
           r.base.phases = [...(o.phases ?? []), { name: 'dev Package applied', seenAt: new Date().toISOString() }];
+          // Kind mode's cluster is deleted at the end: an interrupted result names nothing left applied.
+          if (o.mode === 'kind') delete r.applied;
           if (problems.length) r.base.problems = problems;
           requests.push(r);
         }
       } catch (err) {
-        errors.push(failedResult(ctx, ref, err, o.mode, { phases: o.phases, problems }));
+        if (ctx.signal?.aborted) errors.push(interruptedResult(ctx, ref, o.mode, ctx.signal, 'while its dev Package was pushed and applied', { phases: o.phases, problems }));
+        else errors.push(failedResult(ctx, ref, err, o.mode, { phases: o.phases, problems }));
       }
     });
   }
@@ -97,14 +105,17 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
       settleMs: inputs.settleMs,
       timeoutMs: inputs.timeoutMs,
       assertions,
-      diagnosticsDir: path.join(ctx.env.RUNNER_TEMP || path.join(o.root, '.devpkg'), 'devpkg-diagnostics'),
+      // Outside the work tree; finishRun copies them into the results folder.
+      diagnosticsDir: path.join(ctx.env.RUNNER_TEMP || tmpdir(), 'devpkg-diagnostics'),
       log: (m) => host.info(m),
       signal: ctx.signal,
     }).finally(async () => {
       for (const release of releases) await release();
     }),
   );
-  for (const r of verified) host.info(renderResultText(r));
+  // Diagnostics are named once they are copied into the results folder (finishRun), not here in
+  // the scratch folder that a terminal run removes at exit.
+  for (const r of verified) host.info(renderResultText({ ...r, diagnostics: undefined }));
   return [...verified, ...errors];
 }
 

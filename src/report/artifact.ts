@@ -44,20 +44,23 @@ export async function listFiles(dir: string): Promise<string[]> {
 /**
  * Writes the results folder afresh and returns its files. Diagnostics folders are copied in
  * under diagnostics/<name>-<version>/ (so one upload-artifact `path:` holds everything), and each
- * result's diagnostics.dir is rewritten to that relative path.
+ * result's diagnostics.dir is rewritten to that relative path in results.json; `lasting` holds
+ * the results with the copy's absolute path (the source is often a temp folder removed at exit).
  */
 export async function writeResultsFolder(
   dir: string,
   doc: ResultsDocument,
   reportMarkdown: string,
   warn: (message: string) => void,
-): Promise<string[]> {
+): Promise<{ files: string[]; lasting: PlannedPackage[] }> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const results: PlannedPackage[] = [];
+  const lasting: PlannedPackage[] = [];
   for (const r of doc.results) {
     if (!r.diagnostics?.dir) {
       results.push(r);
+      lasting.push(r);
       continue;
     }
     let target = join('diagnostics', slug(r));
@@ -69,8 +72,9 @@ export async function writeResultsFolder(
       target = '';
     }
     results.push({ ...r, diagnostics: { ...r.diagnostics, dir: target } });
+    lasting.push(target ? { ...r, diagnostics: { ...r.diagnostics, dir: join(dir, target) } } : r);
   }
   await writeFile(join(dir, RESULTS_FILE), JSON.stringify({ ...doc, results }, null, 2) + '\n');
   await writeFile(join(dir, 'report.md'), reportMarkdown);
-  return listFiles(dir);
+  return { files: await listFiles(dir), lasting };
 }

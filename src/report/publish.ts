@@ -86,7 +86,6 @@ export async function publishReport(opts: PublishOptions): Promise<PublishOutcom
   const now = (opts.now ?? (() => new Date()))();
   const result = overallResult(results);
   host.setOutput('result', result);
-  host.setOutput('results', JSON.stringify(results));
 
   const runUrl = runUrlOf(github);
   const header = normalizeHeader(inputs.commentHeader);
@@ -128,14 +127,17 @@ export async function publishReport(opts: PublishOptions): Promise<PublishOutcom
     results,
   };
   let files: string[] = [];
+  // The results output names the diagnostics' copy in the results folder when there is one.
+  let lasting: typeof results = results;
   try {
-    files = await writeResultsFolder(resultsDir, doc, rendered.markdown, (m) => host.warning(m));
+    ({ files, lasting } = await writeResultsFolder(resultsDir, doc, rendered.markdown, (m) => host.warning(m)));
     // Only a folder that exists: an upload step guarded by `results-dir != ''` then skips.
     host.setOutput('results-dir', resultsDir);
     host.info(`results in ${resultsDir} (upload it with actions/upload-artifact: path: \${{ ${stepRef(ctx.env)}.outputs.results-dir }})`);
   } catch (err) {
     host.warning(`cannot write the results folder ${resultsDir}: ${errorMessage(err)}`);
   }
+  host.setOutput('results', JSON.stringify(lasting));
   for (const t of rendered.trimmed) host.warning(`the report was shortened: ${t}`);
 
   try {

@@ -43,6 +43,8 @@ export const dockerArgs = {
   exec: (container: string, args: string[]): string[] => ['exec', container, ...args],
   copyTo: (file: string, container: string, dest: string): string[] => ['cp', file, `${container}:${dest}`],
   inspectContainer: (name: string): string[] => ['container', 'inspect', name],
+  /** The running containers on a network with their published ports (parseDockerPs). */
+  psOnNetwork: (network: string): string[] => ['ps', '--filter', `network=${network}`, '--format', '{{.Names}}\t{{.Ports}}'],
   removeContainer: (name: string): string[] => ['rm', '-f', name],
   networkConnect: (network: string, container: string): string[] => ['network', 'connect', network, container],
   networkDisconnect: (network: string, container: string): string[] => ['network', 'disconnect', '--force', network, container],
@@ -101,6 +103,11 @@ export class Docker extends VersionedTool<string> {
       throw new DevpkgError(`docker container inspect ${name} failed (exit ${r.code}): ${r.stderr.trim()}`);
     }
     return parseContainerInspect(r.stdout);
+  }
+
+  /** `docker ps` of a network: each line NAME<TAB>PORTS. */
+  async psOnNetwork(network: string): Promise<string> {
+    return (await this.run(dockerArgs.psOnNetwork(network))).stdout;
   }
 
   async runRegistry(o: RunRegistryOptions): Promise<string> {

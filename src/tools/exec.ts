@@ -11,6 +11,8 @@ export interface ExecOptions {
   allowFail?: boolean;
   /** Kill the child after this many milliseconds. */
   timeoutMs?: number;
+  /** Aborted (SIGINT/SIGTERM to devpkg): the child gets SIGTERM; the result is its exit. */
+  signal?: AbortSignal;
   /** Called with each chunk of output, for live logs (heartbeats, long creates). */
   onStdout?: (chunk: string) => void;
   onStderr?: (chunk: string) => void;
@@ -47,6 +49,9 @@ export const execTool: ExecFn = (cmd, args, opts = {}) =>
             timedOut = true;
             child.kill('SIGTERM');
           }, opts.timeoutMs);
+    const stop = (): void => void child.kill('SIGTERM');
+    if (opts.signal?.aborted) stop();
+    else opts.signal?.addEventListener('abort', stop, { once: true });
     child.stdout.setEncoding('utf8').on('data', (c: string) => {
       stdout += c;
       opts.onStdout?.(c);
@@ -57,6 +62,7 @@ export const execTool: ExecFn = (cmd, args, opts = {}) =>
     });
     child.on('error', (err: NodeJS.ErrnoException) => {
       if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', stop);
       if (err.code === 'ENOENT') {
         reject(new DevpkgError(`${cmd}: not found on PATH; install it or put it on PATH`, { cause: err }));
       } else {
@@ -65,6 +71,7 @@ export const execTool: ExecFn = (cmd, args, opts = {}) =>
     });
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', stop);
       const result = { code: code ?? (signal ? 128 : 1), stdout, stderr };
       if (timedOut) {
         reject(new DevpkgError(`${cmd} ${args.join(' ')}: timed out after ${opts.timeoutMs} ms`));

@@ -43,6 +43,7 @@ export const gitArgs = {
     ...(paths.length > 0 ? ['--', ...paths] : []),
   ],
   isShallow: (): string[] => ['rev-parse', '--is-shallow-repository'],
+  topLevel: (dir: string): string[] => ['-C', dir, 'rev-parse', '--show-toplevel'],
   remoteUrl: (remote: string): string[] => ['remote', 'get-url', remote],
   fetchRef: (remote: string, ref: string, depth?: number): string[] => [
     ...FETCH_BASE,
@@ -69,6 +70,19 @@ export const gitArgs = {
   ],
   show: (ref: string, path: string): string[] => ['cat-file', 'blob', `${ref}:${path}`],
 };
+
+/**
+ * The top level of the git work tree holding `dir`, or undefined when it is in none (or git is
+ * missing): where a repository's own commands (push-command) run.
+ */
+export async function gitTopLevel(exec: ExecFn, dir: string, gitPath = 'git'): Promise<string | undefined> {
+  try {
+    const r = await exec(gitPath, gitArgs.topLevel(dir), { allowFail: true });
+    return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 // ---- output parsers (pure) ----
 

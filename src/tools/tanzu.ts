@@ -76,11 +76,12 @@ export class Tanzu {
   }
 
   /** The real create, with SUPPRESS_PROVIDERS_UPDATE set; output streamed to `onOutput`. */
-  async create(o: CreateOptions & { timeoutMs: number; onOutput?: (chunk: string) => void }): Promise<ExecResult> {
+  async create(o: CreateOptions & { timeoutMs: number; onOutput?: (chunk: string) => void; signal?: AbortSignal }): Promise<ExecResult> {
     return this.run(tanzuArgs.create({ ...o, dryRun: false }), {
       allowFail: true,
       env: { [SUPPRESS_PROVIDERS_UPDATE]: '1' },
       timeoutMs: o.timeoutMs,
+      signal: o.signal,
       onStdout: o.onOutput,
       onStderr: o.onOutput,
     });

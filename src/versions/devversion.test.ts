@@ -136,3 +136,49 @@ describe('toOciTag', () => {
     expect(() => toOciTag(v)).toThrow(msg);
   });
 });
+
+describe('planDevVersion against several PackageInstalls of one refName, each with its own versionSelection', () => {
+  const A = 'PackageInstall tkg-system/antrea';
+  const B = 'PackageInstall team/antrea';
+
+  test('prereleases in one, not in the other: a release-form dev version that wins under both', () => {
+    const plan = planDevVersion({ versions: TKG, selections: [{ label: A, selection: { prereleases: {} } }, { label: B, selection: {} }], seq: run42 });
+    expect(plan.version).toBe('1.5.4+dev.42.1');
+    for (const sel of [{ prereleases: {} }, {}]) expect(selectVersion([plan.version, ...TKG], sel).selected).toBe(plan.version);
+    expect(plan.reason).toContain(`wins under each PackageInstall's versionSelection: ${A} outranks 1.5.3+vmware.1-tkg.1`);
+    expect(plan.reason).toContain(`${B} outranks 1.5.3+vmware.1-tkg.1, the version kapp-controller selects now (versionSelection: constraints none, prereleases not set)`);
+  });
+
+  test('a tight bound in one: the dev version stays under it and still wins in the other', () => {
+    const sels = [{ label: A, selection: { prereleases: {} } }, { label: B, selection: { constraints: '<1.5.4' } }];
+    const plan = planDevVersion({ versions: TKG, selections: sels, seq: run42 });
+    for (const s of sels) expect(selectVersion([plan.version, ...TKG], s.selection).selected).toBe(plan.version);
+    expect(plan.version).toBe('1.5.3+vmware.1-tkg.1.dev.42.1');
+  });
+
+  test('the same selection twice plans as one', () => {
+    const one = planDevVersion({ versions: TKG, selection: { prereleases: {} }, seq: run42 });
+    const two = planDevVersion({ versions: TKG, selections: [{ label: A, selection: { prereleases: {} } }, { label: B, selection: { prereleases: {} } }], seq: run42 });
+    expect(two).toEqual(one);
+  });
+
+  test('one that pins an exact version: refused, naming that PackageInstall', () => {
+    expect(() => planDevVersion({ versions: TKG, selections: [{ label: A, selection: { prereleases: {} } }, { label: B, selection: { constraints: '1.5.3+vmware.1-tkg.1' } }], seq: run42 })).toThrow(
+      new RegExp(`^${B}: versionSelection.constraints "1.5.3\\+vmware.1-tkg.1" allows only the exact version`),
+    );
+  });
+
+  test('each alone can be won but not both at once: refused, naming both and the way out', () => {
+    let err: unknown;
+    try {
+      planDevVersion({ versions: ['1.5.3'], selections: [{ label: A, selection: { constraints: '<1.6.0' } }, { label: B, selection: { constraints: '>=2.0.0' } }], seq: run42 });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(DevpkgError);
+    const m = (err as Error).message;
+    expect(m).toMatch(/^no dev version wins under every versionSelection of the 2 PackageInstalls of this refName \(PackageInstall tkg-system\/antrea: constraints "<1.6.0", prereleases not set; PackageInstall team\/antrea: constraints ">=2.0.0", prereleases not set\)/);
+    expect(m).toMatch(/1\.5\.4\+dev\.42\.1 \(PackageInstall team\/antrea: does not satisfy >=2\.0\.0\)/);
+    expect(m).toMatch(/name the one to move with --package-install NS\/NAME \(input package-install\)$/);
+  });
+});

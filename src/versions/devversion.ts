@@ -14,11 +14,22 @@ export interface DevVersionPlan {
   reason: string;
 }
 
+/** The versionSelection of one PackageInstall, named for messages (e.g. `PackageInstall ns/name`). */
+export interface LabeledSelection {
+  label: string;
+  selection?: VersionSelection;
+}
+
 export interface PlanDevVersionOptions {
   /** Versions in play for the refName: the repository's, and the cluster's when known (earlier dev versions included). */
   versions: string[];
   /** The PackageInstall's versionSelection. */
   selection?: VersionSelection;
+  /**
+   * Several PackageInstalls of the refName, each with its own versionSelection (instead of
+   * `selection`): the dev version must win under every one of them.
+   */
+  selections?: LabeledSelection[];
   /** The repository version being changed (counted as in play). */
   base?: string;
   seq: DevSequence;
@@ -88,48 +99,54 @@ function highest(vs: ParsedVersion[]): ParsedVersion | undefined {
  */
 export function planDevVersion(opts: PlanDevVersionOptions): DevVersionPlan {
   const seq = sequenceIdentifiers(opts.seq).join('.');
-  const selection = opts.selection ?? {};
-  const effective = effectiveSelection(selection);
+  const sels = distinctSelections(opts);
   const pool = [...opts.versions];
   if (opts.base !== undefined && !pool.includes(opts.base)) pool.push(opts.base);
 
   const parsedPool = pool.flatMap((v) => parseVersion(v) ?? []);
   const released = parsedPool.filter((v) => !isDevLooking(v));
-  const now = selectVersion(pool, selection); // throws on unparsable constraints
-  const winnerNow = now.selected === undefined ? undefined : parseVersion(now.selected);
-  const releasedWinner = selectVersion(
-    released.map((v) => v.original),
-    selection,
-  ).selected;
   const parseOpt = (v: string | undefined) => (v === undefined ? undefined : parseVersion(v));
+  // Per selection: what kapp-controller selects now (throws on unparsable constraints).
+  const under = sels.map((l) => {
+    const selection = l.selection ?? {};
+    const now = selectVersion(pool, selection);
+    return { label: l.label, selection, effective: effectiveSelection(selection), winnerNow: parseOpt(now.selected) };
+  });
 
   const bases: ParsedVersion[] = [];
   const addBase = (v: ParsedVersion | undefined) => {
     if (v && !bases.some((b) => compareParsed(b, v) === 0)) bases.push(v);
   };
-  addBase(parseOpt(releasedWinner));
-  addBase(winnerNow);
+  for (const u of under) {
+    addBase(parseOpt(selectVersion(released.map((v) => v.original), u.selection).selected));
+    addBase(u.winnerNow);
+  }
   addBase(parseOpt(opts.base));
   addBase(highest(released));
   addBase(highest(parsedPool));
-  if (!winnerNow && selection.constraints) {
-    // Nothing in play is selectable: start from the constraints' own lower bounds.
-    for (const alt of parseConstraints(selection.constraints).alternatives) {
-      for (const c of alt) if (c.op === '>=' || c.op === '>' || c.op === '=') addBase(c.version);
+  for (const u of under) {
+    if (!u.winnerNow && u.selection.constraints) {
+      // Nothing in play is selectable: start from the constraints' own lower bounds.
+      for (const alt of parseConstraints(u.selection.constraints).alternatives) {
+        for (const c of alt) if (c.op === '>=' || c.op === '>' || c.op === '=') addBase(c.version);
+      }
     }
   }
-  if (!winnerNow) addBase(parseVersion('0.0.0'));
+  if (under.some((u) => !u.winnerNow)) addBase(parseVersion('0.0.0'));
 
   const nextPatch = (b: ParsedVersion) => `${b.major}.${b.minor}.${b.patch + 1n}`;
   const forms: Array<(b: ParsedVersion) => string[]> = [];
-  if (effective.prereleases != null) {
-    const ids = effective.prereleases.identifiers ?? [];
-    const preIds = ids.length === 0 || ids.includes('dev') ? ['dev'] : ids.filter(validPrereleaseIdentifier).map((id) => `${id}.dev`);
-    forms.push((b) => preIds.map((p) => `${nextPatch(b)}-${p}.${seq}`));
-  }
+  const preIds = [...new Set(under.flatMap((u) => {
+    const pre = u.effective.prereleases;
+    if (pre == null) return [];
+    const ids = pre.identifiers ?? [];
+    return ids.length === 0 || ids.includes('dev') ? ['dev'] : ids.filter(validPrereleaseIdentifier).map((id) => `${id}.dev`);
+  }))];
+  if (preIds.length) forms.push((b) => preIds.map((p) => `${nextPatch(b)}-${p}.${seq}`));
   forms.push((b) => [`${nextPatch(b)}+dev.${seq}`]);
   forms.push((b) => [b.build.length > 0 ? `${formatVersion(b)}.dev.${seq}` : `${formatVersion(b)}+dev.${seq}`]);
 
+  const several = under.length > 1;
   const tried: string[] = [];
   const seen = new Set<string>();
   for (const form of forms) {
@@ -137,20 +154,54 @@ export function planDevVersion(opts: PlanDevVersionOptions): DevVersionPlan {
       for (const cand of form(b)) {
         if (seen.has(cand)) continue;
         seen.add(cand);
-        const why = rejection(cand, pool, selection, winnerNow);
-        if (why === undefined) {
-          const target = winnerNow ? `outranks ${winnerNow.original}, the version kapp-controller selects now` : 'is the only version kapp-controller can select (none in play is selectable now)';
-          return {
-            version: cand,
-            tag: toOciTag(cand),
-            reason: `${cand} ${target} (versionSelection: ${describe(effective)}); it rises with ${'timestamp' in opts.seq ? 'the UTC time' : 'the run number and attempt'}`,
-          };
+        const why = under.flatMap((u) => {
+          const r = rejection(cand, pool, u.selection, u.winnerNow);
+          return r === undefined ? [] : [several ? `${u.label}: ${r}` : r];
+        });
+        if (why.length === 0) {
+          const rises = `it rises with ${'timestamp' in opts.seq ? 'the UTC time' : 'the run number and attempt'}`;
+          return { version: cand, tag: toOciTag(cand), reason: `${cand} ${winsUnder(under)}; ${rises}` };
         }
-        tried.push(`${cand} (${why})`);
+        tried.push(`${cand} (${why.join('; ')})`);
       }
     }
   }
-  throw new DevpkgError(noWinnerMessage(selection, winnerNow, tried));
+  if (several) {
+    // One selection no dev version can pass is said on its own, naming its PackageInstall.
+    for (const u of under) {
+      try {
+        planDevVersion({ ...opts, selection: u.selection, selections: undefined });
+      } catch (err) {
+        throw new DevpkgError(`${u.label}: ${(err as Error).message}`);
+      }
+    }
+    throw new DevpkgError(
+      `no dev version wins under every versionSelection of the ${under.length} PackageInstalls of this refName ` +
+        `(${under.map((u) => `${u.label}: ${describe(u.effective)}`).join('; ')}); tried ${tried.join('; ')}. ` +
+        'Make their versionSelections agree, or name the one to move with --package-install NS/NAME (input package-install)',
+    );
+  }
+  throw new DevpkgError(noWinnerMessage(under[0]!.selection, under[0]!.winnerNow, tried));
+}
+
+/** The selections to plan against, each once (identical ones add nothing). */
+function distinctSelections(opts: PlanDevVersionOptions): LabeledSelection[] {
+  const given = opts.selections?.length ? opts.selections : [{ label: 'the PackageInstall', selection: opts.selection }];
+  const byKey = new Map<string, LabeledSelection>();
+  for (const l of given) {
+    const key = JSON.stringify(effectiveSelection(l.selection ?? {}));
+    const had = byKey.get(key);
+    byKey.set(key, had ? { ...had, label: `${had.label}, ${l.label}` } : l);
+  }
+  return [...byKey.values()];
+}
+
+/** "outranks X, the version kapp-controller selects now (versionSelection: ...)", per selection. */
+function winsUnder(under: Array<{ label: string; effective: VersionSelection; winnerNow?: ParsedVersion }>): string {
+  const one = (u: (typeof under)[number]) =>
+    `${u.winnerNow ? `outranks ${u.winnerNow.original}, the version kapp-controller selects now` : 'is the only version kapp-controller can select (none in play is selectable now)'} (versionSelection: ${describe(u.effective)})`;
+  if (under.length === 1) return one(under[0]!);
+  return `wins under each PackageInstall's versionSelection: ${under.map((u) => `${u.label} ${one(u)}`).join('; ')}`;
 }
 
 function describe(sel: VersionSelection): string {

@@ -5,4 +5,4 @@ export type { Comparator, Constraint, Operator } from './range.js';
 export { effectiveSelection, selectVersion } from './select.js';
 export type { ConsideredVersion, PackageVersionFacts, Selection, SelectOptions, VersionSelection } from './select.js';
 export { planDevVersion, sequenceIdentifiers, toOciTag } from './devversion.js';
-export type { DevSequence, DevVersionPlan, PlanDevVersionOptions } from './devversion.js';
+export type { DevSequence, DevVersionPlan, LabeledSelection, PlanDevVersionOptions } from './devversion.js';

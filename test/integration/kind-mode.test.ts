@@ -26,6 +26,7 @@ import type { EventSummary } from '../../src/verify/diagnostics.js';
 import type { PackageResult } from '../../src/results.js';
 import { parse as parseYaml } from 'yaml';
 import { inputsFrom } from '../support/inputs.js';
+import { buildDevpkg, start } from './helpers/built-cli.js';
 import { repoRoot, runTool } from './helpers/run.js';
 
 const T = 1_200_000;
@@ -406,4 +407,81 @@ test('mode kind: a dev bundle whose image cannot be pulled is reconcile-failed w
     rmSync(join(repo, 'hack', 'lock.env'), { force: true });
   }
   expect(await leftovers(a.cluster)).toEqual([]);
+}, T);
+
+test('devpkg kind (a real process): SIGINT in the settle window writes the interrupted result, closes the watches before the cluster goes, leaves no temp folder; exit 130', async () => {
+  const built = buildDevpkg();
+  const tmp = mkdtempSync(join(work, 'tmp-'));
+  const resultsDir = join(work, 'sigint-results');
+  try {
+    const before = await engineState();
+    const flags = Object.entries(machineInputs()).flatMap(([k, v]) => [`--${k}`, v]);
+    const run = start(
+      built.cli,
+      ['kind', '--repo', repo, '--base', base, '--head', head, '--push-command', 'bash hack/push.sh', '--settle', '300s', '--timeout', '10m', '--results-dir', resultsDir, ...flags],
+      { env: { ...process.env, TMPDIR: tmp }, cwd: repo },
+    );
+    await run.until('won; holding for the 300s settle window');
+    run.child.kill('SIGINT');
+    const exit = await run.exited;
+    expect(exit).toEqual({ code: 130, signal: null });
+    const doc = JSON.parse(readFileSync(join(resultsDir, 'results.json'), 'utf8')) as { results: PackageResult[] };
+    expect(doc.results.map((r) => [r.name, r.verdict])).toEqual([['web', 'interrupted']]);
+    expect(doc.results[0]!.reason).toMatch(/interrupted by SIGINT/);
+    // The cluster is deleted: nothing is said to stay applied.
+    expect(doc.results[0]!.reason).not.toMatch(/stays applied/);
+    expect(readFileSync(join(resultsDir, 'report.md'), 'utf8')).toContain('interrupted');
+    expect(run.stdout()).toMatch(/web\/1\.0\.0: INTERRUPTED/);
+    // The watches were closed before the cluster was deleted: none of them reconnects to a dead API server.
+    expect(run.stderr()).not.toMatch(/reconnecting|ECONNREFUSED/);
+    expect(readdirSync(tmp).filter((d) => d.startsWith('devpkg-'))).toEqual([]);
+    expect(await engineState()).toEqual(before);
+  } finally {
+    built.remove();
+  }
+}, T);
+
+test('devpkg dev on a kept kind cluster, pushing to localhost without --cluster-registry: the pull address comes from the cluster\'s local registry (KEP-1755 ConfigMap + the container on kind\'s network); won', async () => {
+  const flags = Object.entries(machineInputs()).flatMap(([k, v]) => [`--${k}`, v]);
+  const kept = { stdout: '', stderr: '' };
+  // The kept cluster's folder (its kubeconfig) goes to a temp folder of this test's own.
+  const tmp = mkdtempSync(join(work, 'keep-tmp-'));
+  const savedTmp = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+  const keptCode = await runCli(
+    ['kind', '--repo', repo, '--base', base, '--head', head, '--push-command', 'bash hack/push.sh', '--settle', '5s', '--timeout', '4m', '--results-dir', join(work, 'kept-results'), '--keep', '--json', ...flags],
+    { stdout: (t) => void (kept.stdout += t), stderr: (t) => void (kept.stderr += t), env: process.env, cwd: repo },
+  ).finally(() => (savedTmp === undefined ? delete process.env.TMPDIR : (process.env.TMPDIR = savedTmp)));
+  const cluster = /--keep: left kind cluster (devpkg-[0-9a-z]+-\d+)/.exec(kept.stderr)?.[1];
+  expect(cluster).toBeDefined();
+  const kubeconfig = join(work, `${cluster}.kubeconfig`);
+  try {
+    expect(keptCode).toBe(0);
+    writeFileSync(kubeconfig, (await runTool('kind', ['get', 'kubeconfig', '--name', cluster!])).stdout);
+    const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig, ...args]).then((x) => x.stdout.trim());
+    const hosting = parseYaml(await kubectl('get', 'configmap', '-n', 'kube-public', 'local-registry-hosting', '-o', 'jsonpath={.data.localRegistryHosting\\.v1}')) as { host: string; hostFromClusterNetwork?: string };
+    // devpkg kind says where the cluster reaches its registry (an RFC1918 address on kind's network).
+    expect(hosting.hostFromClusterNetwork).toMatch(/^(10|172|192)\.\d+\.\d+\.\d+:5000$/);
+    // As kind's own local-registry script writes it (host only): the container on kind's network is found.
+    const kindDocs = join(work, 'kind-docs-hosting.yaml');
+    writeFileSync(kindDocs, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: local-registry-hosting, namespace: kube-public}\ndata:\n  localRegistryHosting.v1: |\n    host: "${hosting.host}"\n    help: "https://kind.sigs.k8s.io/docs/user/local-registry/"\n`);
+    await kubectl('replace', '-f', kindDocs);
+    expect(await kubectl('get', 'configmap', '-n', 'kube-public', 'local-registry-hosting', '-o', 'jsonpath={.data.localRegistryHosting\\.v1}')).not.toContain('hostFromClusterNetwork');
+
+    const dev = { stdout: '', stderr: '' };
+    const code = await runCli(
+      ['dev', '--package', join(repo, VERSION_DIR), '--registry', `${hosting.host}/devpkg`, '--kubeconfig', kubeconfig, '--push-command', 'bash hack/push.sh', '--settle', '5s', '--timeout', '4m', '--json'],
+      { stdout: (t) => void (dev.stdout += t), stderr: (t) => void (dev.stderr += t), env: process.env, cwd: work },
+    );
+    const results = JSON.parse(dev.stdout) as PackageResult[];
+    expect(results.map((r) => [r.verdict, r.reason])).toEqual([['won', expect.any(String)]]);
+    expect(code).toBe(0);
+    expect(dev.stderr).not.toMatch(/warning: the cluster is to pull the bundle from localhost/);
+    // Pulled from the registry container's address on kind's network, found through docker.
+    expect(results[0]!.bundle).toMatch(new RegExp(`^${hosting.hostFromClusterNetwork!.replace(/\./g, '\\.')}/devpkg/web-bundle@sha256:[0-9a-f]{64}$`));
+  } finally {
+    await runTool('kind', ['delete', 'cluster', '--name', cluster!], { allowFail: true });
+    await runTool('docker', ['rm', '-f', `${cluster}-registry`], { allowFail: true });
+  }
+  expect(await leftovers(cluster!)).toEqual([]);
 }, T);

@@ -143,7 +143,11 @@ describe('publishReport', () => {
 
     expect(out.result).toBe('failure');
     expect(c.host.outputs.result).toBe('failure');
-    expect(JSON.parse(c.host.outputs.results!)).toHaveLength(2);
+    // The results output names the lasting copy of the diagnostics (the source is often a temp
+    // folder removed at exit), as an absolute path in the results folder.
+    const output = JSON.parse(c.host.outputs.results!) as PlannedPackage[];
+    expect(output).toHaveLength(2);
+    expect(output[1]!.diagnostics?.dir).toBe(join(dir, 'devpkg-devpkg-results', 'diagnostics', 'antrea-1.5.3'));
     expect(c.host.summaries).toEqual([out.markdown]);
 
     // The results folder is the `results-dir` output the workflow uploads with
