@@ -50,7 +50,7 @@ export async function connect(kubeconfigFile, fieldManager) {
     const qs = new URLSearchParams(query ?? {}).toString();
     return new Promise((resolve, reject) => {
       const req = mod.request(
-        { ...opts, protocol: server.protocol, hostname: server.hostname, port: server.port, method, path: `${server.pathname.replace(/\/$/, '')}${path}${qs ? `?${qs}` : ''}`, headers: { ...(opts.headers ?? {}), accept: 'application/json', ...(body ? { 'content-type': contentType ?? 'application/json' } : {}) } },
+        { ...opts, protocol: server.protocol, hostname: server.hostname, port: server.port || undefined, method, path: `${server.pathname.replace(/\/$/, '')}${path}${qs ? `?${qs}` : ''}`, headers: { ...(opts.headers ?? {}), accept: 'application/json', ...(body ? { 'content-type': contentType ?? 'application/json' } : {}) } },
         (res) => {
           if (onData && res.statusCode === 200) {
             resolve({ req, res });
