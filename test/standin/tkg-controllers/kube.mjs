@@ -45,6 +45,7 @@ export async function connect(kubeconfigFile, fieldManager) {
   const opts = {};
   await kc.applyToHTTPSOptions(opts);
   const mod = server.protocol === 'http:' ? http : https;
+  if (mod === http) delete opts.agent; // client-node's agent is an https one
 
   function raw(method, path, { body, contentType, query, onData } = {}) {
     const qs = new URLSearchParams(query ?? {}).toString();
