@@ -49,7 +49,15 @@ start_proc() { # name arg... (executable first)
   log "starting $name (log: $D/logs/$name.log)"
   # 8>&- 9>&-: the daemon must not inherit the harness or build locks.
   setsid "$@" >>"$D/logs/$name.log" 2>&1 </dev/null 8>&- 9>&- &
-  echo $! > "$(proc_pid_file "$name")"
+  local pid=$! i
+  echo "$pid" > "$(proc_pid_file "$name")"
+  # The fork runs bash until it has exec'd setsid and setsid the program: until then our_pid
+  # (which checks the command line) would take it for gone. Wait for the exec (or its end).
+  for i in $(seq 100); do
+    [ "$(tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | head -n1)" = "$1" ] && break
+    pid_alive "$pid" || break
+    sleep 0.05
+  done
 }
 
 # The CRDs the controllers need: Cluster of cluster-api $CLUSTER_API_VERSION (the Cluster API
