@@ -168,8 +168,8 @@ test('a TKR upgrade (a newer BOM tag: new TKR, Cluster relabelled) brings a high
     );
     expect(result!.phases!.map((p) => p.name)).toContain('phase 3: TKR controller and BOM in place');
     const tanzuLog = await readFile(path.join(work, 'tanzu-management-cluster-create.log'), 'utf8');
-    expect(tanzuLog).toMatch(/phase 3: tkr-controller-manager created TanzuKubernetesRelease v1\.22\.9---vmware\.2-tkg\.1 from the new BOM tag/);
-    expect(tanzuLog).toMatch(/phase 3: tanzu-addons-manager re-patched PackageRepository tkg-system\/tanzu-core/);
+    expect(tanzuLog).toMatch(/phase 3: tkr-controller-manager \(stand-in\) created TanzuKubernetesRelease v1\.22\.9---vmware\.2-tkg\.1 from the new BOM tag/);
+    expect(tanzuLog).toMatch(/phase 3: tanzu-addons-manager \(stand-in\) re-patched PackageRepository tkg-system\/tanzu-core/);
     expect(await packageInstallGone()).toBe(true);
   } finally {
     delete process.env.DEVPKG_STANDIN_PHASE3;
