@@ -6,7 +6,9 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { repoRoot } from './run.js';
 
-export const TKG_PROVIDERS = path.join(repoRoot, '..', 'shared', 'fixtures', 'tkg-providers-v0.25.4', 'providers');
+/** ../shared beside the repository; DEVPKG_SHARED_DIR names it when the checkout is elsewhere (a git worktree). */
+export const SHARED_DIR = process.env.DEVPKG_SHARED_DIR || path.join(repoRoot, '..', 'shared');
+export const TKG_PROVIDERS = path.join(SHARED_DIR, 'fixtures', 'tkg-providers-v0.25.4', 'providers');
 export const EDIT_ANNOTATION = 'devpkg.dev/edited-in-test';
 
 /** Copies the tree to `dest`, writable as a developer's ~/.config/tanzu/tkg/providers is (the shared copy is read-only). */
@@ -14,7 +16,7 @@ export async function copyProviders(dest: string): Promise<void> {
   try {
     await stat(path.join(TKG_PROVIDERS, 'config.yaml'));
   } catch {
-    throw new Error(`${TKG_PROVIDERS} is missing: these tests read the real tanzu-framework v0.25.4 providers tree from shared/ beside the repository`);
+    throw new Error(`${TKG_PROVIDERS} is missing: these tests read the real tanzu-framework v0.25.4 providers tree from shared/ beside the repository (or DEVPKG_SHARED_DIR)`);
   }
   await mkdir(path.dirname(dest), { recursive: true });
   await cp(TKG_PROVIDERS, dest, { recursive: true });
