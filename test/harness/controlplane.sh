@@ -5,7 +5,7 @@
 #   controlplane.sh up [--kapp-controller] [--tkg]
 #                                            build what is missing, start, wait until healthy,
 #                                            print `export` lines on stdout; --tkg (implies
-#                                            --kapp-controller) makes the real TKG controllers
+#                                            --kapp-controller) makes the stand-in TKG controllers
 #                                            ready to start (test/harness/tkg.sh)
 #   controlplane.sh down                     stop the processes this harness started (by their
 #                                            recorded PIDs; Cluster API's manager and the TKG

@@ -7,8 +7,8 @@
 // process logs: the tier fails, it never skips.
 //
 // DEVPKG_HARNESS_KAPP_CONTROLLER=1|0 turns kapp-controller on or off; by default it is on
-// when test/harness/kapp-controller.sh exists. DEVPKG_HARNESS_TKG=1|0 likewise for the real TKG
-// controllers (test/harness/tkg.sh, `up --tkg`; it implies kapp-controller).
+// when test/harness/kapp-controller.sh exists. DEVPKG_HARNESS_TKG=1|0 likewise for the stand-in TKG
+// controllers (test/standin/tkg-controllers, started by test/harness/tkg.sh; `up --tkg` implies kapp-controller).
 //
 // The kind harness (test/harness/kind.sh) is built here too (`kind.sh build`: a cold build takes
 // long, longer than a test may), but not started: the kind test files start its engine

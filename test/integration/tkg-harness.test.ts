@@ -1,17 +1,24 @@
 /**
- * The real TKG controllers of the harness (test/harness/tkg.sh): they are the binaries built from
- * tanzu-framework v0.25.4, every port they listen on is on 127.0.0.1, and stop and down leave
- * nothing running. (The bootstrap tests use them for phases 2 and 3.)
+ * The stand-in TKG controllers of the harness (test/standin/tkg-controllers, started by
+ * test/harness/tkg.sh): two controller processes, each given the kubeconfig of the cluster it acts
+ * on, listening on no port; the TKR controller makes BOM ConfigMaps and TKRs from the BOM image's
+ * tags and never overwrites an existing BOM ConfigMap; stop and down leave nothing running. (The
+ * bootstrap tests use them for phases 2 and 3.)
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runTool } from './helpers/run.js';
-import { buildInfoOf, controllerLog, stampedWith, TANZU_FRAMEWORK_COMMIT, tkgPids, tkgScript } from './helpers/tkg-real.js';
+import { pushFileImage } from '../standin/tkg-controllers/registry.mjs';
+import { harnessKubeConfig, waitFor } from './helpers/kube.js';
+import { newRunId, repoRoot, runTool } from './helpers/run.js';
+import { controllerLog, tkgPids, tkgScript } from './helpers/tkg-standin.js';
 
 const T = 300_000;
+const STANDIN = path.join(repoRoot, 'test', 'standin', 'tkg-controllers', 'tkg-controllers.mjs');
 
-/** The local addresses (ip:port) of the TCP sockets a process listens on, from /proc. */
-function listening(pid: number): string[] {
+/** Whether a process has a listening TCP socket (from /proc). */
+function listens(pid: number): boolean {
   const inodes = new Set<string>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
@@ -21,74 +28,95 @@ function listening(pid: number): string[] {
       /* closed meanwhile */
     }
   }
-  const out: string[] = [];
-  for (const file of ['tcp', 'tcp6']) {
-    const lines = readFileSync(`/proc/${pid}/net/${file}`, 'utf8').trim().split('\n').slice(1);
-    for (const l of lines) {
+  return ['tcp', 'tcp6'].some((file) =>
+    readFileSync(`/proc/${pid}/net/${file}`, 'utf8').trim().split('\n').slice(1).some((l) => {
       const f = l.trim().split(/\s+/);
-      if (f[3] !== '0A' || !inodes.has(f[9]!)) continue; // 0A: LISTEN
-      const [hex, port] = f[1]!.split(':');
-      const ip =
-        hex!.length === 8
-          ? [0, 1, 2, 3].map((k) => parseInt(hex!.slice(6 - 2 * k, 8 - 2 * k), 16)).join('.')
-          : hex === '00000000000000000000000000000000'
-            ? '::'
-            : hex === '0000000000000000FFFF00000100007F'
-              ? '::ffff:127.0.0.1'
-              : hex === '00000000000000000000000001000000'
-                ? '::1'
-                : hex!;
-      out.push(`${ip}:${parseInt(port!, 16)}`);
-    }
-  }
-  return out.sort();
+      return f[3] === '0A' && inodes.has(f[9]!); // 0A: LISTEN
+    }),
+  );
 }
 
 const tkg = (...args: string[]) => runTool('bash', [tkgScript(), ...args], { timeoutMs: 240_000 });
 const registry = () => process.env.DEVPKG_TEST_REGISTRY!;
+const run = newRunId();
+const bomRepo = () => `${registry()}/devpkg-it/tkg-harness-${run}/tkr-bom`;
+const metaRepo = () => `${registry()}/devpkg-it/tkg-harness-${run}/tkr-compatibility`;
+const bom = (version: string, marker: string) =>
+  `release:\n  version: ${version}\ncomponents:\n  kubernetes:\n  - version: v1.22.9+vmware.1\nimageConfig:\n  imageRepository: ${marker}\naddons: {}\n`;
 
 afterAll(async () => {
   // Leave the harness as the global setup made it (up: CRDs and the marker; nothing running).
   await tkg('stop');
   await tkg('up');
+  const k8s = await import('@kubernetes/client-node');
+  const kc = await harnessKubeConfig();
+  for (const name of ['v1.22.9---tkgharness.1', 'v1.22.9---tkgharness.2']) {
+    await kc.makeApiClient(k8s.CoreV1Api).deleteNamespacedConfigMap({ name, namespace: 'tkr-system' }).catch(() => undefined);
+    await kc.makeApiClient(k8s.CustomObjectsApi).deleteClusterCustomObject({ group: 'run.tanzu.vmware.com', version: 'v1alpha1', plural: 'tanzukubernetesreleases', name }).catch(() => undefined);
+  }
 }, T);
 
-test('started, both are the real binaries and listen on 127.0.0.1 only; stop and down leave nothing running', async () => {
-  await tkg('start', '--bom-image', `${registry()}/devpkg-it/tkg-harness/tkr-bom`, '--metadata-image', `${registry()}/devpkg-it/tkg-harness/tkr-compatibility`);
-  const pids = await tkgPids();
-  expect(Object.keys(pids).sort()).toEqual(['tanzu-addons-manager', 'tkr-controller-manager']);
+test('two stand-in processes act on the cluster of the kubeconfig given, listen on no port, create BOM ConfigMaps and TKRs from new BOM tags but never overwrite a BOM ConfigMap; stop and down leave nothing running', async () => {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = await harnessKubeConfig();
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  // A BOM ConfigMap for tag .1 exists already (its content is not the image's): it must stay.
+  await core.createNamespacedConfigMap({
+    namespace: 'tkr-system',
+    body: { metadata: { name: 'v1.22.9---tkgharness.1', labels: { tanzuKubernetesRelease: 'v1.22.9---tkgharness.1' }, annotations: { bomImageTag: 'v1.22.9_tkgharness.1' } }, data: { bomContent: bom('v1.22.9+tkgharness.1', 'kept.example') } },
+  });
+  await pushFileImage(`${bomRepo()}:v1.22.9_tkgharness.1`, 'bom.yaml', bom('v1.22.9+tkgharness.1', 'image.example'));
+  await pushFileImage(`${bomRepo()}:v1.22.9_tkgharness.2`, 'bom.yaml', bom('v1.22.9+tkgharness.2', 'image.example'));
+  await pushFileImage(`${metaRepo()}:v1`, 'metadata.yaml', 'managementClusterVersions: []\n');
 
-  // The real binaries: tanzu-framework's own main packages and module, v0.25.4 stamped in.
-  const addons = await buildInfoOf(pids['tanzu-addons-manager']!);
-  expect(addons).toMatch(/\tpath\tgithub\.com\/vmware-tanzu\/tanzu-framework\/addons\n/);
-  expect(addons).toMatch(/\t=>\tsigs\.k8s\.io\/cluster-api\tv1\.1\.5\t/);
-  // The one module the proxy refuses, built with v1.3.1 in its place (docs/development.md).
-  expect(addons).toMatch(/\tdep\tsigs\.k8s\.io\/cluster-api-provider-vsphere\tv1\.3\.5\n\t=>\tsigs\.k8s\.io\/cluster-api-provider-vsphere\tv1\.3\.1\t/);
-  const tkr = await buildInfoOf(pids['tkr-controller-manager']!);
-  expect(tkr).toMatch(/\tpath\tgithub\.com\/vmware-tanzu\/tanzu-framework\/pkg\/v1\/tkr\n/);
-  expect(tkr).toMatch(/\tmod\tgithub\.com\/vmware-tanzu\/tanzu-framework\t/);
-  for (const pid of Object.values(pids)) expect(await stampedWith(pid, 'v0.25.4', TANZU_FRAMEWORK_COMMIT)).toBe(true);
-  // And each says so itself at start (setupLog "Version", from pkg/v1/buildinfo); the addons
-  // manager's klog line carries its PID.
-  expect(await controllerLog('tanzu-addons-manager')).toMatch(new RegExp(` ${pids['tanzu-addons-manager']} .*"msg"="Version".*"sha"="${TANZU_FRAMEWORK_COMMIT}" "version"="v0\\.25\\.4"`));
-  expect(await controllerLog('tkr-controller-manager')).toMatch(/\tVersion\t\{"version": "v0\.25\.4", "buildDate": "", "sha": "8204f5b0d359512ae81ed94f5c87a59e5e1ed8b9"\}/);
+  const dir = await mkdtemp(path.join(tmpdir(), 'devpkg-tkg-harness-it-'));
+  try {
+    // Its own copy of the kubeconfig: the controllers take the one they are given.
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    await copyFile(process.env.KUBECONFIG!, kubeconfig);
+    await tkg('start', '--bom-image', bomRepo(), '--metadata-image', metaRepo(), '--kubeconfig', kubeconfig);
+    const pids = await tkgPids();
+    expect(Object.keys(pids).sort()).toEqual(['addons-manager-standin', 'tkr-controller-standin']);
+    for (const [name, pid] of Object.entries(pids)) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(argv.slice(1, 3)).toEqual([STANDIN, name === 'addons-manager-standin' ? 'addons-manager' : 'tkr-controller']);
+      expect(argv[argv.indexOf('--kubeconfig') + 1]).toBe(kubeconfig);
+      expect({ name, listens: listens(pid) }).toEqual({ name, listens: false });
+      expect(await controllerLog(name)).toContain(`(kubeconfig ${kubeconfig})`);
+    }
 
-  // Every listening socket of both is on loopback (tkr metrics; addons metrics and health).
-  for (const [name, pid] of Object.entries(pids)) {
-    const addrs = listening(pid);
-    expect({ name, addrs: addrs.filter((a) => !a.startsWith('127.0.0.1:') && !a.startsWith('::ffff:127.0.0.1:')) }).toEqual({ name, addrs: [] });
-    expect(addrs.length).toBeGreaterThan(0);
+    // Tag .2 is new: its BOM ConfigMap and TKR (v1alpha1) appear; tag .1 had a ConfigMap: left as it was.
+    const tkr2 = await waitFor('TKR v1.22.9---tkgharness.2', () =>
+      custom.getClusterCustomObject({ group: 'run.tanzu.vmware.com', version: 'v1alpha1', plural: 'tanzukubernetesreleases', name: 'v1.22.9---tkgharness.2' }).catch(() => undefined),
+    );
+    expect(tkr2).toMatchObject({ apiVersion: 'run.tanzu.vmware.com/v1alpha1', spec: { version: 'v1.22.9+tkgharness.2', kubernetesVersion: 'v1.22.9+vmware.1', repository: 'image.example' } });
+    const cm2 = await core.readNamespacedConfigMap({ name: 'v1.22.9---tkgharness.2', namespace: 'tkr-system' });
+    expect(cm2.metadata?.annotations).toEqual({ bomImageTag: 'v1.22.9_tkgharness.2' });
+    expect(cm2.metadata?.managedFields?.map((f) => f.manager)).toEqual(['tkr-controller-standin']);
+    const cm1 = await core.readNamespacedConfigMap({ name: 'v1.22.9---tkgharness.1', namespace: 'tkr-system' });
+    expect(cm1.data?.bomContent).toContain('kept.example');
+    expect(cm1.binaryData).toBeUndefined();
+    // The TKR of the kept ConfigMap is made from it (its BOM, not the image's).
+    const tkr1 = await waitFor('TKR v1.22.9---tkgharness.1', () =>
+      custom.getClusterCustomObject({ group: 'run.tanzu.vmware.com', version: 'v1alpha1', plural: 'tanzukubernetesreleases', name: 'v1.22.9---tkgharness.1' }).catch(() => undefined),
+    );
+    expect(tkr1).toMatchObject({ spec: { repository: 'kept.example' } });
+    // The same TKR is served as v1alpha3 too (the harness CRD serves both, as TKG 1.6's does).
+    expect(await custom.getClusterCustomObject({ group: 'run.tanzu.vmware.com', version: 'v1alpha3', plural: 'tanzukubernetesreleases', name: 'v1.22.9---tkgharness.1' })).toMatchObject({ apiVersion: 'run.tanzu.vmware.com/v1alpha3' });
+
+    await tkg('stop');
+    for (const pid of Object.values(pids)) expect(existsSync(`/proc/${pid}`)).toBe(false);
+    expect(await tkgPids()).toEqual({});
+
+    // down: stopped (again: a second start, then down) and its folder removed.
+    await tkg('start', '--bom-image', bomRepo(), '--metadata-image', metaRepo(), '--kubeconfig', kubeconfig);
+    const again = await tkgPids();
+    expect(Object.keys(again)).toHaveLength(2);
+    await tkg('down');
+    for (const pid of Object.values(again)) expect(existsSync(`/proc/${pid}`)).toBe(false);
+    expect(existsSync(path.join(process.env.DEVPKG_HARNESS_DIR!, 'tkg'))).toBe(false);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-
-  await tkg('stop');
-  for (const pid of Object.values(pids)) expect(existsSync(`/proc/${pid}`)).toBe(false);
-  expect(await tkgPids()).toEqual({});
-
-  // down: stopped (again: a second start, then down) and its folder removed.
-  await tkg('start', '--bom-image', `${registry()}/devpkg-it/tkg-harness/tkr-bom`, '--metadata-image', `${registry()}/devpkg-it/tkg-harness/tkr-compatibility`);
-  const again = await tkgPids();
-  expect(Object.keys(again)).toHaveLength(2);
-  await tkg('down');
-  for (const pid of Object.values(again)) expect(existsSync(`/proc/${pid}`)).toBe(false);
-  expect(existsSync(path.join(process.env.DEVPKG_HARNESS_DIR!, 'tkg'))).toBe(false);
 }, T);

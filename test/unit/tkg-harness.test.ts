@@ -1,8 +1,8 @@
-// test/harness/tkg.sh refuses clearly, before building or starting anything, when what it needs
-// is not there: the tanzu-framework source in shared/ beside the repository, the harness, the
-// BOM images to give the TKR controller.
+// test/harness/tkg.sh refuses clearly, before starting anything, when what it needs is not there:
+// the harness, the BOM images and the kubeconfig to give the stand-in TKG controllers. It builds
+// nothing (tanzu-framework is not built: the controllers are our stand-in).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,14 +20,6 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-test('build without ../shared/src: names the missing source folder and how to point at it; builds nothing', () => {
-  const r = tkg(['build'], { DEVPKG_CACHE: join(dir, 'cache'), DEVPKG_SHARED_DIR: join(dir, 'no-shared') });
-  expect(r.code).not.toBe(0);
-  expect(r.stderr).toContain(`${join(dir, 'no-shared')}/src/tanzu-framework-v0.25.4 is missing`);
-  expect(r.stderr).toContain('DEVPKG_SHARED_DIR');
-  expect(readdirSync(dir)).toEqual([]);
-});
-
 test('start without a harness: says to run controlplane.sh up --tkg', () => {
   const r = tkg(['start', '--bom-image', 'r/b', '--metadata-image', 'r/m'], {});
   expect(r.code).not.toBe(0);
@@ -36,15 +28,49 @@ test('start without a harness: says to run controlplane.sh up --tkg', () => {
 
 test('start without the images: names both flags; leaves nothing behind but the harness folders', () => {
   const kubeconfig = join(dir, 'kubeconfig');
-  spawnSync('bash', ['-c', `: > ${kubeconfig}`]);
+  writeFileSync(kubeconfig, '');
   const r = tkg(['start'], { DEVPKG_HARNESS_DIR: join(dir, 'h'), KUBECONFIG: kubeconfig });
   expect(r.code).not.toBe(0);
   expect(r.stderr).toContain('start needs --bom-image REPO and --metadata-image REPO');
   expect(readdirSync(join(dir, 'h', 'run'))).toEqual([]);
 });
 
-test('an unknown command prints the usage', () => {
-  const r = tkg(['frobnicate'], {});
+test('start with a kubeconfig that does not exist: names it; starts nothing', () => {
+  const r = tkg(['start', '--bom-image', 'r/b', '--metadata-image', 'r/m', '--kubeconfig', join(dir, 'nope')], { DEVPKG_HARNESS_DIR: join(dir, 'h') });
   expect(r.code).not.toBe(0);
-  expect(r.stderr).toMatch(/usage: tkg\.sh build \| up \| start --bom-image REPO --metadata-image REPO \| stop \| down \| status \| pids \| version/);
+  expect(r.stderr).toContain(`start needs the kubeconfig of the cluster the controllers act on (--kubeconfig FILE or KUBECONFIG; got '${join(dir, 'nope')}')`);
+  expect(readdirSync(join(dir, 'h', 'run'))).toEqual([]);
+});
+
+test('start before up: says up has not run', () => {
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, '');
+  const r = tkg(['start', '--bom-image', 'r/b', '--metadata-image', 'r/m'], { DEVPKG_HARNESS_DIR: join(dir, 'h'), KUBECONFIG: kubeconfig });
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toContain(`test/harness/tkg.sh up has not run on ${join(dir, 'h')}`);
+});
+
+test('an unknown command prints the usage; there is no build command', () => {
+  for (const cmd of ['frobnicate', 'build', 'version']) {
+    const r = tkg([cmd], {});
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/usage: tkg\.sh up \| start --bom-image REPO --metadata-image REPO \[--kubeconfig FILE\] \| stop \| down \| status \| pids/);
+  }
+  expect(readFileSync(script, 'utf8')).not.toMatch(/go build|git apply|tanzu-framework-v/);
+});
+
+test('the stand-in controllers refuse a missing kubeconfig or missing images, with the usage', () => {
+  const standin = join('test', 'standin', 'tkg-controllers', 'tkg-controllers.mjs');
+  for (const [args, msg] of [
+    [['addons-manager'], '--kubeconfig FILE is required'],
+    [['tkr-controller', '--kubeconfig', 'k'], '--bom-image REPO and --metadata-image REPO are required'],
+    [['addons-manager', '--kubeconfig'], '--kubeconfig needs a value'],
+    [['addons-manager', '--frobnicate', 'x'], 'unknown argument --frobnicate'],
+    [['other'], 'unknown controller other'],
+  ] as const) {
+    const r = spawnSync(process.execPath, [standin, ...args], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(msg);
+    expect(r.stderr).toContain('usage: tkg-controllers.mjs addons-manager --kubeconfig FILE');
+  }
 });

@@ -1,6 +1,6 @@
-// The real TKG 1.6 controllers in the harness (test/harness/tkg.sh): what the stand-in tanzu CLI
-// needs to leave a management cluster the way the real CLI does, and what tells that the running
-// processes are the real binaries.
+// The stand-in TKG 1.6 controllers in the harness (test/standin/tkg-controllers, started by
+// test/harness/tkg.sh): what the stand-in tanzu CLI needs to leave a management cluster the way the
+// real CLI does, and the controllers' processes and logs.
 import { chmod, cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -38,11 +38,11 @@ export async function renderMgmtObjects(dir: string, clusterName: string): Promi
 /** tkg.sh, with the harness environment. */
 export const tkgScript = (): string => {
   const s = process.env.DEVPKG_TKG_HARNESS;
-  if (!s) throw new Error('DEVPKG_TKG_HARNESS is not set: these tests need the harness with the real TKG controllers (controlplane.sh up --tkg; the integration tier does it)');
+  if (!s) throw new Error('DEVPKG_TKG_HARNESS is not set: these tests need the harness with the stand-in TKG controllers (controlplane.sh up --tkg; the integration tier does it)');
   return s;
 };
 
-/** The running controllers, name -> pid (tkg.sh pids). */
+/** The running stand-in controllers, name -> pid (tkg.sh pids). */
 export async function tkgPids(): Promise<Record<string, number>> {
   const { stdout } = await runTool('bash', [tkgScript(), 'pids']);
   return Object.fromEntries(
@@ -57,35 +57,16 @@ export async function tkgPids(): Promise<Record<string, number>> {
   );
 }
 
-/** `go version -m` of a running process's executable: its module path, main package and build flags. */
-export async function buildInfoOf(pid: number): Promise<string> {
-  const { stdout } = await runTool('go', ['version', '-m', `/proc/${pid}/exe`]);
-  return stdout;
-}
-
-/**
- * Whether a running process's executable carries the strings tkg.sh stamps into
- * pkg/v1/buildinfo (-X Version=v0.25.4, SHA=<tag commit>). `go version -m` does not show ldflags
- * of a -trimpath build, so the binary itself is read.
- */
-export async function stampedWith(pid: number, ...strings: string[]): Promise<boolean> {
-  const exe = await readFile(`/proc/${pid}/exe`);
-  return strings.every((x) => exe.includes(Buffer.from(x)));
-}
-
-/** The tag commit of tanzu-framework v0.25.4 (test/harness/versions.env TANZU_FRAMEWORK_COMMIT). */
-export const TANZU_FRAMEWORK_COMMIT = '8204f5b0d359512ae81ed94f5c87a59e5e1ed8b9';
-
 /** The controller's own log, as the harness keeps it. */
 export async function controllerLog(name: string): Promise<string> {
   return readFile(path.join(process.env.DEVPKG_HARNESS_DIR ?? '', 'logs', `${name}.log`), 'utf8');
 }
 
 /**
- * The package under test and the stand-in's providers for a TKG 1.x bootstrap with the real
- * controllers. The real addons manager hands the PackageInstall the data values of the real
- * providers' addon Secret (TKG's antrea values), which the TCE example antrea package's schema
- * rejects ("Given data value is not declared in schema"): on TKG 1.6 the package to edit is TKG's
+ * The package under test and the stand-in's providers for a TKG 1.x bootstrap. The addons
+ * manager hands the PackageInstall the data values of the real providers' addon Secret (TKG's
+ * antrea values; seen with the real v0.25.4 manager, played so by the stand-in), which the TCE
+ * example antrea package's schema rejects ("Given data value is not declared in schema"): on TKG 1.6 the package to edit is TKG's
  * own antrea config, which the real providers tree vendors. So the workspace's package is that
  * config plus an edit (tkg-providers.ts vendoredPackage), and the stand-in's providers
  * (test/fixtures/providers, the only layout its ytt render knows) vendor the same config, with
