@@ -29,6 +29,7 @@ import { capi, readBinding, readCrs, resourcesApplied } from './helpers/capi.js'
 import { harnessKubeConfig } from './helpers/kube.js';
 import { kindHarnessUp, parseExportLines, type KindHarness } from './helpers/kind.js';
 import { newRunId, repoRoot, runTool } from './helpers/run.js';
+import { tkgPids } from './helpers/tkg-standin.js';
 
 const T = 1_800_000;
 const runId = newRunId();
@@ -236,6 +237,23 @@ beforeAll(async () => {
   process.env.DEVPKG_STANDIN_PROVIDERS = join(work, 'providers');
   process.env.DEVPKG_STANDIN_MGMT_KUBECONFIG = cluster.kubeconfig;
   process.env.DEVPKG_STANDIN_CAPI_CRDS = process.env.DEVPKG_CAPI_CRDS;
+  // Phases 2 and 3 (the stand-in TKG controllers, against the kind cluster): the registry as the
+  // stand-in pushes to it and as kapp-controller in the cluster reaches it, the released version,
+  // and what TKG's tkr ClusterResourceSet carries (tkr-controller-config, the controller's Deployment).
+  process.env.DEVPKG_STANDIN_REGISTRY = cluster.registry.pushHost;
+  process.env.DEVPKG_STANDIN_REGISTRY_PULL = cluster.registry.clusterHost;
+  process.env.DEVPKG_STANDIN_RELEASED = '1.0.0';
+  process.env.DEVPKG_STANDIN_MGMT_OBJECTS = join(work, 'mgmt-objects.yaml');
+  put(
+    process.env.DEVPKG_STANDIN_MGMT_OBJECTS,
+    `apiVersion: v1\nkind: Secret\ntype: tkg.tanzu.vmware.com/addon\nmetadata:\n  name: ${CLUSTER}-web-addon\n  labels:\n    tkg.tanzu.vmware.com/addon-name: web\n    tkg.tanzu.vmware.com/cluster-name: ${CLUSTER}\n---\n` +
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tkr-controller-config\n  namespace: tkr-system\ndata: {}\n---\n' +
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: tkr-controller-manager\n  namespace: tkr-system\nspec:\n  selector:\n    matchLabels: {app: tkr-controller-manager}\n  template:\n    metadata:\n      labels: {app: tkr-controller-manager}\n    spec:\n      containers:\n      - name: manager\n        image: stand-in.invalid/tkr-controller-manager:none\n',
+  );
+  put(
+    join(work, 'assert.yaml'),
+    `- {kind: Deployment, namespace: web, name: web, path: 'spec.template.metadata.annotations["devpkg.test/flavour"]', equals: dev}\n- {kind: Deployment, namespace: web, name: web, path: status.availableReplicas, equals: 1}\n`,
+  );
 }, T);
 
 afterAll(async () => {
@@ -267,7 +285,7 @@ const kubectl = (...a: string[]) => runTool('kubectl', ['--kubeconfig', cluster.
 test('phase 1 by the ClusterResourceSet controller into the kind cluster; kapp-controller there installs the dev version; verdict after phase 3', async () => {
   const ws = workspace('win');
   await pushDev(ws, 'win');
-  const r = await devpkg([...args(ws, ['--tanzu', STANDIN, '--dev-version', '1.0.1-dev.1', '--assert', `[{kind: Deployment, namespace: web, name: web, path: 'spec.template.metadata.annotations["devpkg.test/flavour"]', equals: dev}, {kind: Deployment, namespace: web, name: web, path: status.availableReplicas, equals: 1}]`])]);
+  const r = await devpkg(args(ws, ['--tanzu', STANDIN, '--dev-version', '1.0.1-dev.1', '--assert', join(work, 'assert.yaml')]));
   if (r.code !== 0) console.log(r.stderr.slice(-6000), r.stdout.slice(-3000));
   try {
     // Phase 1 on the bootstrap cluster: the real controller's condition and binding, naming the kind cluster's Cluster.
@@ -300,8 +318,13 @@ test('phase 1 by the ClusterResourceSet controller into the kind cluster; kapp-c
     // kapp-controller in the kind cluster fetched exactly the pushed dev bundle, and runs the image built here.
     expect(await kubectl('get', 'app', '-n', 'tkg-system', 'web', '-o', 'jsonpath={.status.fetch.stdout}')).toContain(digest);
     expect(await kubectl('get', 'deployment', '-n', 'web', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image}')).toBe(workloadImage);
+    // Phases 2 and 3 acted on the kind cluster: the PackageInstall and tanzu-core the stand-in addons manager wrote, the TKR its TKR controller made.
+    expect(await kubectl('get', 'packageinstall', '-n', 'tkg-system', 'web', '-o', 'jsonpath={.spec.packageRef.refName}')).toBe(REF);
+    expect(await kubectl('get', 'packagerepository', '-n', 'tkg-system', 'tanzu-core', '-o', 'jsonpath={.spec.fetch.imgpkgBundle.image}')).toContain(cluster.registry.clusterHost);
+    expect(await kubectl('get', 'tanzukubernetesreleases', '-o', 'name')).toContain('v1.22.9---vmware.1-tkg.1');
   } finally {
-    await runTool(STANDIN, ['management-cluster', 'delete', CLUSTER], { env: { ...process.env, HOME: ws.home }, allowFail: true });
+    // devpkg's cleanup ran the stand-in's delete; nothing of the stand-in TKG controllers runs.
+    expect(await tkgPids()).toEqual({});
   }
 }, T);
 
@@ -333,7 +356,7 @@ test('a ClusterResourceSet whose selector matches no Cluster: phase 1 never appl
   } finally {
     process.env.DEVPKG_STANDIN_PROVIDERS = saved;
     delete process.env.DEVPKG_STANDIN_WAIT_MS;
-    await runTool(STANDIN, ['management-cluster', 'delete', CLUSTER], { env: { ...process.env, HOME: ws.home }, allowFail: true });
+    expect(await tkgPids()).toEqual({});
   }
 }, T);
 
@@ -355,6 +378,6 @@ test('without SUPPRESS_PROVIDERS_UPDATE the providers update removes the overlay
     expect(resourcesApplied(await readCrs(bootstrapKc, 'tkg-system', `${CLUSTER}-web`))).toMatchObject({ status: 'True' });
     expect(await readCrs(bootstrapKc, 'tkg-system', `${CLUSTER}-web-dev-package`)).toBeUndefined();
   } finally {
-    await runTool(STANDIN, ['management-cluster', 'delete', CLUSTER], { env: { ...process.env, HOME: ws.home }, allowFail: true });
+    expect(await tkgPids()).toEqual({});
   }
 }, T);
