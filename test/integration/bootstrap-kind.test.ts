@@ -13,8 +13,7 @@
  * stand-in then plays `clusterctl move` of the Cluster API objects into the kind cluster, where
  * devpkg follows the phases. The package under test runs a workload whose image is built here.
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -30,6 +29,7 @@ import { harnessKubeConfig } from './helpers/kube.js';
 import { kindHarnessUp, parseExportLines, type KindHarness } from './helpers/kind.js';
 import { newRunId, repoRoot, runTool } from './helpers/run.js';
 import { tkgPids } from './helpers/tkg-standin.js';
+import { buildWorkloadTar } from './helpers/workload.js';
 
 const T = 1_800_000;
 const runId = newRunId();
@@ -71,27 +71,6 @@ spec:
       - name: web
         image: web-app
 `;
-}
-
-/** A ustar archive holding one file (what `docker import` takes as the image's root). */
-function tarOfOneFile(name: string, data: Buffer, mode: number): Buffer {
-  const header = Buffer.alloc(512);
-  const field = (offset: number, length: number, value: string) => header.write(value, offset, length, 'ascii');
-  const octal = (n: number, length: number) => n.toString(8).padStart(length - 1, '0');
-  field(0, 100, name);
-  field(100, 8, octal(mode, 8));
-  field(108, 8, octal(0, 8));
-  field(116, 8, octal(0, 8));
-  field(124, 12, octal(data.length, 12));
-  field(136, 12, octal(Math.floor(Date.now() / 1000), 12));
-  field(148, 8, '        ');
-  field(156, 1, '0');
-  field(257, 6, 'ustar');
-  field(263, 2, '00');
-  let sum = 0;
-  for (const b of header) sum += b;
-  field(148, 8, `${sum.toString(8).padStart(6, '0')}\0 `);
-  return Buffer.concat([header, data, Buffer.alloc((512 - (data.length % 512)) % 512), Buffer.alloc(1024)]);
 }
 
 function put(file: string, text: string): void {
@@ -208,13 +187,7 @@ beforeAll(async () => {
   bootstrapKc = await harnessKubeConfig();
 
   // The workload: a static binary that waits, as the image's only file.
-  const app = join(work, 'app');
-  mkdirSync(app);
-  writeFileSync(join(app, 'go.mod'), 'module webapp\n\ngo 1.21\n');
-  writeFileSync(join(app, 'main.go'), 'package main\n\nimport "time"\n\nfunc main() {\n\tfor {\n\t\ttime.Sleep(time.Hour)\n\t}\n}\n');
-  execFileSync('go', ['build', '-trimpath', '-o', join(app, 'app'), '.'], { cwd: app, env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' } });
-  const tar = join(work, 'web-app.tar');
-  writeFileSync(tar, tarOfOneFile('app', readFileSync(join(app, 'app')), 0o755));
+  const tar = buildWorkloadTar(work);
 
   cluster = await createKindCluster({
     exec: execTool,
