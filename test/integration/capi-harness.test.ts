@@ -39,7 +39,7 @@ test('the manager is the real cluster-api v1.1.5 build; metrics and health on 12
   expect(stdout).toMatch(/-X sigs\.k8s\.io\/cluster-api\/version\.gitVersion=v1\.1\.5/);
   // It says so itself, and its ClusterResourceSet controllers started.
   const log = capiLog();
-  expect(log).toMatch(/"starting manager" "version"="v1\.1\.5"/);
+  expect(log).toMatch(/"starting manager"\s+"version"="v1\.1\.5"/);
   expect(log).toMatch(/Starting Controller.*"reconciler kind"="ClusterResourceSet"/);
   // Metrics and health on loopback; the webhook server (no host flag in v1.1.5) is the one other listener.
   const ports = Object.fromEntries(
