@@ -46,6 +46,12 @@ let image = '';
 let digest = '';
 let workloadImage = '';
 
+/**
+ * The package's manifests. Phase 1 creates them as written, before kapp-controller deploys the
+ * package and adopts them: kapp's default label scoping rules would add its app label to the
+ * Deployment's selector, which is immutable ("field is immutable", seen here), so the Deployment
+ * opts out of them, as a package whose objects a ClusterResourceSet creates first must.
+ */
 function deployment(flavour: string): string {
   return `apiVersion: v1
 kind: Namespace
@@ -57,6 +63,8 @@ kind: Deployment
 metadata:
   name: web
   namespace: web
+  annotations:
+    kapp.k14s.io/disable-default-label-scoping-rules: ""
 spec:
   replicas: 1
   selector:
