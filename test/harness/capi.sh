@@ -139,13 +139,15 @@ cmd_up() {
   mkdir -p "$CAPI_DIR/bin"
   ln -sfn "$CAPI_BIN" "$CAPI_DIR/bin/cluster-api"
   # Metrics and health on loopback. The webhook server has no host flag in this version (it
-  # listens on every address, on a free port); nothing calls it.
+  # listens on every address, on a free port); nothing calls it. --sync-period 20s (default 10m):
+  # two ClusterResourceSets applied at once can each patch the ClusterResourceSetBinding's list
+  # with only their own entry (seen here); the next resync re-applies the one that lost it.
   local args=("$CAPI_DIR/bin/cluster-api"
     --kubeconfig="$KUBECONFIG"
     --metrics-bind-addr="127.0.0.1:$metrics" --health-addr="127.0.0.1:$health"
     --webhook-port="$webhook" --webhook-cert-dir="$CAPI_DIR/certs"
     --feature-gates=ClusterResourceSet=true
-    --sync-period=10m)
+    --sync-period=20s)
   printf '%s\n' "${args[@]}" > "$(proc_args_file "$PROC")"
   log "starting $PROC $CLUSTER_API_VERSION (log: $D/logs/$PROC.log)"
   # 8>&- 9>&-: the daemon must not inherit the harness or build locks.

@@ -257,8 +257,15 @@ function args(ws: Ws, extra: string[]): string[] {
     'bootstrap', '--package', ws.folder, '--image', image, '--ref-name', REF,
     '--tanzu-dir', ws.tanzuDir, '--cluster-config', ws.config,
     '--settle', '10s', '--timeout', '240s', '--bootstrap-timeout', '6m', '--work-dir', join(ws.dir, 'work'), '--json',
-    '--skip-host-check', ...extra,
+    // Kept for the assertions on both clusters; each test's finally runs --cleanup.
+    '--skip-host-check', '--keep', ...extra,
   ];
+}
+
+/** `devpkg bootstrap --cleanup`: the stand-in's delete (both clusters), the providers restored. */
+async function cleanupRun(ws: Ws): Promise<void> {
+  const r = await devpkg(['bootstrap', '--cleanup', '--tanzu-dir', ws.tanzuDir]);
+  expect(r.code).toBe(0);
 }
 
 const kubectl = (...a: string[]) => runTool('kubectl', ['--kubeconfig', cluster.kubeconfig, ...a]).then((x) => x.stdout.trim());
@@ -304,7 +311,8 @@ test('phase 1 by the ClusterResourceSet controller into the kind cluster; kapp-c
     expect(await kubectl('get', 'packagerepository', '-n', 'tkg-system', 'tanzu-core', '-o', 'jsonpath={.spec.fetch.imgpkgBundle.image}')).toContain(cluster.registry.clusterHost);
     expect(await kubectl('get', 'tanzukubernetesreleases', '-o', 'name')).toContain('v1.22.9---vmware.1-tkg.1');
   } finally {
-    // devpkg's cleanup ran the stand-in's delete; nothing of the stand-in TKG controllers runs.
+    // The stand-in's delete: nothing of the stand-in TKG controllers runs.
+    await cleanupRun(ws);
     expect(await tkgPids()).toEqual({});
   }
 }, T);
@@ -337,6 +345,7 @@ test('a ClusterResourceSet whose selector matches no Cluster: phase 1 never appl
   } finally {
     process.env.DEVPKG_STANDIN_PROVIDERS = saved;
     delete process.env.DEVPKG_STANDIN_WAIT_MS;
+    await cleanupRun(ws);
     expect(await tkgPids()).toEqual({});
   }
 }, T);
@@ -359,6 +368,7 @@ test('without SUPPRESS_PROVIDERS_UPDATE the providers update removes the overlay
     expect(resourcesApplied(await readCrs(bootstrapKc, 'tkg-system', `${CLUSTER}-web`))).toMatchObject({ status: 'True' });
     expect(await readCrs(bootstrapKc, 'tkg-system', `${CLUSTER}-web-dev-package`)).toBeUndefined();
   } finally {
+    await cleanupRun(ws);
     expect(await tkgPids()).toEqual({});
   }
 }, T);
