@@ -46,6 +46,8 @@ export interface Phase {
   name: string;
   startedAt?: string;
   seenAt?: string;
+  /** What was seen when the phase was first complete (bootstrap: the objects that show it). */
+  detail?: string;
 }
 
 export interface AssertionResult {

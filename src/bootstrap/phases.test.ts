@@ -74,3 +74,34 @@ describe('evaluatePhases', () => {
     expect(evaluatePhases(s, { ...expectP, tkrName: 'v2' })[3].missing).toEqual(['a BOM ConfigMap in tkr-system labelled tanzuKubernetesRelease=v2', 'TanzuKubernetesRelease v2']);
   });
 });
+
+describe("phase 1 applied by Cluster API's ClusterResourceSet controller (its ClusterResourceSetBinding)", () => {
+  const binding = (crsName: string, applied = true): KObject =>
+    ({
+      metadata: { name: 'mgmt', ownerReferences: [{ kind: 'Cluster', name: 'mgmt' }] },
+      spec: { bindings: [{ clusterResourceSetName: crsName, resources: [{ kind: 'Secret', name: crsName, applied, lastAppliedTime: '2026-12-02T21:00:00Z' }] }] },
+    }) as KObject;
+
+  test('a binding that names the dev ClusterResourceSet: who applied it, to which Cluster, when', () => {
+    const s = full();
+    s.crsBindings.set('mgmt', binding('mgmt-antrea-dev-package'));
+    const e = evaluatePhases(s, expectP);
+    expect(e.appliedBy).toBe('ClusterResourceSetBinding mgmt (Cluster mgmt): Secret mgmt-antrea-dev-package applied at 2026-12-02T21:00:00Z');
+    expect(e[1].done).toBe(true);
+  });
+
+  test('a resource the controller could not apply is said so', () => {
+    const s = full();
+    s.crsBindings.set('mgmt', binding('mgmt-antrea-dev-package', false));
+    expect(evaluatePhases(s, expectP).appliedBy).toMatch(/Secret mgmt-antrea-dev-package not applied$/);
+  });
+
+  test('no binding, or one for other ClusterResourceSets only: nothing is claimed (the phase still counts on the CRS and the Package)', () => {
+    const s = full();
+    expect(evaluatePhases(s, expectP).appliedBy).toBeUndefined();
+    s.crsBindings.set('mgmt', binding('mgmt-antrea'));
+    const e = evaluatePhases(s, expectP);
+    expect(e.appliedBy).toBeUndefined();
+    expect(e[1].done).toBe(true);
+  });
+});

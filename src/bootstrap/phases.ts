@@ -14,6 +14,8 @@ export type PhaseNumber = 1 | 2 | 3;
 
 export interface Snapshot {
   crs: Map<string, KObject>;
+  /** ClusterResourceSetBindings: what Cluster API's ClusterResourceSet controller applied to which Cluster. */
+  crsBindings: Map<string, KObject>;
   packages: Map<string, KObject>;
   packageInstalls: Map<string, KObject>;
   deployments: Map<string, KObject>;
@@ -27,6 +29,7 @@ export interface Snapshot {
 export function emptySnapshot(): Snapshot {
   return {
     crs: new Map(),
+    crsBindings: new Map(),
     packages: new Map(),
     packageInstalls: new Map(),
     deployments: new Map(),
@@ -66,6 +69,8 @@ export interface PhasesEvaluation {
   3: PhaseState;
   /** The addons manager's PackageInstall (by name, else by refName), when there is one. */
   packageInstall?: KObject;
+  /** Who applied the dev ClusterResourceSet (bindingOf), when a ClusterResourceSetBinding says so. */
+  appliedBy?: string;
 }
 
 export function condition(o: KObject | undefined, type: string): string | undefined {
@@ -83,6 +88,27 @@ function reconciled(o: KObject | undefined): string | undefined {
 
 /** BOM ConfigMaps carry the label tanzuKubernetesRelease=<TKR name>. */
 export const BOM_TKR_LABEL = 'tanzuKubernetesRelease';
+
+interface BindingEntry {
+  clusterResourceSetName?: string;
+  resources?: Array<{ kind?: string; name?: string; applied?: boolean; lastAppliedTime?: string }>;
+}
+
+/**
+ * Who applied a ClusterResourceSet: its entry in a ClusterResourceSetBinding (named after the
+ * Cluster, owned by it), which only Cluster API's ClusterResourceSet controller writes. Undefined
+ * when no binding names it.
+ */
+export function bindingOf(s: Snapshot, crsName: string): string | undefined {
+  for (const b of s.crsBindings.values()) {
+    const entry = ((b.spec?.bindings ?? []) as BindingEntry[]).find((x) => x.clusterResourceSetName === crsName);
+    if (!entry) continue;
+    const owner = ((b.metadata?.ownerReferences ?? []) as Array<{ kind?: string; name?: string }>).find((o) => o.kind === 'Cluster')?.name ?? b.metadata?.name;
+    const res = (entry.resources ?? []).map((r) => `${r.kind} ${r.name} ${r.applied ? `applied at ${r.lastAppliedTime ?? '?'}` : 'not applied'}`).join(', ');
+    return `ClusterResourceSetBinding ${b.metadata?.name} (Cluster ${owner}): ${res || 'no resources'}`;
+  }
+  return undefined;
+}
 
 export function evaluatePhases(s: Snapshot, e: PhaseExpect): PhasesEvaluation {
   // Phase 1
@@ -140,7 +166,8 @@ export function evaluatePhases(s: Snapshot, e: PhaseExpect): PhasesEvaluation {
       core ? `tanzu-core ${reconciled(core) ?? 'reconciling'}` : 'no tanzu-core PackageRepository',
     ].join(', '),
   };
-  return { 1: p1, 2: p2, 3: p3, ...(pkgi ? { packageInstall: pkgi } : {}) };
+  const appliedBy = crs ? bindingOf(s, String(crs.metadata?.name)) : undefined;
+  return { 1: p1, 2: p2, 3: p3, ...(pkgi ? { packageInstall: pkgi } : {}), ...(appliedBy ? { appliedBy } : {}) };
 }
 
 /** The ordinal of `version` being installed by the PackageInstall: the dev one, or another. */

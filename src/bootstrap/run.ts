@@ -25,6 +25,7 @@ import { Tanzu, SUPPRESS_PROVIDERS_UPDATE, tanzuArgs } from '../tools/tanzu.js';
 import { Ytt } from '../tools/ytt.js';
 import type { DevSequence } from '../versions/index.js';
 import { verifyOne } from '../verify/index.js';
+import type { Assertion } from '../verify/assertions.js';
 import type { PackageResult, Phase } from '../results.js';
 import { deleteCommandText } from './cleanup.js';
 import { PHASE_NAMES, type PhaseNumber } from './phases.js';
@@ -65,6 +66,8 @@ export interface BootstrapOptions {
   /** How long to wait for phase 3 and the verdict (each). */
   timeoutMs: number;
   settleMs: number;
+  /** Checked on the management cluster after a win (input assert, --assert). */
+  assertions?: Assertion[];
   heartbeatMs?: number;
   /** Logs and the admin kubeconfig go here. */
   workDir: string;
@@ -391,7 +394,7 @@ export async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap)
           target: { namespace: String(pkgi.metadata?.namespace), name: String(pkgi.metadata?.name) },
           expect: { version: plan.version, digest },
         },
-        { kc, settleMs: o.settleMs, timeoutMs: o.timeoutMs, diagnosticsDir: path.join(o.workDir, 'diagnostics'), extraLogs: [tanzuLog], log, signal: o.signal },
+        { kc, settleMs: o.settleMs, timeoutMs: o.timeoutMs, ...(o.assertions?.length ? { assertions: o.assertions } : {}), diagnosticsDir: path.join(o.workDir, 'diagnostics'), extraLogs: [tanzuLog], log, signal: o.signal },
       );
       if (result.verdict === 'interrupted') result.reason += `; the management cluster ${clusterName} stays until deleted: ${deleteCommand}`;
     }

@@ -18,6 +18,7 @@ interface Source {
 export function phaseSources(namespace = 'tkg-system'): Source[] {
   return [
     { key: 'crs', path: `/apis/addons.cluster.x-k8s.io/v1beta1/namespaces/${namespace}/clusterresourcesets` },
+    { key: 'crsBindings', path: `/apis/addons.cluster.x-k8s.io/v1beta1/namespaces/${namespace}/clusterresourcesetbindings` },
     { key: 'packages', path: `/apis/data.packaging.carvel.dev/v1alpha1/namespaces/${namespace}/packages` },
     { key: 'packageInstalls', path: `/apis/packaging.carvel.dev/v1alpha1/namespaces/${namespace}/packageinstalls` },
     { key: 'repositories', path: `/apis/packaging.carvel.dev/v1alpha1/namespaces/${namespace}/packagerepositories` },
@@ -114,6 +115,8 @@ export interface PhaseSighting {
   /** What the PackageInstall installed when the phase was seen. */
   installed?: string;
   seen: string;
+  /** Phase 1: the ClusterResourceSetBinding entry of the dev ClusterResourceSet, once seen (it may come later than the phase). */
+  appliedBy?: string;
 }
 
 export class PhaseTracker {
@@ -193,6 +196,11 @@ export class PhaseTracker {
       this.seenAt.set(p, { phase: p, at: now, seen: e[p].seen, ...(v ? { installed: v } : {}) });
       this.log(`${PHASE_NAMES[p]}: seen (${e[p].seen})`);
     }
+    const p1 = this.seenAt.get(1);
+    if (p1 && !p1.appliedBy && e.appliedBy) {
+      p1.appliedBy = e.appliedBy;
+      this.log(`phase 1 applied by Cluster API's ClusterResourceSet controller: ${e.appliedBy}`);
+    }
     const ws = this.waiters;
     this.waiters = [];
     for (const f of ws) f();
@@ -222,6 +230,9 @@ export class PhaseTracker {
 
   /** Phases for PackageResult.phases. */
   phases(): Phase[] {
-    return ([1, 2, 3] as PhaseNumber[]).filter((p) => this.seenAt.has(p)).map((p) => ({ name: PHASE_NAMES[p], seenAt: this.seenAt.get(p)!.at }));
+    return ([1, 2, 3] as PhaseNumber[]).filter((p) => this.seenAt.has(p)).map((p) => {
+      const x = this.seenAt.get(p)!;
+      return { name: PHASE_NAMES[p], seenAt: x.at, detail: x.appliedBy ? `${x.seen}; ${x.appliedBy}` : x.seen };
+    });
   }
 }

@@ -20,7 +20,7 @@ import { ensureYtt } from '../tools/install.js';
 import { passed } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import { parseCommand, parseDuration, requireFlag, type CliIO } from './io.js';
-import { booleans, DEV_PACKAGE_FLAGS, strings, VERDICT_FLAGS } from './options.js';
+import { assertionsFlag, booleans, DEV_PACKAGE_FLAGS, strings, VERDICT_FLAGS } from './options.js';
 
 const USAGE = `Usage: devpkg bootstrap --package <version folder> (--image REPO@sha256:... | --registry REPO)
                         --cluster-config FILE [--ref-name FROM=TO] [--addon-type CATEGORY/NAME]
@@ -66,6 +66,7 @@ ytt must be on PATH: without it devpkg stops before changing anything.
   --prepare-only           write the files, check them with a dry-run, print the create command; nothing else
   --keep                   keep the cluster and the providers changes (undo later with --cleanup)
   --cleanup                undo what an earlier run left: delete the cluster, restore the providers folder
+  --assert FILE            YAML list of checks on the management cluster's objects after a win
   --settle DURATION        how long the win must hold after phase 3 (default 60s)
   --timeout DURATION       wait this long for phase 3, and again for the verdict (default 10m)
   --bootstrap-timeout D    limit for tanzu management-cluster create (default 45m)
@@ -85,7 +86,7 @@ export interface BootstrapCommandDeps {
 
 export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps = {}): Promise<number> {
   const values = parseCommand(argv, io, USAGE, {
-    ...strings('package', 'image', 'registry', 'addon-type', 'tanzu-dir', 'cluster-config', 'tanzu', 'bootstrap-timeout', 'work-dir'),
+    ...strings('package', 'image', 'registry', 'addon-type', 'tanzu-dir', 'cluster-config', 'tanzu', 'bootstrap-timeout', 'work-dir', 'assert'),
     ...strings('tkg-custom-image-repository', 'tkg-custom-image-repository-ca-certificate'),
     ...booleans('skip-host-check', 'tkg-custom-image-repository-skip-tls-verify', 'prepare-only', 'keep', 'cleanup'),
     ...DEV_PACKAGE_FLAGS,
@@ -134,6 +135,7 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
   if (imageRepository && !values['cluster-config']) throw new UsageError('--tkg-custom-image-repository needs --cluster-config: devpkg writes it into a copy of that file');
   // Flags and the package folder first: a bad value is named before the machine is looked at.
   const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
+  const assertions = await assertionsFlag(values.assert, io);
   const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
   const registry = values.registry === undefined ? undefined : parseRegistry(values.registry, '--registry');
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
@@ -182,6 +184,7 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
       bootstrapTimeoutMs,
       timeoutMs,
       settleMs,
+      assertions,
       workDir: resolve(io.cwd, values['work-dir'] ?? 'devpkg-bootstrap'),
       cleanup,
       log,

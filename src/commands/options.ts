@@ -50,6 +50,11 @@ export async function clusterVerdictSettings(
 ): Promise<{ settleMs: number; timeoutMs: number; diagnosticsDir: string; assertions: Assertion[] }> {
   const { settleMs, timeoutMs } = parseWaits(values, { settle: '--settle', timeout: '--timeout' });
   const diagnosticsDir = await requireCreatableFolder(values.diagnostics === undefined ? DEFAULT_DIAGNOSTICS_DIR : resolve(io.cwd, values.diagnostics), '--diagnostics');
-  const assertions = values.assert ? parseAssertions(await readFile(resolve(io.cwd, values.assert), 'utf8')) : [];
+  const assertions = await assertionsFlag(values.assert, io);
   return { settleMs, timeoutMs, diagnosticsDir, assertions };
+}
+
+/** --assert FILE: the checks it lists (none without the flag). */
+export async function assertionsFlag(file: string | undefined, io: CliIO): Promise<Assertion[]> {
+  return file ? parseAssertions(await readFile(resolve(io.cwd, file), 'utf8')) : [];
 }

@@ -9,6 +9,7 @@ import { tanzuPaths } from '../providers/paths.js';
 import { ensureTanzuCli } from '../providers/tanzu-cli.js';
 import { ensureYtt } from '../tools/install.js';
 import { renderResultText } from '../verify/render.js';
+import { parseAssertions } from '../verify/assertions.js';
 import type { PackageResult } from '../results.js';
 import { changedRefs, finishRun } from '../pipeline/steps.js';
 import { sequenceFromContext } from '../pipeline/selection.js';
@@ -84,6 +85,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         bootstrapTimeoutMs: inputs.bootstrapTimeoutMs,
         timeoutMs: inputs.timeoutMs,
         settleMs: inputs.settleMs,
+        assertions: parseAssertions(inputs.assert),
         workDir,
         cleanup,
         // The runner cancelling the job: the create stops, the result is interrupted; post cleans up.

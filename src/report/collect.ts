@@ -90,7 +90,7 @@ export function sanitizeResult(v: unknown): PlannedPackage | string {
     r.phases = v.phases
       .filter(isObj)
       .filter((p) => str(p.name))
-      .map((p) => ({ name: str(p.name)!, startedAt: str(p.startedAt), seenAt: str(p.seenAt) }));
+      .map((p) => ({ name: str(p.name)!, startedAt: str(p.startedAt), seenAt: str(p.seenAt), ...(str(p.detail) ? { detail: str(p.detail) } : {}) }));
   }
   if (isObj(v.diagnostics)) r.diagnostics = { dir: str(v.diagnostics.dir) ?? '', excerpt: str(v.diagnostics.excerpt) ?? '' };
   if (Array.isArray(v.assertions)) {

@@ -8,7 +8,8 @@
 #                                            --kapp-controller) makes the stand-in TKG controllers
 #                                            ready to start (test/harness/tkg.sh)
 #   controlplane.sh down                     stop the processes this harness started (by their
-#                                            recorded PIDs) and remove the state directory
+#                                            recorded PIDs; Cluster API's manager and the TKG
+#                                            controllers too) and remove the state directory
 #   controlplane.sh restart-apiserver        stop kube-apiserver and start it again with the
 #                                            same flags and port
 #   controlplane.sh build                    only build / install (no processes)
@@ -30,6 +31,7 @@ MARKER="$D/.devpkg-harness"
 PROCS=(etcd kube-apiserver kube-controller-manager registry) # start order
 KAPP_CONTROLLER_SH="$HARNESS_SRC/kapp-controller.sh"
 TKG_SH="$HARNESS_SRC/tkg.sh"
+CAPI_SH="$HARNESS_SRC/capi.sh"
 
 # ---------------------------------------------------------------- certificates
 
@@ -370,7 +372,11 @@ cmd_down_core() {
 }
 
 cmd_down() {
-  # The TKG controllers first (they watch the API), by their recorded PIDs.
+  # Cluster API's manager (test/harness/capi.sh up) and the TKG controllers first (they watch the
+  # API), by their recorded PIDs.
+  if [ -f "$MARKER" ] && [ -f "$CAPI_SH" ]; then
+    (export DEVPKG_HARNESS_DIR="$D"; bash "$CAPI_SH" down 8>&- >/dev/null) || log "capi.sh down failed; continuing"
+  fi
   if [ -f "$MARKER" ] && [ -f "$TKG_SH" ]; then
     tkg down "export DEVPKG_HARNESS_DIR='$D'" >/dev/null || log "tkg.sh down failed; continuing"
   fi

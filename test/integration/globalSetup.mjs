@@ -13,6 +13,10 @@
 // The kind harness (test/harness/kind.sh) is built here too (`kind.sh build`: a cold build takes
 // long, longer than a test may), but not started: the kind test files start its engine
 // (helpers/kind.ts) and teardown stops it. DEVPKG_HARNESS_KIND=0 skips the build.
+//
+// Cluster API's core manager (test/harness/capi.sh) is built here likewise (about 5 min cold) but
+// not started: the files that need it start it (`capi.sh up`) and stop it (`capi.sh down`);
+// `controlplane.sh down` stops it too. DEVPKG_HARNESS_CAPI=0 skips the build.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +28,7 @@ const controlplane = join(root, 'test', 'harness', 'controlplane.sh');
 const kappControllerScript = join(root, 'test', 'harness', 'kapp-controller.sh');
 const kindScript = join(root, 'test', 'harness', 'kind.sh');
 const tkgScript = join(root, 'test', 'harness', 'tkg.sh');
+const capiScript = join(root, 'test', 'harness', 'capi.sh');
 
 /** Parse `export NAME='value'` lines (single quotes, '\'' escapes) into a record. */
 export function parseExports(text) {
@@ -54,6 +59,11 @@ function wantKind() {
   return !['0', 'false', 'no', 'off'].includes(v.toLowerCase());
 }
 
+function wantCapi() {
+  const v = process.env.DEVPKG_HARNESS_CAPI;
+  if (v === undefined || v === '') return existsSync(capiScript);
+  return !['0', 'false', 'no', 'off'].includes(v.toLowerCase());
+}
 
 function wantTkg() {
   const v = process.env.DEVPKG_HARNESS_TKG;
@@ -146,6 +156,17 @@ export default async function globalSetup() {
       throw new Error(
         `The kind harness did not build: \`test/harness/kind.sh build\` exited with ${kind.signal ?? kind.code}. ` +
           `Full output: ${setupLog}.\n--- last lines of its output ---\n${tail(kind.stderr, 40)}`,
+      );
+    }
+  }
+  if (wantCapi()) {
+    const capi = await run(['build'], capiScript);
+    writeFileSync(setupLog, capi.stderr, { flag: 'a' });
+    if (capi.code !== 0) {
+      if (process.env.DEVPKG_HARNESS_KEEP !== '1' && !globalThis.__DEVPKG_HARNESS_PREEXISTING__) await run(['down']);
+      throw new Error(
+        `Cluster API's manager did not build: \`test/harness/capi.sh build\` exited with ${capi.signal ?? capi.code}. ` +
+          `Full output: ${setupLog}.\n--- last lines of its output ---\n${tail(capi.stderr, 40)}`,
       );
     }
   }

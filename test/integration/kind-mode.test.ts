@@ -28,6 +28,7 @@ import { parse as parseYaml } from 'yaml';
 import { inputsFrom } from '../support/inputs.js';
 import { buildDevpkg, start } from './helpers/built-cli.js';
 import { repoRoot, runTool } from './helpers/run.js';
+import { buildWorkloadTar } from './helpers/workload.js';
 
 const T = 1_200_000;
 const onGitHub = process.env.DEVPKG_KIND_E2E === 'github';
@@ -154,28 +155,6 @@ EOF
 imgpkg push -b "$DEVPKG_IMAGE" -f "$tmp" >/dev/null
 `;
 
-/** A ustar archive holding one file (what `docker import` takes as the image's root). */
-function tarOfOneFile(name: string, data: Buffer, mode: number): Buffer {
-  const header = Buffer.alloc(512);
-  const field = (offset: number, length: number, value: string) => header.write(value, offset, length, 'ascii');
-  const octal = (n: number, length: number) => n.toString(8).padStart(length - 1, '0');
-  field(0, 100, name);
-  field(100, 8, octal(mode, 8));
-  field(108, 8, octal(0, 8));
-  field(116, 8, octal(0, 8));
-  field(124, 12, octal(data.length, 12));
-  field(136, 12, octal(Math.floor(Date.now() / 1000), 12));
-  field(148, 8, '        ');
-  field(156, 1, '0');
-  field(257, 6, 'ustar');
-  field(263, 2, '00');
-  let sum = 0;
-  for (const b of header) sum += b;
-  field(148, 8, `${sum.toString(8).padStart(6, '0')}\0 `);
-  const pad = Buffer.alloc((512 - (data.length % 512)) % 512);
-  return Buffer.concat([header, data, pad, Buffer.alloc(1024)]);
-}
-
 function write(path: string, text: string): void {
   mkdirSync(join(repo, path, '..'), { recursive: true });
   writeFileSync(join(repo, path), text);
@@ -187,13 +166,7 @@ beforeAll(async () => {
     Object.assign(process.env, kh.env);
   }
   // The workload: a static binary that waits, as the image's only file.
-  const app = join(work, 'app');
-  mkdirSync(app);
-  writeFileSync(join(app, 'go.mod'), 'module webapp\n\ngo 1.21\n');
-  writeFileSync(join(app, 'main.go'), 'package main\n\nimport "time"\n\nfunc main() {\n\tfor {\n\t\ttime.Sleep(time.Hour)\n\t}\n}\n');
-  execFileSync('go', ['build', '-trimpath', '-o', join(app, 'app'), '.'], { cwd: app, env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' } });
-  writeFileSync(join(work, 'web-app.tar'), tarOfOneFile('app', readFileSync(join(app, 'app')), 0o755));
-  process.env.WEB_APP_TAR = join(work, 'web-app.tar');
+  process.env.WEB_APP_TAR = buildWorkloadTar(work);
 
   mkdirSync(repo);
   git('init', '-q', '-b', 'main');
