@@ -5,11 +5,26 @@
  * post step is then handed the same absolute path.
  */
 import { randomUUID } from 'node:crypto';
-import { chmod, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DevpkgError, errorMessage } from '../errors.js';
 import { sha256File } from './checksum.js';
+
+/** Where GitHub release downloads come from (tests: a local stand-in). */
+export const GITHUB = 'https://github.com';
+
+/**
+ * Whether devpkg may install a missing tool (pinned, checked, into the tool cache: the runner's,
+ * or devpkg's own under ~/.cache/devpkg) and from where. The action and the CLI install by
+ * default; the CLI's --no-install refuses instead.
+ */
+export interface InstallPolicy {
+  refuse?: boolean;
+  /** Base of https://github.com/<owner>/<repo>/releases/download/... */
+  github?: string;
+}
 
 /** The parts of @actions/tool-cache used here (injected in tests). */
 export interface ToolCacheApi {
@@ -105,6 +120,27 @@ async function toolCacheModule(): Promise<ToolCacheApi> {
     process.env.RUNNER_TOOL_CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'devpkg', 'tool-cache');
   }
   return (await import('@actions/tool-cache')) as unknown as ToolCacheApi;
+}
+
+/** The cached `tool` at `version` (v-prefixed or not) when devpkg or the runner installed it before; never downloads. */
+export async function findCached(tool: string, version: string, o: { toolCache?: ToolCacheApi; arch?: string } = {}): Promise<string | undefined> {
+  const v = version.replace(/^v/, '');
+  const arch = o.arch ?? process.arch;
+  if (o.toolCache) {
+    const dir = o.toolCache.find(tool, v, arch);
+    return dir ? join(dir, tool) : undefined;
+  }
+  // The tool cache's own layout (<cache>/<tool>/<version>/<arch> and its .complete marker), read
+  // directly: @actions/tool-cache's find prints ::debug:: lines on stdout, which a CLI must not.
+  await toolCacheModule();
+  const dir = join(process.env.RUNNER_TOOL_CACHE!, tool, v, arch);
+  try {
+    await access(`${dir}.complete`);
+    await access(join(dir, tool), constants.X_OK);
+    return join(dir, tool);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
