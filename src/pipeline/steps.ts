@@ -140,7 +140,6 @@ export async function plannedRefs(ctx: ModeContext, root: string, mode: Mode): P
   const out = await plan({ ...planRequest(ctx, root), mode, devVersion: ctx.inputs.devVersion || undefined });
   const unplanned = out.packages.filter((p) => p.verdict === 'error');
   annotateProblems(ctx, unplanned.flatMap((p) => p.problems ?? []));
-  for (const p of unplanned) ctx.host.info(`${p.name}/${p.version}: not planned: ${p.reason}`);
   return { planned: out.packages.filter((p) => p.verdict !== 'error'), unplanned };
 }
 

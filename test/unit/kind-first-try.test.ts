@@ -99,6 +99,7 @@ describe('the packages: planned as devpkg plan plans them', () => {
     expect(r.code).toBe(1);
     expect(r.out.stdout).toContain('unknown package nosuch: no folder addons/packages/nosuch with a metadata.yaml or a version folder; known: antrea, calico');
     expect(r.out.stdout).not.toMatch(/kind setup failed|imgpkg/);
+    expect(r.out.stdout).toMatch(/^nosuch\/1\.0\.0: ERROR\n/);
     expect(onlyAsked(r.calls)).toBe(true);
     const res = r.doc!.results[0]!;
     expect(res).toMatchObject({ name: 'nosuch', version: '1.0.0', verdict: 'error', unknown: ['refName', 'targetRefName', 'devVersion'] });
