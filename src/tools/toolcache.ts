@@ -144,6 +144,23 @@ export async function findCached(tool: string, version: string, o: { toolCache?:
 }
 
 /**
+ * Runs `fn` with @actions/tool-cache's `::debug::` lines kept off stdout outside GitHub Actions:
+ * there they are workflow commands; on a terminal they would mix into what the CLI prints
+ * (`--json` included). Other output passes through.
+ */
+async function withoutDebugLines<T>(fn: () => Promise<T>): Promise<T> {
+  if (process.env.GITHUB_ACTIONS === 'true') return fn();
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) =>
+    typeof chunk === 'string' && chunk.startsWith('::debug::') ? true : (write as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest)) as typeof write;
+  try {
+    return await fn();
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
+/**
  * The absolute path of `t.tool` at `t.version`: from the tool cache when it is there, else
  * downloaded (tool-cache retries network errors and 5xx), checked against `t.sha256` or the
  * release's own listing, and cached. A wrong sum deletes the download and throws.
@@ -154,7 +171,7 @@ export async function installPinnedTool(t: PinnedTool, o: InstallOptions = {}): 
   const arch = o.arch ?? process.arch;
   const version = t.version.replace(/^v/, '');
   if (t.sha256 !== undefined && !/^[0-9a-f]{64}$/i.test(t.sha256)) throw new DevpkgError(`${t.tool} ${t.version}: pinned sha256 "${t.sha256}" is not 64 hex digits`);
-  let dir = tc.find(t.tool, version, arch);
+  let dir = await withoutDebugLines(async () => tc.find(t.tool, version, arch));
   if (dir) {
     log(`${t.tool} ${t.version} from the tool cache (${dir})`);
   } else {
@@ -169,7 +186,7 @@ export async function installPinnedTool(t: PinnedTool, o: InstallOptions = {}): 
     log(`downloading ${t.tool} ${t.version} from ${t.url}`);
     let file: string;
     try {
-      file = await tc.downloadTool(t.url, join(tmpdir(), `devpkg-${t.tool}-${randomUUID()}`));
+      file = await withoutDebugLines(() => tc.downloadTool(t.url, join(tmpdir(), `devpkg-${t.tool}-${randomUUID()}`)));
     } catch (err) {
       throw new DevpkgError(`download ${t.tool} ${t.version} (${t.url}) failed: ${errorMessage(err)}`, { cause: err });
     }
@@ -179,7 +196,7 @@ export async function installPinnedTool(t: PinnedTool, o: InstallOptions = {}): 
         throw new DevpkgError(`${t.tool} ${t.version} from ${t.url} has sha256 ${actual}, expected ${expected}; not installing it`);
       }
       await chmod(file, 0o755);
-      dir = await tc.cacheFile(file, t.tool, t.tool, version, arch);
+      dir = await withoutDebugLines(() => tc.cacheFile(file, t.tool, t.tool, version, arch));
     } finally {
       await rm(file, { force: true });
     }

@@ -164,7 +164,12 @@ describe('the tools and the daemon: all that is missing, named in one message', 
     const sum = createHash('sha256').update(binary).digest('hex');
     server.bodies.set('/kubernetes-sigs/kind/releases/download/v0.33.0/kind-linux-amd64', binary);
     server.bodies.set('/kubernetes-sigs/kind/releases/download/v0.33.0/kind-linux-amd64.sha256sum', `${sum}  kind-linux-amd64\n`);
-    const r = await kind(['--packages', 'calico/3.22.1', ...OK], { absent: ['kind'] });
+    // The tool cache's ::debug:: workflow commands stay off a terminal's stdout.
+    const written: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (written.push(String(chunk)), (write as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest))) as typeof write;
+    const r = await kind(['--packages', 'calico/3.22.1', ...OK], { absent: ['kind'] }).finally(() => (process.stdout.write = write));
+    expect(written.filter((w) => w.includes('::debug::'))).toEqual([]);
     expect(server.requests).toEqual(['/kubernetes-sigs/kind/releases/download/v0.33.0/kind-linux-amd64.sha256sum', '/kubernetes-sigs/kind/releases/download/v0.33.0/kind-linux-amd64']);
     const installed = join(process.env.RUNNER_TOOL_CACHE!, 'kind', '0.33.0', 'x64', 'kind');
     expect(readFileSync(installed)).toEqual(binary);
