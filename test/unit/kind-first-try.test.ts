@@ -187,3 +187,23 @@ test('a report written outside Actions links nowhere on GitHub; it names the loc
   expect(r.out.stderr).not.toContain('upload-artifact');
   expect(readdirSync(r.results)).toEqual(expect.arrayContaining(['results.json', 'report.md']));
 });
+
+test('devpkg dev gets imgpkg the same way: --no-install refuses, naming it and how to get it, before the cluster is asked anything', async () => {
+  // A kubeconfig whose server would refuse any connection: nothing may reach it.
+  const kubeconfig = join(work, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+  );
+  const { runCli } = await import('../../src/cli.js');
+  let err = '';
+  const code = await runCli(['dev', '--package', join(repo, 'addons/packages/calico/3.22.1'), '--registry', 'localhost:5001/devpkg', '--kubeconfig', kubeconfig, '--no-install'], {
+    stdout: () => undefined,
+    stderr: (t) => void (err += t),
+    env: {},
+    cwd: repo,
+  });
+  expect(code).toBe(1);
+  expect(err).toContain('mode dev cannot start: one thing is missing (--no-install)\n- imgpkg: not on PATH; install it (https://carvel.dev/imgpkg/docs/latest/install/');
+  expect(server.requests).toEqual([]);
+});
