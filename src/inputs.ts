@@ -1,7 +1,7 @@
 import { UsageError } from './errors.js';
 import { parseImageRepository, type ImageRepository } from './providers/image-repository.js';
 import { parseDuration, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
-import { registryText, type Registry } from './bundle/reference.js';
+import { checkImageReference, registryText, type Registry } from './bundle/reference.js';
 
 import { MODES, type Mode } from './results.js';
 
@@ -119,6 +119,7 @@ export function parseInputs(src: InputSource): Inputs {
         '(and registry-username/registry-password), or use mode: cluster to push to an external registry',
     );
   }
+  for (const image of ['registry-image', 'kind-node-image']) if (s(image)) checkImageReference(s(image), `input ${image}`);
   const kcManifest = s('kapp-controller-manifest');
   if (kcManifest && s('kapp-controller-version')) {
     throw new UsageError(

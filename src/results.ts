@@ -61,12 +61,15 @@ export interface PackageResult {
   name: string;
   /** The repository version folder, e.g. 1.5.3. */
   version: string;
-  /** refName in the repository. */
-  refName: string;
+  /** refName in the repository (absent, and listed in `unknown`, when the package could not be read). */
+  refName?: string;
   /** refName in the cluster (after the ref-name map). */
-  targetRefName: string;
+  targetRefName?: string;
   releasedVersion?: string;
-  devVersion: string;
+  /** Absent, and listed in `unknown`, when it could not be planned. */
+  devVersion?: string;
+  /** What this result cannot say because the run stopped before it was known. */
+  unknown?: Array<'refName' | 'targetRefName' | 'devVersion'>;
   /** The dev bundle as repo@sha256:... */
   bundle?: string;
   mode: Mode;
@@ -107,9 +110,7 @@ export function errorResult(ref: PackageVersionRef, problem: Problem, mode: Mode
   return {
     name: ref.name,
     version: ref.version,
-    refName: '',
-    targetRefName: '',
-    devVersion: '',
+    unknown: ['refName', 'targetRefName', 'devVersion'],
     mode,
     verdict: 'error',
     reason: `${problem.path}${problem.line !== undefined ? `:${problem.line}` : ''}: ${problem.message}`,

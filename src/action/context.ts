@@ -20,6 +20,8 @@ export interface GithubContext {
   /** pull_request: base and head SHAs; push: before and after. */
   baseSha?: string;
   headSha?: string;
+  /** A run outside GitHub Actions (the CLI): there is no run page to link to. */
+  local?: boolean;
 }
 
 export function readGithubContext(env: NodeJS.ProcessEnv): GithubContext {
@@ -65,6 +67,8 @@ export function readGithubContext(env: NodeJS.ProcessEnv): GithubContext {
   };
 }
 
+/** The run's page on GitHub; '' for a local run, which has none. */
 export function runUrl(ctx: GithubContext): string {
+  if (ctx.local) return '';
   return `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}/actions/runs/${ctx.runId}`;
 }

@@ -2,6 +2,7 @@ import { UsageError } from '../errors.js';
 import {
   apiHost,
   bundleRepository,
+  checkImageReference,
   formatRepository,
   parseDigestReference,
   parseImageTag,
@@ -121,4 +122,22 @@ describe('bundleRepository: never the name of the package\'s own image', () => {
       /^package "Antrea" cannot name a bundle repository \("Antrea-bundle"\): repository names use lowercase letters/,
     );
   });
+});
+
+describe('checkImageReference', () => {
+  test.each([
+    'registry:3',
+    'docker.io/library/registry:3@sha256:1be55279f18a2fe1a74edf2664cac61c1bea305b7b4642dab412e7affdcb3e33',
+    'kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5',
+    'devpkg.test/kind/node:v1.37.2-0123456789',
+    'localhost:5001/devpkg/registry_mirror:2',
+    'Mirror.Example.com:443/library/registry',
+  ])('%s is an image reference', (ref) => expect(checkImageReference(ref, 'input registry-image')).toBe(ref));
+  test.each([
+    ['UPPER/Case:bad tag', 'it contains a space'],
+    ['UPPER/Case:3', 'repository path "UPPER/Case" must be lowercase'],
+    ['registry:3@sha256:abc', '"sha256:abc" is not sha256:<64 lowercase hex digits>'],
+    ['registry:-3', 'tag "-3" holds characters a tag cannot'],
+    ['', 'it is empty'],
+  ])('%j is refused: %s', (ref, why) => expect(() => checkImageReference(ref, 'input registry-image')).toThrow(`input registry-image: "${ref}" is not an image reference (${why})`));
 });

@@ -32,6 +32,38 @@ export function validateTag(tag: string): string {
   );
 }
 
+/**
+ * Checks an image reference as docker and containerd parse one: `[HOST[:PORT]/]PATH[:TAG][@sha256:HEX]`,
+ * PATH lowercase components, the tag by the OCI grammar. `what` names the input in the error (pure).
+ */
+export function checkImageReference(text: string, what: string): string {
+  const ref = text.trim();
+  const bad = (why: string) =>
+    new UsageError(`${what}: "${text}" is not an image reference (${why}); write it as [HOST[:PORT]/]PATH[:TAG][@sha256:HEX], e.g. registry:3 or mirror.example.com/library/registry:3`);
+  if (ref === '') throw bad('it is empty');
+  if (/\s/.test(ref)) throw bad('it contains a space');
+  const at = ref.indexOf('@');
+  const digest = at >= 0 ? ref.slice(at + 1) : undefined;
+  if (digest !== undefined && !DIGEST_RE.test(digest)) throw bad(`"${digest}" is not sha256:<64 lowercase hex digits>`);
+  let name = at >= 0 ? ref.slice(0, at) : ref;
+  const colon = name.lastIndexOf(':');
+  if (colon > name.lastIndexOf('/')) {
+    const tag = name.slice(colon + 1);
+    if (!TAG_RE.test(tag)) throw bad(`tag "${tag}" holds characters a tag cannot`);
+    name = name.slice(0, colon);
+  }
+  const parts = name.split('/');
+  // The first part is a registry host when it looks like one (a dot, a port, or localhost).
+  if (parts.length > 1 && /[.:]|^localhost$/.test(parts[0]!)) {
+    if (!/^[A-Za-z0-9.-]+(:\d+)?$/.test(parts[0]!)) throw bad(`"${parts[0]}" is not HOST[:PORT]`);
+    parts.shift();
+  }
+  for (const c of parts) {
+    if (!PATH_COMPONENT_RE.test(c)) throw bad(c.toLowerCase() !== c ? `repository path "${parts.join('/')}" must be lowercase` : `"${c}" is not a repository path component`);
+  }
+  return ref;
+}
+
 /** What devpkg appends to a package's name to name its bundle repository. */
 export const BUNDLE_SUFFIX = '-bundle';
 

@@ -16,8 +16,9 @@ import { checkSha256 } from '../tools/checksum.js';
 import { Docker } from '../tools/docker.js';
 import type { ExecFn } from '../tools/exec.js';
 import { Kind } from '../tools/kind.js';
-import { checksumFor, fetchWithRetry, installPinnedTool, releasePlatform, type ToolCacheApi } from '../tools/toolcache.js';
-import { localRegistryHostingConfigMap, mergeKindConfig, registryHostsDir, registryHostsToml } from './kind-config.js';
+import { checksumFor, fetchWithRetry, findCached, GITHUB, installPinnedTool, releasePlatform, type InstallPolicy, type ToolCacheApi } from '../tools/toolcache.js';
+import { localRegistryHostingConfigMap, mergeKindConfig, registryHostsDir, registryHostsToml, type MergedKindConfig } from './kind-config.js';
+import type { Need } from '../tools/needs.js';
 
 export { checksumFor } from '../tools/toolcache.js';
 
@@ -32,7 +33,9 @@ export const DEFAULT_KAPP_CONTROLLER_VERSION = 'v0.51.0';
 /** distribution v3 (what kind's local-registry docs run), pinned by digest. */
 export const DEFAULT_REGISTRY_IMAGE = 'docker.io/library/registry:3@sha256:1be55279f18a2fe1a74edf2664cac61c1bea305b7b4642dab412e7affdcb3e33';
 export const KAPP_CONTROLLER_RELEASES = 'https://github.com/carvel-dev/kapp-controller/releases/download';
-export const KIND_RELEASES = 'https://github.com/kubernetes-sigs/kind/releases/download';
+export const KIND_RELEASES = `${GITHUB}/kubernetes-sigs/kind/releases/download`;
+/** How to get kind by hand. */
+export const KIND_HOW_TO = 'install it (https://kind.sigs.k8s.io/docs/user/quick-start/#installation, or go install sigs.k8s.io/kind@VERSION) and put it on PATH';
 
 /** The steps of setting up the cluster, in order; a failure names its step. */
 export type SetupStep = 'imgpkg' | 'kind' | 'docker' | 'kind config' | 'kapp-controller manifest' | 'kind cluster' | 'registry' | 'kapp-controller';
@@ -135,8 +138,10 @@ export interface EnsureKindOptions {
   exec: ExecFn;
   log?: (m: string) => void;
   toolCache?: ToolCacheApi;
-  /** Base of the release downloads (tests: a local server). */
+  /** Base of the release downloads (tests: a local server); default from install.github. */
   releases?: string;
+  /** May devpkg install it when missing (default yes). */
+  install?: InstallPolicy;
   fetch?: Fetch;
   platform?: string;
   arch?: string;
@@ -158,13 +163,73 @@ export async function ensureKind(o: EnsureKindOptions): Promise<Kind> {
   }
   const platform = releasePlatform(o.platform ?? process.platform, o.arch ?? process.arch);
   const asset = `kind-${platform}`;
-  const base = `${o.releases ?? KIND_RELEASES}/${want}`;
+  if (o.install?.refuse && !(await findCached('kind', want, { toolCache: o.toolCache, arch: o.arch }))) {
+    throw new DevpkgError(`kind ${want}: ${onPath ? `PATH has v${onPath.version}` : 'not on PATH'} (and --no-install: devpkg does not install it); ${KIND_HOW_TO.replace('VERSION', want)}`);
+  }
+  const releases = o.releases ?? (o.install?.github ? `${o.install.github}/kubernetes-sigs/kind/releases/download` : KIND_RELEASES);
+  const base = `${releases}/${want}`;
   o.log?.(`kind ${want}: ${onPath ? `PATH has v${onPath.version}` : 'not on PATH'}; installing the release into the tool cache`);
   const path = await installPinnedTool(
     { tool: 'kind', version: want, url: `${base}/${asset}`, sumsUrl: `${base}/${asset}.sha256sum`, sumsName: asset },
     { toolCache: o.toolCache, fetch: o.fetch, log: o.log, arch: o.arch },
   );
   return Kind.create(o.exec, path);
+}
+
+/** The kind config file (relative to cwd) read and merged with devpkg's registry settings; a usage error naming the input when it cannot be. */
+export async function readKindConfig(kindConfig: string | undefined, cwd: string): Promise<MergedKindConfig> {
+  let text: string | undefined;
+  if (kindConfig) {
+    const file = resolve(cwd, kindConfig);
+    text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`kind-config: cannot read ${file}: ${err.code ?? err.message}`);
+    });
+  }
+  return mergeKindConfig(text, kindConfig ? `kind-config ${kindConfig}` : 'kind-config');
+}
+
+/**
+ * The files kind mode's inputs name, checked before anything starts: the kind config (read,
+ * parsed, merged) and kapp-controller's manifest when it is a file (read, its sha256 when
+ * given). A URL or a release version is fetched later, when the cluster is made.
+ */
+export async function checkKindFiles(o: { kindConfig?: string; kappControllerManifest?: string; kappControllerSha256?: string; cwd: string }): Promise<void> {
+  await readKindConfig(o.kindConfig, o.cwd);
+  const m = o.kappControllerManifest?.trim();
+  if (m && !/^https?:\/\//i.test(m)) await kappControllerManifest({ manifest: m, sha256: o.kappControllerSha256, cwd: o.cwd });
+}
+
+/** kind at the wanted version as a need of the kind mode's preflight (on PATH at that version, or in the tool cache). */
+export function kindNeed(o: { version?: string; exec: ExecFn; install?: InstallPolicy; log?: (m: string) => void }): Need {
+  const want = normalizeReleaseVersion(o.version || DEFAULT_KIND_VERSION, 'kind-version');
+  return {
+    what: `kind ${want}`,
+    missing: async () => {
+      const onPath = await Kind.create(o.exec).catch(() => undefined);
+      if (onPath && `v${onPath.version}` === want) return undefined;
+      if (await findCached('kind', want)) return undefined;
+      return onPath ? `PATH has v${onPath.version}` : 'not on PATH';
+    },
+    install: async () => void (await ensureKind({ version: want, exec: o.exec, log: o.log, install: o.install })),
+    howTo: KIND_HOW_TO.replace('VERSION', want),
+  };
+}
+
+/** A running Docker daemon as a need of the kind mode's preflight. */
+export function dockerNeed(exec: ExecFn): Need {
+  return {
+    what: 'docker',
+    missing: async () => {
+      try {
+        await Docker.create(exec);
+        return undefined;
+      } catch (err) {
+        const why = errorMessage(err);
+        return /not found on PATH/.test(why) ? 'not on PATH' : why.replace(/; the kind mode needs a running Docker daemon$/, '');
+      }
+    },
+    howTo: 'start the Docker daemon, or install Docker (https://docs.docker.com/engine/install/); kind mode runs its cluster and registry in containers',
+  };
 }
 
 export interface KindClusterOptions {
@@ -185,6 +250,8 @@ export interface KindClusterOptions {
   cwd?: string;
   log: (m: string) => void;
   onPhase?: (name: string, at: string) => void;
+  /** May a missing kind be installed (default yes). */
+  install?: InstallPolicy;
   /** Injected for tests. */
   ensureKind?: (o: EnsureKindOptions) => Promise<Kind>;
   fetch?: Fetch;
@@ -204,17 +271,10 @@ export async function createKindCluster(o: KindClusterOptions): Promise<KindClus
   const phase = (n: string) => o.onPhase?.(n, new Date().toISOString());
   const cwd = o.cwd ?? process.cwd();
   // Everything that can be checked without a cluster comes first: a bad input costs no cluster.
-  const kind = await step('kind', () => (o.ensureKind ?? ensureKind)({ version: o.kindVersion, exec: o.exec, log: o.log, fetch: o.fetch }));
+  const kind = await step('kind', () => (o.ensureKind ?? ensureKind)({ version: o.kindVersion, exec: o.exec, log: o.log, fetch: o.fetch, install: o.install }));
   const docker = await step('docker', () => Docker.create(o.exec));
   const config = await step('kind config', async () => {
-    let text: string | undefined;
-    if (o.kindConfig) {
-      const file = resolve(cwd, o.kindConfig);
-      text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-        throw new UsageError(`kind-config: cannot read ${file}: ${err.code ?? err.message}`);
-      });
-    }
-    const merged = mergeKindConfig(text, o.kindConfig ? `kind-config ${o.kindConfig}` : 'kind-config');
+    const merged = await readKindConfig(o.kindConfig, cwd);
     merged.notes.forEach((n) => o.log(n));
     return merged.text;
   });

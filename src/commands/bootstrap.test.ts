@@ -52,9 +52,9 @@ test('devpkg bootstrap checks the host before creating anything, and --help name
   expect(r.out).toMatch(/--skip-host-check +create even where the host check \(cgroup v1, 4 CPUs, 6 GiB, docker\) refuses/);
 });
 
-test('without ytt on PATH, --prepare-only fails up front naming ytt instead of weakening its dry-run check', async () => {
-  const r = await cli(['bootstrap', '--package', resolve('examples/tce-packages/addons/packages/antrea/1.5.3'), '--image', 'i', '--prepare-only']);
+test('without ytt on PATH and --no-install, --prepare-only fails up front naming ytt instead of weakening its dry-run check', async () => {
+  const r = await cli(['bootstrap', '--package', resolve('examples/tce-packages/addons/packages/antrea/1.5.3'), '--image', 'i', '--prepare-only', '--no-install']);
   expect(r.code).toBe(2);
-  expect(r.err).toMatch(/^devpkg bootstrap: ytt is not on PATH: bootstrap renders the package config and the providers with it for its dry-run check, and will not run that check weakened; install ytt/);
+  expect(r.err).toMatch(/^devpkg bootstrap: ytt is not on PATH \(and --no-install: devpkg does not install it\): bootstrap renders the package config and the providers with it for its dry-run check, and will not run that check weakened; install ytt/);
   expect(r.err).not.toContain('the dry-run check renders the providers with ytt');
 });

@@ -71,6 +71,7 @@ ytt must be on PATH: without it devpkg stops before changing anything.
   --timeout DURATION       wait this long for phase 3, and again for the verdict (default 10m)
   --bootstrap-timeout D    limit for tanzu management-cluster create (default 45m)
   --work-dir DIR           logs, dry-run render, kubeconfig (default ./devpkg-bootstrap)
+  --no-install             refuse instead of installing a missing ytt (pinned, checksum-checked, into ~/.cache/devpkg)
   --json                   print the result as JSON on stdout (progress stays on stderr)
 
 Ctrl-C (SIGINT) or SIGTERM during the create or the wait: the result is interrupted, the providers
@@ -88,7 +89,7 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
   const values = parseCommand(argv, io, USAGE, {
     ...strings('package', 'image', 'registry', 'addon-type', 'tanzu-dir', 'cluster-config', 'tanzu', 'bootstrap-timeout', 'work-dir', 'assert'),
     ...strings('tkg-custom-image-repository', 'tkg-custom-image-repository-ca-certificate'),
-    ...booleans('skip-host-check', 'tkg-custom-image-repository-skip-tls-verify', 'prepare-only', 'keep', 'cleanup'),
+    ...booleans('skip-host-check', 'tkg-custom-image-repository-skip-tls-verify', 'prepare-only', 'keep', 'cleanup', 'no-install'),
     ...DEV_PACKAGE_FLAGS,
     ...VERDICT_FLAGS,
   });
@@ -142,7 +143,7 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
   const { root, loaded } = await loadVersionFolder(folder, '--package');
   // ytt renders the package config and (without a tanzu CLI) the providers for the dry-run check:
   // missing, it fails here, before anything is changed, rather than weakening the check.
-  const yttPath = await ensureYtt({ env: io.env, log });
+  const yttPath = await ensureYtt({ env: io.env, log, install: { refuse: !!values['no-install'] } });
   if (dryRunWithYtt) log('no tanzu CLI on PATH (and no --tanzu): the dry-run check renders the providers with ytt the way tanzu management-cluster create --dry-run does');
   if (!values['prepare-only'] && !values['skip-host-check']) {
     const problems = checkHost(await readHostFacts(execTool));

@@ -12,11 +12,13 @@ import { REGISTRY_HOSTING, resolvePullRegistry } from '../cluster/registry-hosti
 import { Docker } from '../tools/docker.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
+import { checkNeeds } from '../tools/needs.js';
+import { imgpkgNeed } from '../tools/carvel.js';
 import { parseCommand, requireFlag, type CliIO } from './io.js';
 import { booleans, CLUSTER_VERDICT_FLAGS, clusterVerdictSettings, DEV_PACKAGE_FLAGS, PUSH_FLAGS, strings } from './options.js';
 
 const USAGE = `Usage: devpkg dev --package <version folder> --registry HOST[:PORT]/PATH [--cluster-registry HOST[:PORT][/PATH]]
-                  [--kubeconfig K] [--ref-name FROM=TO] [--package-install NS/NAME] [--settle S] [--timeout T] [--json]
+                  [--kubeconfig K] [--ref-name FROM=TO] [--package-install NS/NAME] [--settle S] [--timeout T] [--no-install] [--json]
 
 Iterate on a running cluster in one step: push the version folder's bundle, derive a dev
 Package whose version outranks every version in play (earlier dev versions included), apply it
@@ -44,6 +46,7 @@ verify that kapp-controller installs it. Prints the verdict.
   --assert FILE              YAML list of assertions checked after a win
   --diagnostics DIR          on failure, objects, events and logs go here (default: devpkg-diagnostics
                              in the temp folder, outside the work tree)
+  --no-install               refuse instead of installing a missing imgpkg (pinned, checksum-checked, into ~/.cache/devpkg)
   --json                     print the results as JSON (a list of PackageResult)
 
 Registry credentials, when needed: DEVPKG_REGISTRY_USERNAME and DEVPKG_REGISTRY_PASSWORD.
@@ -53,7 +56,7 @@ Exit codes: 0 the dev version won everywhere, 1 it did not, 2 bad usage.
 export async function run(argv: string[], io: CliIO): Promise<number> {
   const values = parseCommand(argv, io, USAGE, {
     ...strings('package', 'registry', 'cluster-registry', 'package-install', 'derive-from'),
-    ...booleans('plain-http'),
+    ...booleans('plain-http', 'no-install'),
     ...DEV_PACKAGE_FLAGS,
     ...PUSH_FLAGS,
     ...CLUSTER_VERDICT_FLAGS,
@@ -74,6 +77,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   // A version folder is <root>/<name>/<version>: loaded with the packages dir being its grandparent.
   const { root, loaded } = await loadVersionFolder(folder, '--package');
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
+  // The tools last, before the cluster is touched: imgpkg installed (pinned) when missing, unless refused.
+  if (!values['push-command']) await checkNeeds('dev', [imgpkgNeed({ install: { refuse: !!values['no-install'] }, log })], { refuse: !!values['no-install'] }, log);
   const client = await ClusterClient.create(kc);
   // Pushing to localhost without --cluster-registry: the cluster's local registry says where it
   // pulls from (kind's local-registry-hosting ConfigMap, the registry container on kind's network).

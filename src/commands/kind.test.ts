@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { failingKindTools } from '../../test/support/kind-tools.js';
+import { DevpkgError } from '../errors.js';
 import { run } from './kind.js';
 
 function workspace() {
@@ -117,9 +118,10 @@ describe('devpkg kind', () => {
       writeFileSync(join(work, 'mine.yaml'), 'kind: Pod\napiVersion: v1\n');
       const t = tools();
       const { out, io: cli } = io(work);
-      const code = await run(['--repo', repo, ...ARGS.map((a) => (a === 'kc.yml' ? join(repo, 'kc.yml') : a)), '--kind-config', 'mine.yaml', '--results-dir', join(work, 'out')], cli, { exec: t.exec, onSignal: noSignals });
-      expect(code).toBe(1);
-      expect(out.stdout).toContain(`kind setup failed: kind config: kind-config ${join(work, 'mine.yaml')}: kind "Pod"`);
+      const err = await run(['--repo', repo, ...ARGS.map((a) => (a === 'kc.yml' ? join(repo, 'kc.yml') : a)), '--kind-config', 'mine.yaml', '--results-dir', join(work, 'out')], cli, { exec: t.exec, onSignal: noSignals }).catch((e: DevpkgError) => e);
+      expect([(err as DevpkgError).exitCode, (err as DevpkgError).message]).toEqual([2, expect.stringContaining(`kind-config ${join(work, 'mine.yaml')}: kind "Pod"`)]);
+      expect(out.stdout).toBe('');
+      expect(t.calls).toEqual([]);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }

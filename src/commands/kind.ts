@@ -9,10 +9,11 @@ import { join, resolve } from 'node:path';
 import { RecordingHost, type ActionHost } from '../action/host.js';
 import type { GithubContext } from '../action/context.js';
 import { CLEANUP_STATE, CleanupList, describe as describeItem, runCleanup } from '../cleanup.js';
-import { DevpkgError } from '../errors.js';
+import { DevpkgError, UsageError } from '../errors.js';
 import { watchSignals } from '../interrupt.js';
 import { parseInputs } from '../inputs.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
+import type { InstallPolicy } from '../tools/toolcache.js';
 import { renderResultText } from '../verify/render.js';
 import type { PackageResult } from '../results.js';
 import { parseCommand, type CliIO } from './io.js';
@@ -22,7 +23,7 @@ const USAGE = `Usage: devpkg kind --repo DIR (--base REF [--head REF] | --packag
                    [--packages-dir D] [--ref-name MAP] [--push-command CMD] [--lock-images] [--dev-version V]
                    [--kind-version V] [--kind-node-image IMAGE] [--kind-config FILE] [--registry-image IMAGE]
                    [--kapp-controller-version V | --kapp-controller-manifest FILE|URL] [--kapp-controller-sha256 HEX]
-                   [--settle 60s] [--timeout 10m] [--assert FILE] [--results-dir DIR] [--keep] [--json]
+                   [--settle 60s] [--timeout 10m] [--assert FILE] [--results-dir DIR] [--keep] [--no-install] [--json]
 
 The action's kind mode, here: a throwaway kind cluster with a local registry and kapp-controller,
 the released version of each changed package installed the way the addons manager would, then
@@ -30,6 +31,9 @@ its dev Package, verified. Writes results.json, report.md and diagnostics to --r
 deletes the cluster and the registry container at the end, unless --keep. Ctrl-C (or SIGTERM)
 stops the run, writes an interrupted result per package, then deletes them (exit 130/143); a
 second one deletes them and exits at once.
+Everything is checked before anything starts: the flags, the packages (as devpkg plan plans
+them), the files the flags name, then Docker, kind and imgpkg, all that is missing named at once.
+kind and imgpkg are installed when missing (pinned, checksum-checked, into ~/.cache/devpkg).
 
   --repo DIR                    the packages repository (default: .)
   --base REF / --head REF       the diff that marks changed versions (head default: HEAD)
@@ -51,7 +55,12 @@ second one deletes them and exits at once.
   --assert FILE                 YAML list of assertions checked after a win
   --results-dir DIR             where results.json, report.md, diagnostics go (default ./devpkg-results)
   --keep                        leave the cluster and registry running (prints how to delete them)
+  --no-install                  refuse instead of installing a missing kind or imgpkg
   --json                        print the results as JSON (a list of PackageResult)
+
+Without the flag, --kind-node-image, --kind-config, --registry-image and --kapp-controller-manifest
+default to $DEVPKG_KIND_NODE_IMAGE, $DEVPKG_KIND_CONFIG, $DEVPKG_KIND_REGISTRY_IMAGE and
+$DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST (a machine's mirrors; the kind test harness sets them).
 
 Exit codes: 0 every dev version won, 1 one did not (or setup failed: an error result each), 2 bad usage.
 `;
@@ -85,8 +94,18 @@ class TerminalHost extends RecordingHost {
   }
 }
 
+/** Flags a machine may default through the environment (mirrors; the kind test harness exports these). */
+export const ENV_DEFAULTS: Record<string, string> = {
+  'kind-node-image': 'DEVPKG_KIND_NODE_IMAGE',
+  'kind-config': 'DEVPKG_KIND_CONFIG',
+  'registry-image': 'DEVPKG_KIND_REGISTRY_IMAGE',
+  'kapp-controller-manifest': 'DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST',
+};
+
 export interface KindCommandDeps {
   exec?: ExecFn;
+  /** Where missing tools come from (tests: a local release stand-in); --no-install sets refuse. */
+  install?: InstallPolicy;
   /** Registers a signal handler; returns its removal (tests pass their own). */
   onSignal?: (signal: 'SIGINT' | 'SIGTERM', handler: () => void) => () => void;
   /** Ends the process after an interrupted run's cleanup (tests pass their own). */
@@ -97,7 +116,7 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
   const values = parseCommand(argv, io, USAGE, {
     ...SELECTION_FLAGS,
     ...strings('assert', 'results-dir'),
-    ...booleans('keep'),
+    ...booleans('keep', 'no-install'),
     ...PUSH_FLAGS,
     ...VERDICT_FLAGS,
     // The inputs' own names, except base-ref and head-ref (--base and --head here).
@@ -108,6 +127,7 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
   const repo = resolve(io.cwd, (v.repo as string | undefined) ?? '.');
   const record: Record<string, string> = { mode: 'kind', comment: 'false', 'working-directory': '.' };
   for (const f of INPUT_FLAGS) if (typeof v[f] === 'string') record[f] = v[f] as string;
+  for (const [f, env] of Object.entries(ENV_DEFAULTS)) if (record[f] === undefined && io.env[env]) record[f] = io.env[env]!;
   // Files named on the command line are relative to where it runs (the action's, to working-directory).
   if (record['kind-config']) record['kind-config'] = resolve(io.cwd, record['kind-config']);
   const manifest = record['kapp-controller-manifest'];
@@ -118,7 +138,10 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
   if (v['lock-images']) record['lock-images'] = 'true';
   if (typeof v.assert === 'string') {
     const { readFile } = await import('node:fs/promises');
-    record.assert = await readFile(resolve(io.cwd, v.assert), 'utf8');
+    const file = resolve(io.cwd, v.assert);
+    record.assert = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`--assert: cannot read ${file}: ${err.code ?? err.message}; give a YAML file with a list of assertions`);
+    });
   }
   if (!record.packages && !record['base-ref'] && !v.all) {
     throw new DevpkgError('give --base REF (the diff to test), --packages NAME/VERSION,... or --all', { exitCode: 2 });
@@ -143,6 +166,7 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
     serverUrl: 'https://github.com',
     apiUrl: 'https://api.github.com',
     workspace: repo,
+    local: true,
   };
   const exec = deps.exec ?? execTool;
   const cleanUp = async () => {
@@ -178,7 +202,8 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
     const { run: runKind } = await import('../modes/kind.js');
     // Diagnostics are written under RUNNER_TEMP and copied into the results folder.
     scratch = await mkdtemp(join(tmpdir(), 'devpkg-kind-cli-'));
-    await runKind({ inputs, github, host, exec, env: { ...io.env, RUNNER_TEMP: scratch }, resultsDir, signal: interruption.signal });
+    const install: InstallPolicy = { ...deps.install, ...(v['no-install'] ? { refuse: true } : {}) };
+    await runKind({ inputs, github, host, exec, env: { ...io.env, RUNNER_TEMP: scratch }, resultsDir, install, signal: interruption.signal });
   } catch (err) {
     failure = err;
   } finally {

@@ -43,7 +43,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     const problems = await host.group('Can this runner bootstrap?', async () => checkHost(await readHostFacts(ctx.exec)));
     if (problems.length) throw new UsageError(hostRefusal(problems, 'host-check: false'));
   }
-  const yttPath = await host.group('ytt', () => ensureYtt({ env: ctx.env, log: (m) => host.info(m) }));
+  const yttPath = await host.group('ytt', () => ensureYtt({ env: ctx.env, log: (m) => host.info(m), install: ctx.install }));
   const paths = tanzuPaths(inputs.tanzuDir || undefined, ctx.env, root);
   const tanzuPath = await host.group('tanzu CLI', () =>
     ensureTanzuCli({

@@ -5,7 +5,10 @@ import { ClusterClient } from '../cluster/client.js';
 import { REGISTRY_HOSTING, resolvePullRegistry } from '../cluster/registry-hosting.js';
 import { Docker } from '../tools/docker.js';
 import type { ModeContext } from '../pipeline/context.js';
-import { changedRefs, finishRun, pushApplyVerify } from '../pipeline/steps.js';
+import { finishRun, plannedRefs, pushApplyVerify } from '../pipeline/steps.js';
+import { imgpkgNeed } from '../tools/carvel.js';
+import { checkNeeds } from '../tools/needs.js';
+import { parseAssertions } from '../verify/assertions.js';
 
 /** Cluster mode: an existing cluster (input kubeconfig, or the default one). */
 export async function run(ctx: ModeContext): Promise<void> {
@@ -14,22 +17,30 @@ export async function run(ctx: ModeContext): Promise<void> {
     throw new UsageError('mode cluster: input registry is required (HOST[:PORT]/PATH the cluster can pull from)');
   }
   const root = path.resolve(ctx.github.workspace, inputs.workingDirectory);
-  const refs = await host.group('Changed packages', () => changedRefs(ctx, root));
-  if (refs.length === 0) {
+  // Checked before anything starts, in order: the packages (planned as `devpkg plan` plans them;
+  // one that cannot be is its own error result), the files inputs name, then the tools.
+  const { planned, unplanned } = await host.group('Changed packages', () => plannedRefs(ctx, root, 'cluster'));
+  if (planned.length + unplanned.length === 0) {
     host.info('no package version changed; nothing to verify');
     await finishRun(ctx, []);
     return;
   }
+  parseAssertions(inputs.assert);
   const kc = await loadKubeConfig(inputs.kubeconfig ? path.resolve(root, inputs.kubeconfig) : undefined);
-  // Pushing to localhost without cluster-registry: the cluster's local registry says where it pulls from.
-  const client = await ClusterClient.create(kc);
-  const pull = await resolvePullRegistry(inputs.registry, inputs.clusterRegistry, {
-    readHosting: () => client.readConfigMapKey(REGISTRY_HOSTING.namespace, REGISTRY_HOSTING.name, REGISTRY_HOSTING.key),
-    docker: () => Docker.create(ctx.exec),
-    names: { push: 'input registry', pull: 'input cluster-registry' },
-    log: (m) => host.info(m),
-  });
-  if (pull.warning) host.warning(pull.warning);
-  const results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry, clusterRegistry: pull.clusterRegistry });
-  await finishRun(ctx, results);
+  if (!inputs.pushCommand) await checkNeeds('cluster', [imgpkgNeed({ version: inputs.imgpkgVersion, install: ctx.install, log: (m) => host.info(m) })], ctx.install, (m) => host.info(m));
+  const refs = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version) }));
+  let results: Awaited<ReturnType<typeof pushApplyVerify>> = [];
+  if (refs.length) {
+    // Pushing to localhost without cluster-registry: the cluster's local registry says where it pulls from.
+    const client = await ClusterClient.create(kc);
+    const pull = await resolvePullRegistry(inputs.registry, inputs.clusterRegistry, {
+      readHosting: () => client.readConfigMapKey(REGISTRY_HOSTING.namespace, REGISTRY_HOSTING.name, REGISTRY_HOSTING.key),
+      docker: () => Docker.create(ctx.exec),
+      names: { push: 'input registry', pull: 'input cluster-registry' },
+      log: (m) => host.info(m),
+    });
+    if (pull.warning) host.warning(pull.warning);
+    results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry, clusterRegistry: pull.clusterRegistry });
+  }
+  await finishRun(ctx, [...results, ...unplanned]);
 }

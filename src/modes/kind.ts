@@ -2,12 +2,16 @@ import path from 'node:path';
 import type { Registry } from '../bundle/reference.js';
 import { installBaseline } from '../cluster/baseline.js';
 import { ClusterClient } from '../cluster/client.js';
-import { createKindCluster, SetupError, type KindCluster } from '../cluster/kind.js';
+import { checkKindFiles, createKindCluster, dockerNeed, kindNeed, normalizeReleaseVersion, SetupError, type KindCluster } from '../cluster/kind.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { CleanupList } from '../cleanup-list.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../results.js';
-import { changedRefs, ensureImgpkg, finishRun, pushApplyVerify } from '../pipeline/steps.js';
+import { ensureImgpkg, finishRun, plannedRefs, pushApplyVerify } from '../pipeline/steps.js';
+import { imgpkgNeed } from '../tools/carvel.js';
+import { checkNeeds } from '../tools/needs.js';
+import { parseAssertions } from '../verify/assertions.js';
+import type { PackageVersionRef } from '../detect/index.js';
 import { failedResult, interruptedResult, loadForMode } from '../pipeline/problems.js';
 import type { ModeContext } from '../pipeline/context.js';
 
@@ -27,17 +31,43 @@ export function kindClusterName(runId: string | number, attempt: number): string
 export async function run(ctx: ModeContext): Promise<void> {
   const { inputs, host, github } = ctx;
   const root = path.resolve(github.workspace, inputs.workingDirectory);
-  const refs = await host.group('Changed packages', () => changedRefs(ctx, root));
-  if (refs.length === 0) {
+  // Everything is checked before anything starts, in this order: the inputs (parseInputs), the
+  // packages (planned as `devpkg plan` plans them), the files the inputs name, then every tool
+  // and daemon, all that is missing named at once. Nothing is created before the last check.
+  for (const [v, what] of [[inputs.kindVersion, 'kind-version'], [inputs.kappControllerVersion, 'kapp-controller-version']] as const) if (v) normalizeReleaseVersion(v, what);
+  const { planned, unplanned } = await host.group('Changed packages', () => plannedRefs(ctx, root, 'kind'));
+  if (planned.length + unplanned.length === 0) {
     host.info('no package version changed; nothing to verify');
     await finishRun(ctx, []);
     return;
   }
+  await checkKindFiles({ kindConfig: inputs.kindConfig || undefined, kappControllerManifest: inputs.kappControllerManifest || undefined, kappControllerSha256: inputs.kappControllerSha256 || undefined, cwd: root });
+  parseAssertions(inputs.assert);
   // The local registry needs no credentials: whatever was given is never sent (issue 18).
   if (inputs.registryUsername || inputs.registryPassword) {
     host.warning('mode kind pushes only to the local registry it creates: registry-username/registry-password are ignored and sent nowhere');
   }
   const kctx: ModeContext = { ...ctx, inputs: { ...inputs, registryUsername: '', registryPassword: '' } };
+  const refs: PackageVersionRef[] = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version) }));
+  const plannedOf = (ref: PackageVersionRef) => planned.find((p) => p.name === ref.name && p.version === ref.version);
+  const setupFailed = async (err: unknown, phases: Phase[]) => {
+    const step = err instanceof SetupError ? err.step : 'setup';
+    host.error(`kind mode setup failed${err instanceof SetupError ? ` at ${step}` : ''}: ${(err as Error).message}`);
+    const results = refs.map((ref) => failedResult(kctx, ref, err, 'kind', { prefix: 'kind setup failed', phases: [...phases], quiet: true, planned: plannedOf(ref) }));
+    await finishRun(kctx, [...results, ...unplanned]);
+  };
+  try {
+    await host.group('Tools', () =>
+      checkNeeds('kind', [dockerNeed(ctx.exec), kindNeed({ version: inputs.kindVersion, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }), ...(inputs.pushCommand ? [] : [imgpkgNeed({ version: inputs.imgpkgVersion, install: ctx.install, log: (m) => host.info(m) })])], ctx.install, (m) => host.info(m)),
+    );
+  } catch (err) {
+    await setupFailed(err, []);
+    return;
+  }
+  if (refs.length === 0) {
+    await finishRun(ctx, unplanned);
+    return;
+  }
   const cleanup = new CleanupList(host);
   const phases: Phase[] = [];
   const mark = (name: string, at: string) => phases.push({ name, seenAt: at });
@@ -62,6 +92,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         kappControllerVersion: inputs.kappControllerVersion || undefined,
         kappControllerManifest: inputs.kappControllerManifest || undefined,
         kappControllerSha256: inputs.kappControllerSha256 || undefined,
+        install: ctx.install,
         cwd: root,
         log: (m) => host.info(m),
         onPhase: mark,
@@ -70,13 +101,10 @@ export async function run(ctx: ModeContext): Promise<void> {
   } catch (err) {
     // A Ctrl-C in a terminal reaches kind create too; its failure is then the signal's doing.
     if (ctx.signal?.aborted) {
-      await finishRun(kctx, refs.map((ref) => interruptedResult(kctx, ref, 'kind', ctx.signal!, 'while the kind cluster was set up; nothing was applied', { phases: [...phases] })));
+      await finishRun(kctx, [...refs.map((ref) => interruptedResult(kctx, ref, 'kind', ctx.signal!, 'while the kind cluster was set up; nothing was applied', { phases: [...phases], planned: plannedOf(ref) })), ...unplanned]);
       return;
     }
-    const step = err instanceof SetupError ? err.step : 'setup';
-    host.error(`kind mode setup failed at ${step}: ${(err as Error).message}`);
-    const results = refs.map((ref) => failedResult(kctx, ref, err, 'kind', { prefix: 'kind setup failed', phases: [...phases], quiet: true }));
-    await finishRun(kctx, results);
+    await setupFailed(err, phases);
     return;
   }
   const kc = await loadKubeConfig(cluster.kubeconfig);
@@ -91,7 +119,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   const failed: PackageResult[] = [];
   for (const ref of refs) {
     if (ctx.signal?.aborted) {
-      failed.push(interruptedResult(kctx, ref, 'kind', ctx.signal, 'before its baseline was installed; nothing was applied for it', { phases: [...phases] }));
+      failed.push(interruptedResult(kctx, ref, 'kind', ctx.signal, 'before its baseline was installed; nothing was applied for it', { phases: [...phases], planned: plannedOf(ref) }));
       continue;
     }
     await host.group(`Baseline ${ref.name}/${ref.version}`, async () => {
@@ -116,8 +144,8 @@ export async function run(ctx: ModeContext): Promise<void> {
         installs.set(ref.name, { namespace: b.namespace, name: b.name });
         mark(`baseline ${ref.name} ${b.releasedVersion}`, b.installedAt);
       } catch (err) {
-        if (ctx.signal?.aborted) failed.push(interruptedResult(kctx, ref, 'kind', ctx.signal, 'while its baseline was installed; the dev Package was not applied', { phases: [...phases] }));
-        else failed.push(failedResult(kctx, ref, err, 'kind', { prefix: 'baseline', phases: [...phases] }));
+        if (ctx.signal?.aborted) failed.push(interruptedResult(kctx, ref, 'kind', ctx.signal, 'while its baseline was installed; the dev Package was not applied', { phases: [...phases], planned: plannedOf(ref) }));
+        else failed.push(failedResult(kctx, ref, err, 'kind', { prefix: 'baseline', phases: [...phases], planned: plannedOf(ref) }));
       }
     });
   }
@@ -125,5 +153,5 @@ export async function run(ctx: ModeContext): Promise<void> {
   const results = ok.length
     ? await pushApplyVerify(kctx, { kc, root, refs: ok, mode: 'kind', registry, clusterRegistry, packageInstalls: installs, phases: [...phases] })
     : [];
-  await finishRun(kctx, [...results, ...failed]);
+  await finishRun(kctx, [...results, ...failed, ...unplanned]);
 }

@@ -2,6 +2,7 @@ import type { ActionHost } from '../action/host.js';
 import type { GithubContext } from '../action/context.js';
 import type { ExecFn } from '../tools/exec.js';
 import type { Inputs } from '../inputs.js';
+import type { InstallPolicy } from '../tools/toolcache.js';
 
 /** Everything a mode needs; built by main.ts, built by hand in tests. */
 export interface ModeContext {
@@ -14,6 +15,8 @@ export interface ModeContext {
   resultsDir?: string;
   /** Aborted on SIGINT/SIGTERM (the runner cancelling the job): waits end `interrupted`. */
   signal?: AbortSignal;
+  /** Whether missing tools (kind, imgpkg, ytt) are installed, pinned and checked (default yes; the CLI's --no-install refuses). */
+  install?: InstallPolicy;
 }
 
 /** A mode throws a DevpkgError on failure, after writing its outputs. */

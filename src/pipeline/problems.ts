@@ -38,7 +38,7 @@ export function failedResult(
   err: unknown,
   mode: Mode,
   /** quiet: no annotation per package (the caller reported a failure they share once). */
-  extra: { prefix?: string; phases?: PackageResult['phases']; problems?: Problem[]; quiet?: boolean } = {},
+  extra: { prefix?: string; phases?: PackageResult['phases']; problems?: Problem[]; quiet?: boolean; planned?: PackageResult } = {},
 ): PackageResult {
   const problem = problemFromError(err, `${ref.path}/package.yaml`, `${ref.name}/${ref.version}`);
   if (extra.prefix) problem.message = `${extra.prefix}: ${problem.message}`;
@@ -52,7 +52,11 @@ export function failedResult(
     delete r.problems;
   }
   const problems = [...(extra.problems ?? []), ...(r.problems ?? [])];
-  return { ...r, ...(problems.length ? { problems } : {}), ...(extra.phases ? { phases: extra.phases } : {}) };
+  // What the plan knew before the failure (refNames, the planned dev version) is not unknown.
+  const known = extra.planned ? { refName: extra.planned.refName, targetRefName: extra.planned.targetRefName, devVersion: extra.planned.devVersion, unknown: undefined } : {};
+  const out: PackageResult = { ...r, ...known, ...(problems.length ? { problems } : {}), ...(extra.phases ? { phases: extra.phases } : {}) };
+  if (!out.unknown) delete out.unknown;
+  return out;
 }
 
 /**
@@ -65,7 +69,7 @@ export function interruptedResult(
   mode: Mode,
   signal: AbortSignal,
   during: string,
-  extra: { phases?: PackageResult['phases']; problems?: Problem[] } = {},
+  extra: { phases?: PackageResult['phases']; problems?: Problem[]; planned?: PackageResult } = {},
 ): PackageResult {
   const err = new DevpkgError(`interrupted by ${String(signal.reason ?? 'a signal')} ${during}`);
   return { ...failedResult(ctx, ref, err, mode, { ...extra, quiet: true }), verdict: 'interrupted' };

@@ -10,14 +10,15 @@ import { runHolder } from '../cluster/runlease.js';
 import { DevpkgError, UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap } from '../packages/refname.js';
-import { resolveSelection, type PlanRequest } from './plan.js';
+import { plan, resolveSelection, type PlanRequest } from './plan.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
-import type { Mode, PackageResult } from '../results.js';
+import type { Mode, PackageResult, PlannedPackage } from '../results.js';
+import { ensureCarvelTool } from '../tools/carvel.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
-import { failedResult, interruptedResult, loadForMode } from './problems.js';
+import { annotateProblems, failedResult, interruptedResult, loadForMode } from './problems.js';
 import type { ModeContext } from './context.js';
 
 export interface ClusterRunOptions {
@@ -121,8 +122,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
 
 /** imgpkg on PATH: the runner's, or a pinned, checksum-checked release on GitHub runners. */
 export async function ensureImgpkg(ctx: ModeContext): Promise<void> {
-  const { ensureCarvelTool } = await import('../tools/carvel.js');
-  await ensureCarvelTool('imgpkg', { version: ctx.inputs.imgpkgVersion || undefined, log: (m) => ctx.host.info(m) });
+  await ensureCarvelTool('imgpkg', { version: ctx.inputs.imgpkgVersion || undefined, log: (m) => ctx.host.info(m), install: ctx.install });
 }
 
 /** Outputs, report, and one failure for everything that did not win. */
@@ -140,7 +140,22 @@ export async function finishRun(ctx: ModeContext, results: PackageResult[]): Pro
 }
 
 export async function changedRefs(ctx: ModeContext, root: string): Promise<PackageVersionRef[]> {
-  const req: PlanRequest = {
+  return (await resolveSelection(planRequest(ctx, root))).refs;
+}
+
+/**
+ * The packages in play, planned as `devpkg plan` plans them: those that can go on, and an
+ * `error` result (with plan's words, annotated on its file) for each that cannot.
+ */
+export async function plannedRefs(ctx: ModeContext, root: string, mode: Mode): Promise<{ planned: PlannedPackage[]; unplanned: PackageResult[] }> {
+  const out = await plan({ ...planRequest(ctx, root), mode, devVersion: ctx.inputs.devVersion || undefined });
+  const unplanned = out.packages.filter((p) => p.verdict === 'error');
+  annotateProblems(ctx, unplanned.flatMap((p) => p.problems ?? []));
+  return { planned: out.packages.filter((p) => p.verdict !== 'error'), unplanned };
+}
+
+function planRequest(ctx: ModeContext, root: string): PlanRequest {
+  return {
     root,
     packagesDir: ctx.inputs.packagesDir,
     selection: selectionFromContext(ctx),
@@ -151,5 +166,4 @@ export async function changedRefs(ctx: ModeContext, root: string): Promise<Packa
     exec: ctx.exec,
     log: (m) => ctx.host.info(m),
   };
-  return (await resolveSelection(req)).refs;
 }

@@ -71,18 +71,22 @@ export function sanitizeResult(v: unknown): PlannedPackage | string {
   const version = str(v.version);
   const verdict = str(v.verdict);
   const devVersion = str(v.devVersion);
-  if (!name || !version || !verdict || devVersion === undefined) return 'name, version, devVersion or verdict missing';
+  if (!name || !version || !verdict) return 'name, version or verdict missing';
+  // Only an error result may lack its dev version (it stopped before one was planned).
+  if (devVersion === undefined && verdict !== 'error') return 'devVersion missing';
+  const unknown = Array.isArray(v.unknown) ? v.unknown.filter((u): u is 'refName' | 'targetRefName' | 'devVersion' => ['refName', 'targetRefName', 'devVersion'].includes(u as string)) : [];
   const r: PlannedPackage = {
     name,
     version,
-    refName: str(v.refName) ?? '',
-    targetRefName: str(v.targetRefName) ?? str(v.refName) ?? '',
+    refName: str(v.refName),
+    targetRefName: str(v.targetRefName) ?? str(v.refName),
     releasedVersion: str(v.releasedVersion),
     devVersion,
     bundle: str(v.bundle),
     // Read as the other job wrote it (not checked against MODES: a report shows what it is given).
     mode: (str(v.mode) ?? '') as Mode,
     verdict: verdict as PackageResult['verdict'],
+    ...(unknown.length ? { unknown } : {}),
     reason: str(v.reason) ?? '',
     timeline: Array.isArray(v.timeline) ? v.timeline.map(timelineEntry).filter((e): e is TimelineEntry => e !== undefined) : [],
   };

@@ -104,7 +104,7 @@ export function ganttChart(r: PackageResult): string | undefined {
   }
   const objects = [...new Set(r.timeline.map((e) => e.object))];
   for (const object of objects) {
-    const { bars, dropped } = keepEnds(objectBars(r.timeline.filter((e) => e.object === object), r.devVersion, end));
+    const { bars, dropped } = keepEnds(objectBars(r.timeline.filter((e) => e.object === object), r.devVersion ?? '', end));
     if (bars.length === 0) continue;
     lines.push(`    section ${mermaidLabel(object)}`);
     bars.forEach((b, i) => {

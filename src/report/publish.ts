@@ -95,14 +95,16 @@ export async function publishReport(opts: PublishOptions): Promise<PublishOutcom
 
   // The artifact is linked by name on the run's page (<run url>#artifacts): the workflow
   // uploads it after this step, so there is no artifact id to link to yet.
-  const entries: ReportEntry[] = opts.entries ?? results.map((r) => ({ result: r, runUrl, artifactName: inputs.artifactName }));
+  // A local run has no run page and no artifact: its report names the results folder instead.
+  const entries: ReportEntry[] =
+    opts.entries ?? results.map((r) => (github.local ? { result: r, resultsDir } : { result: r, runUrl, artifactName: inputs.artifactName }));
   // Room for the marker line the comment carries ahead of the report.
   const limit = GITHUB_COMMENT_LIMIT - marker(header).length - 1;
   const rendered = renderReport(
     {
       header,
       entries,
-      runUrl,
+      runUrl: runUrl || undefined,
       runLabel: `run ${github.runNumber || github.runId}${github.runAttempt > 1 ? ` (attempt ${github.runAttempt})` : ''}`,
       commit: github.headSha ?? (github.sha || undefined),
       generatedAt: now.toISOString(),
@@ -133,7 +135,7 @@ export async function publishReport(opts: PublishOptions): Promise<PublishOutcom
     ({ files, lasting } = await writeResultsFolder(resultsDir, doc, rendered.markdown, (m) => host.warning(m)));
     // Only a folder that exists: an upload step guarded by `results-dir != ''` then skips.
     host.setOutput('results-dir', resultsDir);
-    host.info(`results in ${resultsDir} (upload it with actions/upload-artifact: path: \${{ ${stepRef(ctx.env)}.outputs.results-dir }})`);
+    if (!github.local) host.info(`results in ${resultsDir} (upload it with actions/upload-artifact: path: \${{ ${stepRef(ctx.env)}.outputs.results-dir }})`);
   } catch (err) {
     host.warning(`cannot write the results folder ${resultsDir}: ${errorMessage(err)}`);
   }

@@ -19,6 +19,8 @@ export interface ReportEntry {
   runUrl?: string;
   /** The artifact the workflow uploaded the results folder as; linked as <run url>#artifacts. */
   artifactName?: string;
+  /** A local run's results folder (no run page, no artifact): named instead of links. */
+  resultsDir?: string;
 }
 
 export interface ReportInput {
@@ -101,13 +103,19 @@ function at(iso: string | undefined, zero: number): string {
   return `${hms(t)} (${elapsed(zero, t)})`;
 }
 
+/** A value the run never learned (an error before it): said, never an empty code span. */
+const UNKNOWN = '_unknown_';
+
 function versions(r: PackageResult): string {
-  const released = r.releasedVersion ? code(r.releasedVersion) : '_none released_';
-  return `${released} → ${code(r.devVersion)}`;
+  // A run that stopped early never saw what is released.
+  const released = r.releasedVersion ? code(r.releasedVersion) : r.verdict === 'error' ? UNKNOWN : '_none released_';
+  return `${released} → ${r.devVersion ? code(r.devVersion) : UNKNOWN}`;
 }
 
 function refNames(r: PackageResult): string {
-  return r.refName === r.targetRefName ? code(r.refName) : `${code(r.refName)} → ${code(r.targetRefName)}`;
+  if (!r.refName) return `${UNKNOWN} (the package could not be read)`;
+  const target = r.targetRefName || r.refName;
+  return r.refName === target ? code(r.refName) : `${code(r.refName)} → ${code(target)}`;
 }
 
 function multiline(s: string): string {
@@ -151,7 +159,8 @@ function links(e: ReportEntry, input: ReportInput): string | undefined {
   const runUrl = e.runUrl ?? input.runUrl;
   const parts: string[] = [];
   if (runUrl) parts.push(link('workflow run', runUrl));
-  if (e.artifactName) {
+  if (e.resultsDir) parts.push(`results folder ${code(e.resultsDir)}`);
+  else if (e.artifactName) {
     const url = runUrl ? `${runUrl}#artifacts` : undefined;
     const name = `artifact ${e.artifactName}`;
     parts.push(url ? link(name, url) : text(name));
@@ -247,7 +256,7 @@ function overview(entries: ReportEntry[], rows: number): string {
   for (const { result: r } of kept) {
     if (allPlanned) {
       lines.push(
-        `| ${cell(text(r.name))} | ${cell(code(r.version))} | ${cell(code(r.devVersion))} | ${cell(refNames(r))} | ${r.plan ? cell(code(r.plan.bundleTag)) : '—'} |`,
+        `| ${cell(text(r.name))} | ${cell(code(r.version))} | ${cell(r.devVersion ? code(r.devVersion) : UNKNOWN)} | ${cell(refNames(r))} | ${r.plan ? cell(code(r.plan.bundleTag)) : '—'} |`,
       );
     } else {
       const s = style(r.verdict);

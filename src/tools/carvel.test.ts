@@ -54,8 +54,18 @@ function fakeToolCache(bytes: string, cached = '') {
 describe('ensureCarvelTool', () => {
   const base = { env: { PATH: '/nonexistent', GITHUB_ACTIONS: 'true' }, platform: 'linux' as const, arch: 'x64' };
 
-  test('outside GitHub Actions, a missing tool is an error that says how to install it', async () => {
-    await expect(ensureCarvelTool('imgpkg', { env: { PATH: '/nonexistent' } })).rejects.toThrow(/imgpkg is not on PATH; install it/);
+  test('--no-install: a missing tool is an error that says how to install it; nothing is asked of the tool cache', async () => {
+    const f = fakeToolCache('');
+    await expect(ensureCarvelTool('imgpkg', { env: { PATH: '/nonexistent' }, install: { refuse: true }, toolCache: f.tc })).rejects.toThrow(
+      /imgpkg is not on PATH \(and --no-install: devpkg does not install it\); install it \(https:\/\/carvel.dev\/imgpkg/,
+    );
+    expect(f.calls).toEqual([]);
+  });
+
+  test('off GitHub Actions too, a missing tool is installed pinned (from where install.github says)', async () => {
+    const f = fakeToolCache('not imgpkg');
+    await expect(ensureCarvelTool('imgpkg', { ...base, env: { PATH: '/nonexistent' }, install: { github: 'http://127.0.0.1:9' }, toolCache: f.tc })).rejects.toThrow(/expected/);
+    expect(f.calls).toEqual(['find imgpkg 0.41.1', 'download http://127.0.0.1:9/carvel-dev/imgpkg/releases/download/v0.41.1/imgpkg-linux-amd64']);
   });
 
   test('a checksum mismatch refuses the binary', async () => {

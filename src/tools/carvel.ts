@@ -2,7 +2,8 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { DevpkgError, UsageError } from '../errors.js';
-import { installPinnedTool, type ToolCacheApi } from './toolcache.js';
+import type { Need } from './needs.js';
+import { findCached, GITHUB, installPinnedTool, type InstallPolicy, type ToolCacheApi } from './toolcache.js';
 
 /**
  * sha256 of the release binaries devpkg may install, per tool, version and platform.
@@ -43,10 +44,17 @@ export interface EnsureToolOptions {
   arch?: string;
   log?: (m: string) => void;
   toolCache?: ToolCache;
+  /** May devpkg install it when missing, and from where (default: yes, from GitHub releases). */
+  install?: InstallPolicy;
 }
 
-export function releaseUrl(tool: 'imgpkg' | 'kbld', version: string, platform: string): string {
-  return `https://github.com/carvel-dev/${tool}/releases/download/${version}/${tool}-${platform}`;
+export function releaseUrl(tool: 'imgpkg' | 'kbld', version: string, platform: string, github = GITHUB): string {
+  return `${github}/carvel-dev/${tool}/releases/download/${version}/${tool}-${platform}`;
+}
+
+/** How to get a Carvel tool by hand (pure). */
+export function carvelHowTo(tool: string): string {
+  return `install it (https://carvel.dev/${tool}/docs/latest/install/, or go install carvel.dev/${tool}/cmd/${tool}@latest) and put it on PATH`;
 }
 
 export function normalizeVersion(v: string): string {
@@ -71,19 +79,17 @@ export async function findOnPath(name: string, env: NodeJS.ProcessEnv = process.
 
 /**
  * Returns the path of imgpkg (or kbld): the one on PATH (also what carvel-dev/setup-action
- * installs), else, on a GitHub runner, a pinned release checked against its sha256 and kept
- * in the tool cache. The cached folder is put first on PATH so a push command finds it too.
+ * installs), else a pinned release checked against its sha256 and kept in the tool cache (the
+ * runner's, or devpkg's own); refused instead when `install.refuse`. The cached folder is put
+ * first on PATH so a push command finds it too.
  */
 export async function ensureCarvelTool(tool: 'imgpkg' | 'kbld', o: EnsureToolOptions = {}): Promise<string> {
   const env = o.env ?? process.env;
   const log = o.log ?? (() => undefined);
   const onPath = await findOnPath(tool, env);
   if (onPath) return onPath;
-  if (env.GITHUB_ACTIONS !== 'true') {
-    throw new DevpkgError(
-      `${tool} is not on PATH; install it (https://carvel.dev/${tool}/docs/latest/install/, ` +
-        `or go install carvel.dev/${tool}/cmd/${tool}@latest) and put it on PATH`,
-    );
+  if (o.install?.refuse) {
+    throw new DevpkgError(`${tool} is not on PATH (and --no-install: devpkg does not install it); ${carvelHowTo(tool)}`);
   }
   const version = normalizeVersion(o.version || DEFAULT_VERSIONS[tool]);
   const arch = o.arch ?? process.arch;
@@ -98,7 +104,18 @@ export async function ensureCarvelTool(tool: 'imgpkg' | 'kbld', o: EnsureToolOpt
   }
   // The pinned checksum is the one installPinnedTool checks the download against.
   return installPinnedTool(
-    { tool, version, url: releaseUrl(tool, version, platform), sha256: expected },
+    { tool, version, url: releaseUrl(tool, version, platform, o.install?.github), sha256: expected },
     { toolCache: o.toolCache, arch, log, addToPath: o.env === undefined || o.env === process.env },
   );
+}
+
+/** imgpkg as a need of a mode's preflight: on PATH or in the tool cache; installed (pinned) when missing. */
+export function imgpkgNeed(o: { version?: string; install?: InstallPolicy; log?: (m: string) => void } = {}): Need {
+  const version = normalizeVersion(o.version || DEFAULT_VERSIONS.imgpkg);
+  return {
+    what: 'imgpkg',
+    missing: async () => ((await findOnPath('imgpkg')) || (await findCached('imgpkg', version)) ? undefined : 'not on PATH'),
+    install: async () => void (await ensureCarvelTool('imgpkg', { version, install: o.install, log: o.log })),
+    howTo: carvelHowTo('imgpkg'),
+  };
 }

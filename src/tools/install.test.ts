@@ -21,7 +21,7 @@ beforeEach(async () => {
   process.env.RUNNER_TEMP = path.join(dir, 'temp');
   process.env.RUNNER_TOOL_CACHE = path.join(dir, 'cache');
   server.reset();
-  server.bodies.set('/releases/v0.44.3/ytt-linux-amd64', asset);
+  server.bodies.set('/carvel-dev/ytt/releases/download/v0.44.3/ytt-linux-amd64', asset);
 });
 afterEach(async () => {
   process.env.RUNNER_TEMP = saved.temp;
@@ -53,14 +53,15 @@ describe('ensureYtt', () => {
     expect(await ensureYtt({ env: { PATH: bin } })).toBe(path.join(bin, 'ytt'));
     expect(requests).toEqual([]);
   });
-  test('off GitHub, a missing ytt fails up front, saying why bootstrap needs it and how to install it', async () => {
-    await expect(ensureYtt({ env: { PATH: path.join(dir, 'nothing') } })).rejects.toThrow(
-      /^ytt is not on PATH: bootstrap renders the package config and the providers with it for its dry-run check, and will not run that check weakened; install ytt/,
+  test('--no-install: a missing ytt fails up front, saying why bootstrap needs it and how to install it; nothing downloaded', async () => {
+    await expect(ensureYtt({ env: { PATH: path.join(dir, 'nothing') }, install: { refuse: true, github: server.url } })).rejects.toThrow(
+      /^ytt is not on PATH \(and --no-install: devpkg does not install it\): bootstrap renders the package config and the providers with it for its dry-run check, and will not run that check weakened; install ytt/,
     );
+    expect(requests).toEqual([]);
   });
-  test('on a GitHub runner, the pinned release is installed through the tool cache', async () => {
-    const bin = await ensureYtt({ env: { PATH: '', GITHUB_ACTIONS: 'true' }, platform: 'linux', arch: 'x64', baseUrl: `${server.url}/releases`, version: 'v0.44.3', addToPath: false }).catch((e: Error) => e.message);
+  test('missing (on a runner or off it), the pinned release is installed through the tool cache', async () => {
+    const bin = await ensureYtt({ env: { PATH: '' }, platform: 'linux', arch: 'x64', install: { github: server.url }, version: 'v0.44.3', addToPath: false }).catch((e: Error) => e.message);
     // The local server serves the fake asset, whose sum is not ytt's: the pinned sum refuses it.
-    expect(bin).toMatch(new RegExp(`^ytt v0.44.3 from ${server.url}/releases/v0.44.3/ytt-linux-amd64 has sha256 ${sum}, expected c047bd70`));
+    expect(bin).toMatch(new RegExp(`^ytt v0.44.3 from ${server.url}/carvel-dev/ytt/releases/download/v0.44.3/ytt-linux-amd64 has sha256 ${sum}, expected c047bd70`));
   });
 });

@@ -1,11 +1,11 @@
 /**
- * ytt for bootstrap's dry-run check: the one on PATH, or on a GitHub runner a pinned, sha256-checked
- * release installed the way the other tools are (toolcache.ts: @actions/tool-cache, the tool
- * cache, PATH). Off GitHub a missing ytt is an error up front, never a weakened check.
+ * ytt for bootstrap's dry-run check: the one on PATH, or a pinned, sha256-checked release
+ * installed the way the other tools are (toolcache.ts: @actions/tool-cache, the tool cache, PATH).
+ * Refused (--no-install), a missing ytt is an error up front, never a weakened check.
  */
 import { findOnPath } from './carvel.js';
 import { UsageError } from '../errors.js';
-import { installPinnedTool, type InstallOptions, type PinnedTool } from './toolcache.js';
+import { GITHUB, installPinnedTool, type InstallOptions, type InstallPolicy, type PinnedTool } from './toolcache.js';
 
 /**
  * ytt release binaries devpkg may install: version -> platform -> sha256. Source: the
@@ -23,7 +23,7 @@ export const YTT_RELEASES: Record<string, Partial<Record<'linux-amd64' | 'linux-
 export const DEFAULT_YTT_VERSION = 'v0.44.3';
 
 /** Pure: the pinned ytt release for a version and platform (node's process.platform / process.arch), or why there is none. */
-export function yttRelease(version: string, platform: string, arch: string, base = 'https://github.com/carvel-dev/ytt/releases/download'): PinnedTool {
+export function yttRelease(version: string, platform: string, arch: string, base = `${GITHUB}/carvel-dev/ytt/releases/download`): PinnedTool {
   const v = version.startsWith('v') ? version : `v${version}`;
   const plat = `${platform}-${arch === 'x64' ? 'amd64' : arch}`;
   const sha256 = YTT_RELEASES[v]?.[plat as 'linux-amd64'];
@@ -38,25 +38,26 @@ export interface EnsureYttOptions extends InstallOptions {
   version?: string;
   platform?: string;
   arch?: string;
-  /** Where the release lives (tests: a local server). */
-  baseUrl?: string;
+  /** May devpkg install it when missing, and from where (default: yes, from GitHub releases). */
+  install?: InstallPolicy;
 }
 
 /**
- * The ytt binary: the one on PATH; else, on a GitHub runner, the pinned release installed through
- * the tool cache; else an error that says ytt is missing and why bootstrap needs it. Called before
- * anything is changed, so a missing ytt never weakens the dry-run check halfway through.
+ * The ytt binary: the one on PATH; else the pinned release installed through the tool cache;
+ * refused (install.refuse), an error that says ytt is missing and why bootstrap needs it. Called
+ * before anything is changed, so a missing ytt never weakens the dry-run check halfway through.
  */
 export async function ensureYtt(o: EnsureYttOptions = {}): Promise<string> {
   const env = o.env ?? process.env;
   const onPath = await findOnPath('ytt', env);
   if (onPath) return onPath;
-  if (env.GITHUB_ACTIONS !== 'true') {
+  if (o.install?.refuse) {
     throw new UsageError(
-      'ytt is not on PATH: bootstrap renders the package config and the providers with it for its dry-run check, and will not run that check weakened; ' +
+      'ytt is not on PATH (and --no-install: devpkg does not install it): bootstrap renders the package config and the providers with it for its dry-run check, and will not run that check weakened; ' +
         'install ytt (https://carvel.dev/ytt/docs/latest/install/, or go install carvel.dev/ytt/cmd/ytt@latest) and put it on PATH',
     );
   }
   const arch = o.arch ?? process.arch;
-  return installPinnedTool(yttRelease(o.version ?? DEFAULT_YTT_VERSION, o.platform ?? process.platform, arch, o.baseUrl), { ...o, arch });
+  const base = o.install?.github ? `${o.install.github}/carvel-dev/ytt/releases/download` : undefined;
+  return installPinnedTool(yttRelease(o.version ?? DEFAULT_YTT_VERSION, o.platform ?? process.platform, arch, base), { ...o, arch });
 }

@@ -5,11 +5,26 @@
  * post step is then handed the same absolute path.
  */
 import { randomUUID } from 'node:crypto';
-import { chmod, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DevpkgError, errorMessage } from '../errors.js';
 import { sha256File } from './checksum.js';
+
+/** Where GitHub release downloads come from (tests: a local stand-in). */
+export const GITHUB = 'https://github.com';
+
+/**
+ * Whether devpkg may install a missing tool (pinned, checked, into the tool cache: the runner's,
+ * or devpkg's own under ~/.cache/devpkg) and from where. The action and the CLI install by
+ * default; the CLI's --no-install refuses instead.
+ */
+export interface InstallPolicy {
+  refuse?: boolean;
+  /** Base of https://github.com/<owner>/<repo>/releases/download/... */
+  github?: string;
+}
 
 /** The parts of @actions/tool-cache used here (injected in tests). */
 export interface ToolCacheApi {
@@ -107,6 +122,44 @@ async function toolCacheModule(): Promise<ToolCacheApi> {
   return (await import('@actions/tool-cache')) as unknown as ToolCacheApi;
 }
 
+/** The cached `tool` at `version` (v-prefixed or not) when devpkg or the runner installed it before; never downloads. */
+export async function findCached(tool: string, version: string, o: { toolCache?: ToolCacheApi; arch?: string } = {}): Promise<string | undefined> {
+  const v = version.replace(/^v/, '');
+  const arch = o.arch ?? process.arch;
+  if (o.toolCache) {
+    const dir = o.toolCache.find(tool, v, arch);
+    return dir ? join(dir, tool) : undefined;
+  }
+  // The tool cache's own layout (<cache>/<tool>/<version>/<arch> and its .complete marker), read
+  // directly: @actions/tool-cache's find prints ::debug:: lines on stdout, which a CLI must not.
+  await toolCacheModule();
+  const dir = join(process.env.RUNNER_TOOL_CACHE!, tool, v, arch);
+  try {
+    await access(`${dir}.complete`);
+    await access(join(dir, tool), constants.X_OK);
+    return join(dir, tool);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `fn` with @actions/tool-cache's `::debug::` lines kept off stdout outside GitHub Actions:
+ * there they are workflow commands; on a terminal they would mix into what the CLI prints
+ * (`--json` included). Other output passes through.
+ */
+async function withoutDebugLines<T>(fn: () => Promise<T>): Promise<T> {
+  if (process.env.GITHUB_ACTIONS === 'true') return fn();
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) =>
+    typeof chunk === 'string' && chunk.startsWith('::debug::') ? true : (write as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest)) as typeof write;
+  try {
+    return await fn();
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
 /**
  * The absolute path of `t.tool` at `t.version`: from the tool cache when it is there, else
  * downloaded (tool-cache retries network errors and 5xx), checked against `t.sha256` or the
@@ -118,7 +171,7 @@ export async function installPinnedTool(t: PinnedTool, o: InstallOptions = {}): 
   const arch = o.arch ?? process.arch;
   const version = t.version.replace(/^v/, '');
   if (t.sha256 !== undefined && !/^[0-9a-f]{64}$/i.test(t.sha256)) throw new DevpkgError(`${t.tool} ${t.version}: pinned sha256 "${t.sha256}" is not 64 hex digits`);
-  let dir = tc.find(t.tool, version, arch);
+  let dir = await withoutDebugLines(async () => tc.find(t.tool, version, arch));
   if (dir) {
     log(`${t.tool} ${t.version} from the tool cache (${dir})`);
   } else {
@@ -133,7 +186,7 @@ export async function installPinnedTool(t: PinnedTool, o: InstallOptions = {}): 
     log(`downloading ${t.tool} ${t.version} from ${t.url}`);
     let file: string;
     try {
-      file = await tc.downloadTool(t.url, join(tmpdir(), `devpkg-${t.tool}-${randomUUID()}`));
+      file = await withoutDebugLines(() => tc.downloadTool(t.url, join(tmpdir(), `devpkg-${t.tool}-${randomUUID()}`)));
     } catch (err) {
       throw new DevpkgError(`download ${t.tool} ${t.version} (${t.url}) failed: ${errorMessage(err)}`, { cause: err });
     }
@@ -143,7 +196,7 @@ export async function installPinnedTool(t: PinnedTool, o: InstallOptions = {}): 
         throw new DevpkgError(`${t.tool} ${t.version} from ${t.url} has sha256 ${actual}, expected ${expected}; not installing it`);
       }
       await chmod(file, 0o755);
-      dir = await tc.cacheFile(file, t.tool, t.tool, version, arch);
+      dir = await withoutDebugLines(() => tc.cacheFile(file, t.tool, t.tool, version, arch));
     } finally {
       await rm(file, { force: true });
     }

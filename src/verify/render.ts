@@ -15,7 +15,7 @@ const MARK: Record<string, string> = {
 
 export function renderResultText(r: PackageResult): string {
   const lines: string[] = [];
-  lines.push(`${r.name}${r.version ? `/${r.version}` : ''}: ${MARK[r.verdict] ?? r.verdict}: dev version ${r.devVersion}${r.bundle ? ` (${r.bundle})` : ''}`);
+  lines.push(`${r.name}${r.version ? `/${r.version}` : ''}: ${MARK[r.verdict] ?? r.verdict}${r.devVersion ? `: dev version ${r.devVersion}` : ''}${r.bundle ? ` (${r.bundle})` : ''}`);
   lines.push(`  ${r.reason.split('\n').join('\n  ')}`);
   if (r.timeline.length) {
     lines.push('  timeline:');

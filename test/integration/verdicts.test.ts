@@ -210,7 +210,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
     expect(code).toBe(0);
     const pushedPath = registry.slice(registry.indexOf('/'));
     expect(res.bundle).toMatch(new RegExp(`^localhost:${registryPort}${pushedPath.replace(/[.]/g, '\\.')}/web-bundle@sha256:[0-9a-f]{64}$`));
-    const pkg = await readPackage(res.devVersion);
+    const pkg = await readPackage(res.devVersion!);
     expect(pkg.spec?.template?.spec?.fetch?.[0]?.imgpkgBundle?.image).toBe(res.bundle);
     // A localhost pull address is warned about up front, --json or not.
     expect(stderr).toBe(
@@ -223,10 +223,10 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
 
   test('devpkg verify heads its result with the package and the released version', async () => {
     const win = results.pull!;
-    const r = await cli(['verify', '--package-install', `${ns}/web`, '--expect-version', win.devVersion, '--bundle', win.bundle!, '--settle', '0', '--timeout', '60s']);
+    const r = await cli(['verify', '--package-install', `${ns}/web`, '--expect-version', win.devVersion!, '--bundle', win.bundle!, '--settle', '0', '--timeout', '60s']);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe(`web/1.0.0: WON: dev version ${win.devVersion} (${win.bundle})`);
-    expect(r.stderr).toMatch(new RegExp(`^${ns}/web: won: PackageInstall ${ns}/web reconciled ${win.devVersion.replace(/[.]/g, '\\.')} and its App succeeded`, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^${ns}/web: won: PackageInstall ${ns}/web reconciled ${win.devVersion!.replace(/[.]/g, '\\.')} and its App succeeded`, 'm'));
   });
 
   test('a pull address on localhost that refuses: reconcile-failed, and the verdict names a localhost registry', async () => {
@@ -277,7 +277,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
     // fell between the dev Package's creation and the verdict, the result is a new attempt and
     // nothing is to be said; otherwise the verdict must say the result is an earlier attempt's.
     const seenApp = parse(await readFile(path.join(res.diagnostics!.dir, 'app.yaml'), 'utf8')) as { status: { fetch: { startedAt: string } } };
-    const created = (await readPackage(res.devVersion)).metadata!.creationTimestamp as unknown as string;
+    const created = (await readPackage(res.devVersion!)).metadata!.creationTimestamp as unknown as string;
     expect(Number.isNaN(Date.parse(created))).toBe(false);
     if (Date.parse(seenApp.status.fetch.startedAt) < Date.parse(created)) {
       expect(res.reason).toMatch(/note: this is the result of an earlier attempt\. The App last fetched at \S+, before the dev Package web\.devpkg\.test\.\S+ was created/);

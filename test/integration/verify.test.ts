@@ -201,7 +201,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     const r = await cli([
       'verify',
       '--package-install', `${ns}/antrea`,
-      '--expect-version', win.devVersion,
+      '--expect-version', win.devVersion!,
       '--bundle', win.bundle!,
       '--settle', '0',
       '--timeout', '60s',
@@ -225,7 +225,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
 
   test('devpkg verify: a wrong bundle digest is not a win, decided once the App settled on the other bundle (not at the time-out)', async () => {
     const win = results.win!;
-    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', win.devVersion, '--bundle', `sha256:${'0'.repeat(64)}`, '--settle', '0', '--timeout', '120s', '--json']);
+    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', win.devVersion!, '--bundle', `sha256:${'0'.repeat(64)}`, '--settle', '0', '--timeout', '120s', '--json']);
     expect(r.code).toBe(1);
     const res = JSON.parse(r.stdout) as PackageResult;
     expect(res.verdict).toBe('not-selected');
@@ -404,7 +404,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
 
   test('a lower dev version after a higher attempt: devpkg dev refuses it up front; applied by hand, kapp-controller blocks it (downgrade-blocked)', async () => {
     // Leave only the released version and a dev version below the broken one that was attempted last.
-    for (const r of [results.win, results.broken]) await deletePackage(r!.devVersion);
+    for (const r of [results.win, results.broken]) await deletePackage(r!.devVersion!);
     const client = await ClusterClient.create(kc);
     const k8s = await import('@kubernetes/client-node');
     const api = kc.makeApiClient(k8s.CustomObjectsApi);

@@ -93,14 +93,15 @@ test('kind create failing: an error result per package naming the step and the c
   expect(t.calls.some((c) => c[0] === 'docker' && c[1] === 'run')).toBe(false);
 });
 
-test('kind missing: the step is "kind", before anything is created', async () => {
+test('a kind-version that is not a version: a usage error naming the input, before any tool is asked', async () => {
   const { work, repo } = workspace();
   const host = newHost();
-  const exec: ExecFn = async (cmd) => ({ code: 127, stdout: '', stderr: `${cmd}: not found` });
+  const calls: string[] = [];
+  const exec: ExecFn = async (cmd) => (calls.push(cmd), { code: 127, stdout: '', stderr: `${cmd}: not found` });
   const inputs = parseInputs(inputsFrom({ mode: 'kind', packages: 'calico/3.22.1', 'kind-version': 'not-a-version', 'push-command': 'true', comment: 'false' }));
-  await expect(run({ inputs, github: github(repo), host, exec, env: { RUNNER_TEMP: work } })).rejects.toThrow(/1 of 1 package\(s\) did not win/);
-  const doc = JSON.parse(readFileSync(join(work, 'devpkg-devpkg-results', 'results.json'), 'utf8')) as { results: Array<{ reason: string }> };
-  expect(doc.results[0]!.reason).toBe('kind setup failed: kind: kind-version: "not-a-version" is not a release version such as v0.51.0');
+  const err = (await run({ inputs, github: github(repo), host, exec, env: { RUNNER_TEMP: work } }).catch((e: unknown) => e)) as DevpkgError;
+  expect([err.exitCode, err.message]).toEqual([2, 'kind-version: "not-a-version" is not a release version such as v0.51.0']);
+  expect(calls).toEqual([]);
   expect(CleanupList.fromState(host.getState(CLEANUP_STATE))).toEqual([]);
 });
 

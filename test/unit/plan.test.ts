@@ -47,7 +47,7 @@ describe('plan', () => {
     expect(out.packages.map((p) => `${p.name}/${p.version}`)).toEqual(['antrea/1.5.3', 'calico/3.22.1']);
     const antrea = out.packages[0];
     expect(antrea.targetRefName).toBe('antrea.tanzu.vmware.com');
-    expect(compareVersions(antrea.devVersion, '1.5.3')).toBeGreaterThan(0);
+    expect(compareVersions(antrea.devVersion!, '1.5.3')).toBeGreaterThan(0);
     expect(antrea.plan?.bundleImage).toBe(`registry.example.com/dev/antrea-bundle:${antrea.plan?.bundleTag}`);
     const pkg = parse(antrea.plan!.packageYaml);
     expect(pkg.metadata.name).toBe(`antrea.tanzu.vmware.com.${antrea.devVersion}`);
@@ -64,7 +64,7 @@ describe('plan', () => {
   test('dev versions rise with the run number (the downgrade guard)', async () => {
     const at = async (runNumber: number) =>
       (await plan({ root: EXAMPLE, packagesDir: 'addons/packages', selection: { kind: 'explicit', packages: ['antrea/1.5.3'] }, refName: '', seq: { runNumber, runAttempt: 1 } }))
-        .packages[0].devVersion;
+        .packages[0].devVersion!;
     const [a, b] = [await at(9), await at(10)];
     expect(compareVersions(b, a)).toBeGreaterThan(0);
   });

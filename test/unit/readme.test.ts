@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { COMMANDS } from '../../src/cli.js';
+import { tryKindModeCommands } from '../support/readme.js';
 
 const readme = readFileSync('README.md', 'utf8');
 const cliDoc = readFileSync('docs/cli.md', 'utf8');
@@ -32,6 +33,27 @@ test('the README opens with the two set-up commands', () => {
   const commands = block.split('\n').filter((l) => l.trim()).map((l) => l.replace(/\s+#.*$/, ''));
   expect(commands).toEqual(['npm ci && npm start', 'npm ci && npm test']);
   expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('\n## '));
+});
+
+describe('the README\'s try kind mode', () => {
+  const commands = tryKindModeCommands();
+  test('comes right after the two set-up commands: the README\'s second shell block', () => {
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').filter((l) => l.trim()));
+    expect(blocks[1]).toEqual(commands);
+    expect(readme.indexOf('Try kind mode')).toBeLessThan(readme.indexOf('\n## '));
+  });
+  test('runs devpkg kind on the example repository with flags devpkg kind knows; its packages plan', async () => {
+    expect(commands).toHaveLength(1);
+    const m = /^node dist\/cli\.js kind --repo (\S+) --packages (\S+) /.exec(commands[0]!);
+    expect(m).not.toBeNull();
+    let help = '';
+    await (await COMMANDS.kind.load()).run(['--help'], { stdout: (t) => (help += t), stderr: () => undefined, env: {}, cwd: process.cwd() });
+    for (const flag of commands[0]!.match(/--[a-z][a-z0-9-]*/g) ?? []) expect(help).toMatch(new RegExp(`${flag}(?![a-z0-9-])`));
+    let out = '';
+    const code = await (await COMMANDS.plan.load()).run(['--repo', m![1]!, '--packages', m![2]!, '--json'], { stdout: (t) => (out += t), stderr: () => undefined, env: {}, cwd: process.cwd() });
+    expect(code).toBe(0);
+    expect((JSON.parse(out) as { packages: Array<{ verdict?: string; devVersion: string }> }).packages.map((p) => p.devVersion)).toEqual([expect.stringMatching(/^1\.0\.1-dev\./)]);
+  });
 });
 
 describe('the README inputs table', () => {

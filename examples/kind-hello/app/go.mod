@@ -1,0 +1,3 @@
+module devpkg.example/hello
+
+go 1.21
