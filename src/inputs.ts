@@ -4,6 +4,7 @@ import { parseDuration, parseRegistry, parseVersionFlag, parseWaits } from './fl
 import { registryText, type Registry } from './bundle/reference.js';
 
 import { MODES, type Mode } from './results.js';
+import { parseLayoutChoice, type LayoutChoice } from './layouts/index.js';
 
 /**
  * Every action input, read once and validated here; nothing else reads inputs, so the rest of
@@ -13,6 +14,8 @@ export interface Inputs {
   mode: Mode;
   workingDirectory: string;
   packagesDir: string;
+  /** How the repository is laid out (auto: each package recognised by its files). */
+  layout: LayoutChoice;
   packages: string[];
   all: boolean;
   baseRef: string;
@@ -133,6 +136,7 @@ export function parseInputs(src: InputSource): Inputs {
     mode,
     workingDirectory: s('working-directory', '.'),
     packagesDir: s('packages-dir', 'addons/packages').replace(/\/+$/, ''),
+    layout: parseLayoutChoice(s('layout', 'auto'), 'input layout'),
     packages,
     all: bool(src, 'all', false),
     baseRef: s('base-ref'),

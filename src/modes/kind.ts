@@ -9,6 +9,7 @@ import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../results.js';
 import { changedRefs, ensureImgpkg, finishRun, pushApplyVerify } from '../pipeline/steps.js';
 import { failedResult, loadForMode } from '../pipeline/problems.js';
+import { repoOf } from '../pipeline/repo.js';
 import type { ModeContext } from '../pipeline/context.js';
 
 /** A kind cluster name for this run: short, lowercase, unique per run attempt. */
@@ -82,6 +83,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   const refNames = parseRefNameMap(inputs.refName);
   const baseRef = inputs.baseRef || github.baseSha || undefined;
 
+  const { layouts } = repoOf(kctx.inputs, root);
   const installs = new Map<string, { namespace: string; name: string }>();
   const failed: PackageResult[] = [];
   for (const ref of refs) {
@@ -96,6 +98,7 @@ export async function run(ctx: ModeContext): Promise<void> {
           root,
           loaded,
           baseRef,
+          released: (build) => layouts.released(loaded, build),
           refName,
           registry,
           clusterRegistry,
@@ -104,7 +107,7 @@ export async function run(ctx: ModeContext): Promise<void> {
           log: (m) => host.info(m),
         });
         installs.set(ref.name, { namespace: b.namespace, name: b.name });
-        mark(`baseline ${ref.name} ${b.releasedVersion}`, b.installedAt);
+        if (b.source !== 'none') mark(`baseline ${ref.name} ${b.releasedVersion}`, b.installedAt);
       } catch (err) {
         failed.push(failedResult(kctx, ref, err, 'kind', { prefix: 'baseline', phases: [...phases] }));
       }

@@ -1,5 +1,7 @@
 // Steps the cluster, kind and bootstrap modes share: which packages changed, push + apply +
 // verify, imgpkg on PATH, and the end of a run (outputs, report, failure).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from '../bundle/reference.js';
@@ -17,6 +19,7 @@ import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult } from '../results.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
 import { failedResult, loadForMode } from './problems.js';
+import { repoOf } from './repo.js';
 import type { ModeContext } from './context.js';
 
 export interface ClusterRunOptions {
@@ -55,16 +58,21 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   const errors: PackageResult[] = [];
   const requests: VerifyRequest[] = [];
   const releases: Array<() => Promise<void>> = [];
+  const temps: string[] = [];
   for (const ref of o.refs) {
     await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
       let problems: Problem[] = [];
       try {
         const loaded = await loadForMode(ctx, o.root, ref);
         problems = loaded.problems;
+        const tmp = await mkdtemp(path.join(tmpdir(), 'devpkg-build-'));
+        temps.push(tmp);
+        const bundle = await repoOf(inputs, o.root).layouts.bundle(loaded, { root: o.root, exec: ctx.exec, tmp, log: (m) => host.info(m) });
         const dev = await runDevPipeline({
           client,
           root: o.root,
           loaded,
+          bundle,
           packageCount: o.refs.length,
           refNames,
           packageInstall: o.packageInstalls?.get(ref.name) ?? named,
@@ -102,6 +110,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
       signal: ctx.signal,
     }).finally(async () => {
       for (const release of releases) await release();
+      for (const t of temps) await rm(t, { recursive: true, force: true });
     }),
   );
   for (const r of verified) host.info(renderResultText(r));
@@ -132,6 +141,7 @@ export async function changedRefs(ctx: ModeContext, root: string): Promise<Packa
   const req: PlanRequest = {
     root,
     packagesDir: ctx.inputs.packagesDir,
+    layouts: repoOf(ctx.inputs, root).layouts,
     selection: selectionFromContext(ctx),
     registry: ctx.inputs.registry,
     refName: ctx.inputs.refName,
