@@ -8,6 +8,7 @@ import { DevpkgError, UsageError } from '../errors.js';
 import type { FileChange } from '../detect/classify.js';
 import type { Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
+import { repositoryLayout } from './repository.js';
 import { tceLayout } from './tce.js';
 import { isUnder } from './tree.js';
 import {
@@ -31,10 +32,11 @@ export { commitTree, memoryTree, workTree } from './tree.js';
 /** One module per layout; a fourth layout is one more entry here (and its module and tests). */
 const MODULES: Partial<Record<LayoutName, (o: { packagesDir: string }) => Layout>> = {
   tce: (o) => tceLayout(o.packagesDir),
+  repository: () => repositoryLayout(),
 };
 
 /** Which layout auto tries first: a folder with package-build.yml wins over everything inside it. */
-const AUTO_ORDER: readonly LayoutName[] = ['tce'];
+const AUTO_ORDER: readonly LayoutName[] = ['tce', 'repository'];
 
 export function parseLayoutChoice(text: string, what: string): LayoutChoice {
   const t = (text || 'auto').trim().toLowerCase();
@@ -143,10 +145,10 @@ export class Layouts {
   }
 
   /** Reads and checks one package version of the working tree; says which layout read it. */
-  async load(tree: Tree & { root: string }, ref: PackageVersionRef): Promise<LoadedPackage> {
+  async load(tree: Tree & { root: string }, ref: PackageVersionRef, o: { base?: Tree } = {}): Promise<LoadedPackage> {
     const m = this.module(ref);
     const { owned } = await this.listing(tree);
-    const loaded = await m.load(tree, ref, owned.get(m.name) ?? { files: [], roots: [] });
+    const loaded = await m.load(tree, ref, owned.get(m.name) ?? { files: [], roots: [] }, o);
     const how = this.choice === 'auto' ? `layout ${m.name} (recognised by its files: ${ref.path})` : `layout ${m.name} (as set)`;
     return { ...loaded, notes: [how, ...loaded.notes] };
   }

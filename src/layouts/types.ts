@@ -107,8 +107,12 @@ export interface Layout {
   list(tree: Tree, owned: Owned): Promise<PackageVersionRef[]>;
   /** The package versions a diff touches and those it removed. */
   touched(changes: readonly FileChange[], sides: { head: Side; from: Side }, o: { ignore: readonly string[]; compare: (a: string, b: string) => number }): Promise<Touched>;
-  /** Reads and checks one package version of the working tree. Throws a DevpkgError with file and line. */
-  load(tree: Tree & { root: string }, ref: PackageVersionRef, owned: Owned): Promise<LoadedPackage>;
+  /**
+   * Reads and checks one package version of the working tree; `base` is the tree at the base ref
+   * when the run compares commits (where a layout finds the released version git does not hold
+   * beside the change). Throws a DevpkgError with file and line.
+   */
+  load(tree: Tree & { root: string }, ref: PackageVersionRef, owned: Owned, o?: { base?: Tree }): Promise<LoadedPackage>;
   /** Problems of one package version at a tree, never throwing (detect lists them). */
   check(tree: Tree, ref: PackageVersionRef): Promise<Problem[]>;
   /** The folder to push (built under o.tmp when the layout builds one), or the Package's own bundle. */

@@ -89,7 +89,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   for (const ref of refs) {
     await host.group(`Baseline ${ref.name}/${ref.version}`, async () => {
       try {
-        const loaded = await loadForMode(kctx, root, ref);
+        const loaded = await loadForMode(kctx, root, ref, baseRef);
         const refName = targetRefName(refNames, loaded.pkg.pkg.spec.refName, refs.length);
         const b = await installBaseline({
           client,

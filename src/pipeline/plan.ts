@@ -2,7 +2,7 @@ import path from 'node:path';
 import { DevpkgError, UsageError } from '../errors.js';
 import type { Registry } from '../bundle/reference.js';
 import { formatProblem, problemFromError, sortProblems, type Problem } from '../packages/problems.js';
-import { Layouts, workTree, type LayoutChoice, type LoadedPackage } from '../layouts/index.js';
+import { commitTree, Layouts, workTree, type LayoutChoice, type LoadedPackage, type Tree } from '../layouts/index.js';
 import { bundleFetch, devPackageToYaml } from '../packages/derive.js';
 import { ADDONS_MANAGER_SELECTION, devPackageOf, planDev } from '../packages/devplan.js';
 import { overlayFileName, renderOverlay, USER_CUSTOMIZATIONS_DIR } from '../packages/overlay.js';
@@ -94,11 +94,18 @@ export async function resolveSelection(req: PlanRequest): Promise<{ refs: Packag
   return { refs: result.changed, removed: result.removed, base: result.base, head: result.head };
 }
 
+/** The repository at the base commit, read through git. */
+export async function baseTreeOf(req: Pick<PlanRequest, 'root' | 'exec'>, base: string): Promise<Tree> {
+  const { Git } = await import('../tools/git.js');
+  return commitTree(await Git.create(req.root, req.exec), base);
+}
+
 /** Works out, for each package version in play, the dev version, dev Package and overlay. */
 export async function plan(req: PlanRequest): Promise<PlanOutput> {
   const layouts = layoutsOf(req);
   const tree = workTree(req.root);
   const { refs, removed, base, head } = await resolveSelection({ ...req, layouts });
+  const baseTree = base ? await baseTreeOf(req, base) : undefined;
   const map = parseRefNameMap(req.refName);
   const registry = req.registry ?? DEFAULT_PLAN_REGISTRY;
   const packages: PlannedPackage[] = [];
@@ -106,7 +113,7 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
   for (const ref of refs) {
     // One bad package never stops the others: its error becomes its result and a problem.
     try {
-      const loaded = await layouts.load(tree, ref);
+      const loaded = await layouts.load(tree, ref, { base: baseTree });
       const warnings = loaded.pkg.warnings.map((w) => ({ ...w, package: `${ref.name}/${ref.version}` }));
       problems.push(...warnings);
       const planned = planOne(loaded, { ...req, registry }, map, refs.length);

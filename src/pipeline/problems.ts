@@ -4,6 +4,7 @@
  */
 import type { LoadedPackage } from '../layouts/index.js';
 import { repoOf } from './repo.js';
+import { baseTreeOf } from './plan.js';
 import { problemFromError, type Problem } from '../packages/problems.js';
 import { errorResult } from '../results.js';
 import type { PackageVersionRef } from '../detect/index.js';
@@ -24,9 +25,16 @@ export function annotateProblems(ctx: Pick<ModeContext, 'host' | 'inputs'>, prob
 }
 
 /** Loads a package version for a cluster mode; its warnings become annotations and `problems`. */
-export async function loadForMode(ctx: Pick<ModeContext, 'host' | 'inputs'>, root: string, ref: PackageVersionRef): Promise<LoadedPackage & { problems: Problem[] }> {
+export async function loadForMode(
+  ctx: Pick<ModeContext, 'host' | 'inputs' | 'exec'>,
+  root: string,
+  ref: PackageVersionRef,
+  /** The base ref of the run, when it compares commits (a layout may find the released version there). */
+  baseRef?: string,
+): Promise<LoadedPackage & { problems: Problem[] }> {
   const { layouts, tree } = repoOf(ctx.inputs, root);
-  const loaded = await layouts.load(tree, ref);
+  const base = baseRef ? await baseTreeOf({ root, exec: ctx.exec }, baseRef) : undefined;
+  const loaded = await layouts.load(tree, ref, { base });
   for (const n of loaded.notes) ctx.host.info(`${ref.name}/${ref.version}: ${n}`);
   const problems = loaded.pkg.warnings.map((w) => ({ ...w, package: `${ref.name}/${ref.version}` }));
   annotateProblems(ctx, problems);

@@ -63,7 +63,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
     await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
       let problems: Problem[] = [];
       try {
-        const loaded = await loadForMode(ctx, o.root, ref);
+        const loaded = await loadForMode(ctx, o.root, ref, inputs.baseRef || ctx.github.baseSha || undefined);
         problems = loaded.problems;
         const tmp = await mkdtemp(path.join(tmpdir(), 'devpkg-build-'));
         temps.push(tmp);
