@@ -16,6 +16,8 @@ export interface Inputs {
   packagesDir: string;
   /** How the repository is laid out (auto: each package recognised by its files). */
   layout: LayoutChoice;
+  /** kctrl layout: the released version git does not hold (else the highest matching tag, else 0.0.0). */
+  releasedVersion: string;
   packages: string[];
   all: boolean;
   baseRef: string;
@@ -137,6 +139,7 @@ export function parseInputs(src: InputSource): Inputs {
     workingDirectory: s('working-directory', '.'),
     packagesDir: s('packages-dir', 'addons/packages').replace(/\/+$/, ''),
     layout: parseLayoutChoice(s('layout', 'auto'), 'input layout'),
+    releasedVersion: s('released-version') ? parseVersionFlag(s('released-version'), 'input released-version') : '',
     packages,
     all: bool(src, 'all', false),
     baseRef: s('base-ref'),

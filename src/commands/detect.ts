@@ -53,7 +53,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const repo = await requireFolder(resolve(io.cwd, values.repo ?? '.'), '--repo', 'repository folder');
   const packagesDir = values['packages-dir'] ?? 'addons/packages';
   const git = await Git.create(repo);
-  const layouts = Layouts.open(parseLayoutChoice(values.layout ?? 'auto', '--layout'), { packagesDir });
+  const layouts = Layouts.open(parseLayoutChoice(values.layout ?? 'auto', '--layout'), { packagesDir, releasedVersion: values['released-version'] });
 
   let packages: PackageVersionRef[];
   let removed: PackageVersionRef[] = [];

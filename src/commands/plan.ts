@@ -19,6 +19,7 @@ What devpkg would push and apply for the changed package versions; needs no clus
   --packages LIST       explicit NAME/VERSION list instead of detection
   --packages-dir D      default: addons/packages
   --layout L            auto (default), tce, kctrl or repository (see README, "Layouts")
+  --released-version V  kctrl layout: the released version (default: the highest matching git tag, else 0.0.0)
   --registry R          where dev bundles go (HOST[:PORT][/PATH])
   --ref-name MAP        FROM=TO[,FROM=TO] refName mapping, or a bare TO for one package
   --dev-version V       force the dev version
@@ -55,6 +56,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     root,
     packagesDir: values['packages-dir'] ?? 'addons/packages',
     layout,
+    releasedVersion: values['released-version'] === undefined ? undefined : parseVersionFlag(values['released-version'], '--released-version'),
     selection,
     registry,
     refName: values['ref-name'] ?? '',

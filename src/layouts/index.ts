@@ -8,6 +8,7 @@ import { DevpkgError, UsageError } from '../errors.js';
 import type { FileChange } from '../detect/classify.js';
 import type { Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
+import { kctrlLayout } from './kctrl.js';
 import { repositoryLayout } from './repository.js';
 import { tceLayout } from './tce.js';
 import { isUnder } from './tree.js';
@@ -30,13 +31,27 @@ export { LAYOUT_CHOICES } from './types.js';
 export { commitTree, memoryTree, workTree } from './tree.js';
 
 /** One module per layout; a fourth layout is one more entry here (and its module and tests). */
-const MODULES: Partial<Record<LayoutName, (o: { packagesDir: string }) => Layout>> = {
+const MODULES: Record<LayoutName, (o: OpenOptions) => Layout> = {
   tce: (o) => tceLayout(o.packagesDir),
+  kctrl: (o) => kctrlLayout({ releasedVersion: o.releasedVersion || undefined, tags: gitTags }),
   repository: () => repositoryLayout(),
 };
 
+export interface OpenOptions {
+  /** TCE's packages folder (packages-dir). */
+  packagesDir: string;
+  /** kctrl: the released version git does not hold (released-version, --released-version). */
+  releasedVersion?: string;
+}
+
+async function gitTags(root: string): Promise<string[]> {
+  const { execTool } = await import('../tools/exec.js');
+  const r = await execTool('git', ['-C', root, 'tag', '--list'], { allowFail: true });
+  return r.code === 0 ? r.stdout.split('\n').map((t) => t.trim()).filter(Boolean) : [];
+}
+
 /** Which layout auto tries first: a folder with package-build.yml wins over everything inside it. */
-const AUTO_ORDER: readonly LayoutName[] = ['tce', 'repository'];
+const AUTO_ORDER: readonly LayoutName[] = ['kctrl', 'tce', 'repository'];
 
 export function parseLayoutChoice(text: string, what: string): LayoutChoice {
   const t = (text || 'auto').trim().toLowerCase();
@@ -59,9 +74,9 @@ export class Layouts {
     readonly modules: readonly Layout[],
   ) {}
 
-  static open(choice: LayoutChoice, o: { packagesDir: string }): Layouts {
+  static open(choice: LayoutChoice, o: OpenOptions): Layouts {
     const names = choice === 'auto' ? AUTO_ORDER : [choice];
-    return new Layouts(choice, names.map((n) => MODULES[n]!(o)));
+    return new Layouts(choice, names.map((n) => MODULES[n](o)));
   }
 
   /** Folders a diff has to look at ([] for the whole repository). */

@@ -23,6 +23,8 @@ export interface PlanRequest {
   packagesDir: string;
   /** Which layouts read the repository (default auto). */
   layout?: LayoutChoice;
+  /** kctrl layout: the released version git does not hold. */
+  releasedVersion?: string;
   /** The layouts opened at the edge (else opened from layout and packagesDir). */
   layouts?: Layouts;
   selection: Selection;
@@ -53,8 +55,8 @@ export interface PlanOutput {
 export const DEFAULT_PLAN_REGISTRY: Registry = Object.freeze({ host: 'localhost:5001', path: 'devpkg' });
 
 /** The layouts of a request: the ones opened at the edge, or opened here from its layout and packagesDir. */
-export function layoutsOf(req: Pick<PlanRequest, 'layout' | 'layouts' | 'packagesDir'>): Layouts {
-  return req.layouts ?? Layouts.open(req.layout ?? 'auto', { packagesDir: req.packagesDir });
+export function layoutsOf(req: Pick<PlanRequest, 'layout' | 'layouts' | 'packagesDir' | 'releasedVersion'>): Layouts {
+  return req.layouts ?? Layouts.open(req.layout ?? 'auto', { packagesDir: req.packagesDir, releasedVersion: req.releasedVersion });
 }
 
 export async function resolveSelection(req: PlanRequest): Promise<{ refs: PackageVersionRef[]; removed: PackageVersionRef[]; base?: string; head?: string }> {

@@ -10,12 +10,12 @@ export interface Repo {
   tree: Tree & { root: string };
 }
 
-const opened = new WeakMap<Pick<Inputs, 'layout' | 'packagesDir'>, Map<string, Repo>>();
+const opened = new WeakMap<Pick<Inputs, 'layout' | 'packagesDir' | 'releasedVersion'>, Map<string, Repo>>();
 
-export function repoOf(inputs: Pick<Inputs, 'layout' | 'packagesDir'>, root: string): Repo {
+export function repoOf(inputs: Pick<Inputs, 'layout' | 'packagesDir' | 'releasedVersion'>, root: string): Repo {
   let byRoot = opened.get(inputs);
   if (!byRoot) opened.set(inputs, (byRoot = new Map()));
   let r = byRoot.get(root);
-  if (!r) byRoot.set(root, (r = { layouts: Layouts.open(inputs.layout, { packagesDir: inputs.packagesDir }), tree: workTree(root) }));
+  if (!r) byRoot.set(root, (r = { layouts: Layouts.open(inputs.layout, { packagesDir: inputs.packagesDir, releasedVersion: inputs.releasedVersion }), tree: workTree(root) }));
   return r;
 }
