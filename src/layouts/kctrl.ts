@@ -183,7 +183,7 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
     pathspec: () => [],
     pathOf: (name) => name,
     async list(tree, owned) {
-      const root = (tree as { root?: string }).root;
+      const root = tree.root;
       const out: PackageVersionRef[] = [];
       for (const dir of owned.roots) {
         let build: PackageBuild | undefined;
@@ -207,7 +207,7 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
         const buildFile = rel(dir, BUILD_FILE);
         const headHas = (await head.tree.read(buildFile)) !== undefined;
         if (!headHas) {
-          if (f) removed.push(refOf(f, (await releasedOf(undefined, f.refName)).version));
+          if (f) removed.push(refOf(f, (await releasedOf(from.tree.root, f.refName)).version));
           continue;
         }
         // An unreadable package-build.yml at head counts as changed (load then names the problem).
@@ -217,7 +217,7 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
           .filter((c) => !ignored(c.path) && (watched(c.path) || watchedBefore(c.path) || (c.oldPath !== undefined && (watched(c.oldPath) || watchedBefore(c.oldPath)))))
           .map((c) => `${{ A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied' }[c.status] ?? c.status} ${c.oldPath ? `${c.oldPath} -> ` : ''}${c.path}`);
         if (reasons.length === 0) continue;
-        const ref = h ? refOf(h, (await releasedOf(undefined, h.refName)).version) : { name: nameOf(path.posix.basename(dir || 'package')), version: '0.0.0', path: dir || '.' };
+        const ref = h ? refOf(h, (await releasedOf(head.tree.root, h.refName)).version) : { name: nameOf(path.posix.basename(dir || 'package')), version: '0.0.0', path: dir || '.' };
         changed.push({ ...ref, reasons });
       }
       return { changed, removed };

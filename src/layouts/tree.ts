@@ -40,10 +40,14 @@ export function workTree(root: string): Tree & { root: string } {
 }
 
 /** The repository at a commit, read through git. */
-export function commitTree(git: { listFiles(ref: string, paths?: readonly string[]): Promise<string[]>; tryShow(ref: string, p: string): Promise<string | undefined> }, ref: string): Tree {
+export function commitTree(
+  git: { repoDir?: string; listFiles(ref: string, paths?: readonly string[]): Promise<string[]>; tryShow(ref: string, p: string): Promise<string | undefined> },
+  ref: string,
+): Tree {
   return {
     label: ref.slice(0, 12),
     ref,
+    ...(git.repoDir ? { root: git.repoDir } : {}),
     files: (paths = []) => git.listFiles(ref, paths),
     read: (file) => git.tryShow(ref, file),
   };

@@ -22,6 +22,8 @@ export interface Tree {
   readonly label: string;
   /** The commit, when the tree is one. */
   readonly ref?: string;
+  /** The repository's folder on disk, when known (its git tags, say). */
+  readonly root?: string;
   /** Every file below `paths` (everything when empty), repository-relative with `/`. */
   files(paths?: readonly string[]): Promise<string[]>;
   /** A file's text, undefined when it is not there. */
