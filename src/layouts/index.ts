@@ -123,12 +123,14 @@ export class Layouts {
   /** The package versions NAME/VERSION names, as found in the tree (an unknown one is left for load to explain). */
   async find(tree: Tree, wanted: { name: string; version: string }[]): Promise<PackageVersionRef[]> {
     const all = await this.list(tree);
+    // An unknown one goes to the first layout that holds anything here: its load says what is there.
+    const { owned } = await this.listing(tree);
+    const first = this.modules.find((m) => (owned.get(m.name)?.roots.length ?? 0) > 0) ?? this.modules[0]!;
     return wanted.map((w) => {
       const hits = all.filter((r) => r.name === w.name && r.version === w.version);
       if (hits.length > 1) {
         throw new DevpkgError(`packages: ${w.name}/${w.version} is in more than one place (${hits.map((h) => h.path).join(', ')}); choose one with the layout input (--layout)`, { exitCode: 2 });
       }
-      const first = this.modules[0]!;
       return hits[0] ?? { ...w, path: first.pathOf(w.name, w.version), layout: first.name };
     });
   }

@@ -5,7 +5,7 @@
 // module, two versions from the Go module cache made into a git repository here, is a real kctrl
 // case (detected and planned; its push names what stops it).
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +49,8 @@ describe('kctrl layout, pushed to the harness registry', () => {
     git(dir, 'commit', '-q', '-m', 'simple-app');
     git(dir, 'tag', 'v1.0.0');
     git(dir, 'checkout', '-q', '-b', 'pr');
-    execFileSync('sed', ['-i', 's/hello from simple-app/hello from the pull request/', join(dir, 'simple-app/config/values.yml')]);
+    const values = join(dir, 'simple-app/config/values.yml');
+    writeFileSync(values, readFileSync(values, 'utf8').replace('hello from simple-app', 'hello from the pull request'));
     git(dir, 'commit', '-q', '-am', 'greeting');
 
     const layouts = Layouts.open('auto', { packagesDir: 'addons/packages' });
@@ -99,7 +100,8 @@ describe('kapp-controller\'s own module as a kctrl repository', () => {
       for (const e of readdirSync(dir)) if (e !== '.git') rmSync(join(dir, e), { recursive: true, force: true });
       // vendor/ is left out: a few hundred MB of Go sources no package file refers to.
       cpSync(src, dir, { recursive: true, filter: (p) => !p.startsWith(join(src, 'vendor')) });
-      execFileSync('chmod', ['-R', 'u+w', dir]);
+      // The module cache is read-only; the next version replaces these files.
+      for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) if (!e.parentPath.includes('.git')) chmodSync(join(e.parentPath, e.name), e.isDirectory() ? 0o755 : 0o644);
       git(dir, 'add', '-A');
       git(dir, 'commit', '-q', '-m', v);
       if (i === 0) {
