@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { pushBundle } from '../bundle/push.js';
+import { copyBundle, pushBundle } from '../bundle/push.js';
 import { clusterImage, type Registry } from '../bundle/reference.js';
 import { DevpkgError } from '../errors.js';
 import { deriveDevPackage } from '../packages/derive.js';
@@ -129,7 +129,12 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
     log(`baseline: ${o.loaded.name} ${version} from ${released.from}`);
     let image: string;
     let digest: string | undefined;
-    if ('image' in released.bundle) {
+    if ('image' in released.bundle && o.clusterRegistry) {
+      // Used as it is, but from the cluster's own registry (kind mode): copied there, digest kept.
+      const copied = await copyBundle({ image: released.bundle.image, repository: bundleOf(o.registry, o.loaded.name, version).repository, exec: o.exec, log });
+      image = clusterImage(copied.image, o.registry, o.clusterRegistry);
+      digest = copied.digest;
+    } else if ('image' in released.bundle) {
       image = released.bundle.image;
       digest = /@(sha256:[0-9a-f]{64})$/.exec(image)?.[1];
     } else {

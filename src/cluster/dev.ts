@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { pushBundle, type PushBundleResult } from '../bundle/push.js';
+import { copyBundle, pushBundle, type PushBundleResult } from '../bundle/push.js';
 import { clusterImage, type Registry } from '../bundle/reference.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
 import { DevpkgError } from '../errors.js';
@@ -216,7 +216,9 @@ async function pushAndApply(
   log(`dev version ${plan.version}: ${plan.reason}`);
 
   const source = o.bundle ?? { folder: join(o.root, o.loaded.path, 'bundle') };
-  const pushed = 'image' in source ? ownBundle(source.image, log) : await pushBundle({
+  // A bundle used as it is goes into the cluster's own registry when there is one (kind mode).
+  const copied = 'image' in source && o.clusterRegistry ? await copyBundle({ image: source.image, repository: plan.repository!, exec: o.exec, log }) : undefined;
+  const pushed = copied ?? ('image' in source ? ownBundle(source.image, log) : await pushBundle({
     bundleDir: source.folder,
     repository: plan.repository,
     tag: plan.tag,
@@ -228,8 +230,8 @@ async function pushAndApply(
     env: { package: o.loaded.name, version: plan.version },
     exec: o.exec,
     log,
-  });
-  const image = 'image' in source ? source.image : clusterImage(pushed.image, o.registry, o.clusterRegistry);
+  }));
+  const image = 'image' in source && !copied ? source.image : clusterImage(pushed.image, o.registry, o.clusterRegistry);
 
   const released = pkgis[0]!.status.version;
   const packages: Package[] = [];
