@@ -20,6 +20,7 @@ import { runPost } from '../../src/post.js';
 import { execTool } from '../../src/tools/exec.js';
 import type { PackageResult } from '../../src/results.js';
 import { inputsFrom } from '../support/inputs.js';
+import { kindHarnessUp } from './helpers/kind.js';
 import { repoRoot, runTool } from './helpers/run.js';
 
 const T = 1_800_000;
@@ -32,16 +33,9 @@ let base = '';
 let head = '';
 
 beforeAll(async () => {
-  const r = await runTool('bash', [join(repoRoot, 'test', 'harness', 'kind.sh'), 'up'], { cwd: repoRoot, timeoutMs: 1_800_000 });
-  const env: Record<string, string> = {};
-  for (const m of r.stdout.matchAll(/^export ([A-Za-z_][A-Za-z0-9_]*)='((?:[^']|'\\'')*)'$/gm)) env[m[1]!] = m[2]!.replace(/'\\''/g, "'");
-  Object.assign(process.env, env);
-  machine = {
-    'kind-node-image': env.DEVPKG_KIND_NODE_IMAGE!,
-    'kind-config': env.DEVPKG_KIND_CONFIG!,
-    'registry-image': env.DEVPKG_KIND_REGISTRY_IMAGE!,
-    'kapp-controller-manifest': env.DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST!,
-  };
+  const kh = await kindHarnessUp();
+  Object.assign(process.env, kh.env);
+  machine = { 'kind-node-image': kh.nodeImage, 'kind-config': kh.config, 'registry-image': kh.registryImage, 'kapp-controller-manifest': kh.kappControllerManifest };
   cpSync(join(repoRoot, 'examples', 'kctrl'), repo, { recursive: true });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
