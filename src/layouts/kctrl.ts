@@ -291,7 +291,8 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
       const baseTree = workTree(tmp);
       const build = await readBuild(baseTree, dir);
       if (!build) return undefined;
-      const base = await self.load(baseTree, { name: loaded.name, version: loaded.released, path: loaded.path }, { files: [], roots: [] });
+      // The exported folder has no git tags: the base is the released version the plan already chose.
+      const base = await kctrlLayout({ ...o, releasedVersion: loaded.released }).load(baseTree, { name: loaded.name, version: loaded.released, path: loaded.path }, { files: [], roots: [] });
       const folder = await buildBundle(build, path.join(tmp, dir), b);
       return { pkg: base.pkg, bundle: { folder }, from: `${build.file} as of ${b.baseRef}`, atBase: true };
     },

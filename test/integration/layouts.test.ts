@@ -79,6 +79,8 @@ describe('kctrl layout, pushed to the harness registry', () => {
     // The baseline (kind mode installs it first) is the package built from the base ref.
     const released = await layouts.released(loaded, { root: dir, tmp, baseRef: 'main', ...build });
     expect(released?.atBase).toBe(true);
+    // The exported base has no tags: it is the released version the plan chose (the tag's).
+    expect(released?.pkg.pkg.spec.version).toBe('1.0.0');
     if (!released || !('folder' in released.bundle)) throw new Error('the baseline builds a folder');
     expect(await readFile(join(released.bundle.folder, 'config', 'values.yml'), 'utf8')).toContain('hello from simple-app');
   });
