@@ -4,6 +4,7 @@ import { parseDuration, parseRegistry, parseVersionFlag, parseWaits } from './fl
 import { checkImageReference, registryText, type Registry } from './bundle/reference.js';
 
 import { MODES, type Mode } from './results.js';
+import { parseLayoutChoice, type LayoutChoice } from './layouts/index.js';
 
 /**
  * Every action input, read once and validated here; nothing else reads inputs, so the rest of
@@ -13,6 +14,10 @@ export interface Inputs {
   mode: Mode;
   workingDirectory: string;
   packagesDir: string;
+  /** How the repository is laid out (auto: each package recognised by its files). */
+  layout: LayoutChoice;
+  /** kctrl layout: the released version git does not hold (else the highest matching tag, else 0.0.0). */
+  releasedVersion: string;
   packages: string[];
   all: boolean;
   baseRef: string;
@@ -134,6 +139,8 @@ export function parseInputs(src: InputSource): Inputs {
     mode,
     workingDirectory: s('working-directory', '.'),
     packagesDir: s('packages-dir', 'addons/packages').replace(/\/+$/, ''),
+    layout: parseLayoutChoice(s('layout', 'auto'), 'input layout'),
+    releasedVersion: s('released-version') ? parseVersionFlag(s('released-version'), 'input released-version') : '',
     packages,
     all: bool(src, 'all', false),
     baseRef: s('base-ref'),

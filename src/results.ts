@@ -13,8 +13,10 @@ export type Mode = (typeof MODES)[number];
 export interface PackageVersionRef {
   name: string;
   version: string;
-  /** Repository-relative version folder, e.g. `addons/packages/antrea/1.2.3`. */
+  /** Repository-relative version folder, e.g. `addons/packages/antrea/1.2.3` (or the file or folder its layout keeps it in). */
   path: string;
+  /** Which layout module read it (src/layouts/), e.g. tce, kctrl, repository. */
+  layout?: string;
 }
 
 export type Verdict =
@@ -88,6 +90,10 @@ export interface PackageResult {
 export interface PlanDetails {
   /** The repository folder of the version, relative to the repository root. */
   path: string;
+  /** The layout that read it (src/layouts/). */
+  layout?: string;
+  /** How the layout was chosen, and the versions it worked out, in words. */
+  notes?: string[];
   devPackageName: string;
   bundleTag: string;
   /** Where the bundle goes: repo:tag (the digest is known only after the push). */

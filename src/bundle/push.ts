@@ -198,3 +198,24 @@ export async function pushBundle(o: PushBundleOptions): Promise<PushBundleResult
     if (tmp) await rm(tmp, { recursive: true, force: true });
   }
 }
+
+/**
+ * Copies a bundle that is used as it is (a package repository's Package names it) into the
+ * registry a cluster pulls from (kind mode's local one), keeping its digest: `imgpkg copy`.
+ */
+export async function copyBundle(o: { image: string; repository: Repository; exec?: ExecFn; log?: (m: string) => void }): Promise<PushBundleResult> {
+  const exec = o.exec ?? execTool;
+  const imgpkg = await Imgpkg.create(exec, await ensureCarvelTool('imgpkg', { log: o.log }));
+  const tmp = await mkdtemp(join(tmpdir(), 'devpkg-copy-'));
+  try {
+    const lockFile = join(tmp, 'bundle.lock.yml');
+    const toRepo = formatRepository(o.repository);
+    o.log?.(`imgpkg copy -b ${o.image} --to-repo ${toRepo}`);
+    const r = await imgpkg.copy({ image: o.image, toRepo, lockOutput: lockFile });
+    if (r.code !== 0) throw explainPushFailure({ what: `imgpkg copy -b ${o.image} --to-repo ${toRepo}`, host: o.repository.host, code: r.code, output: `${r.stdout}\n${r.stderr}` });
+    const lock = parseBundleLock(await readFile(lockFile, 'utf8'), `imgpkg's lock output ${lockFile}`);
+    return { image: lock.image, digest: lock.digest, tag: '' };
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}

@@ -4,17 +4,18 @@
  * addons manager's (refName only, `prereleases: {}`, no constraints) in tkg-system, with a service
  * account bound to cluster-admin. Waits until kapp-controller installed it.
  */
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { pushBundle } from '../bundle/push.js';
+import { copyBundle, pushBundle } from '../bundle/push.js';
 import { clusterImage, type Registry } from '../bundle/reference.js';
 import { DevpkgError } from '../errors.js';
 import { deriveDevPackage } from '../packages/derive.js';
 import { bundleOf } from '../packages/devplan.js';
 import type { LoadedVersion } from '../packages/layout.js';
-import { parsePackageFile, type PackageResource } from '../packages/model.js';
+import type { BuildOptions, ReleasedSource } from '../layouts/index.js';
+import { tceLayout } from '../layouts/tce.js';
 import type { ExecFn } from '../tools/exec.js';
 import { verifyPackageInstall } from '../verify/verifier.js';
 import type { ClusterClient } from './client.js';
@@ -52,28 +53,22 @@ export function addonsManagerPackageInstall(o: { namespace: string; name: string
   } as KubernetesObject;
 }
 
-/**
- * Copies `folder` (relative to the repository root) as it was at `ref` into `dest` with git
- * archive + tar (no shell). Returns false when the folder does not exist at that ref.
- */
-export async function exportFolderAtRef(exec: ExecFn, root: string, ref: string, folder: string, dest: string): Promise<boolean> {
-  const ls = await exec('git', ['-C', root, 'ls-tree', '-d', '--name-only', ref, '--', folder], { allowFail: true });
-  if (ls.code !== 0 || ls.stdout.trim() === '') return false;
-  await mkdir(dest, { recursive: true });
-  const tar = join(dest, '.devpkg-export.tar');
-  await exec('git', ['-C', root, 'archive', '--format=tar', '-o', tar, ref, '--', folder]);
-  await exec('tar', ['-xf', tar, '-C', dest]);
-  await rm(tar, { force: true });
-  return true;
-}
+export { exportFolderAtRef } from '../layouts/tree.js';
 
 export interface BaselineOptions {
   client: ClusterClient;
   kc: KubeConfig;
   exec: ExecFn;
   root: string;
-  /** The version folder at head. */
+  /** The package version at head. */
   loaded: LoadedVersion;
+  /**
+   * The released version, from the package's layout (Layouts.released, building in the folder it
+   * is given); undefined when the layout has none (a package new in the repository: the
+   * PackageInstall is made, and the dev Package is its first install). Default: the version
+   * folder as of baseRef (TCE's layout).
+   */
+  released?: (build: BuildOptions & { baseRef?: string }) => Promise<ReleasedSource | undefined>;
   /** The base ref; the released version is built from the version folder as it was there. */
   baseRef?: string;
   /** The refName the cluster uses (after the ref-name map). */
@@ -99,8 +94,8 @@ export interface Baseline {
   name: string;
   releasedVersion: string;
   image: string;
-  /** Where the released source came from. */
-  source: 'base-ref' | 'head';
+  /** Where the released source came from (none: no released version; the dev Package installs first). */
+  source: 'base-ref' | 'head' | 'none';
   installedAt: string;
 }
 
@@ -108,38 +103,13 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
   const log = o.log ?? (() => undefined);
   const namespace = o.namespace ?? ADDONS_NAMESPACE;
   const serviceAccount = o.serviceAccount ?? `${o.loaded.name}-sa`;
-  // The Package's own version: a version folder's name can disagree with it (a warning elsewhere).
-  const released = o.loaded.pkg.pkg.spec.version;
   const tmp = await mkdtemp(join(tmpdir(), 'devpkg-baseline-'));
   try {
-    let source: 'base-ref' | 'head' = 'head';
-    let pkg: PackageResource = o.loaded.pkg;
-    let bundleDir = join(o.root, o.loaded.path, 'bundle');
-    if (o.baseRef && (await exportFolderAtRef(o.exec, o.root, o.baseRef, o.loaded.path, tmp))) {
-      source = 'base-ref';
-      const file = join(tmp, o.loaded.path, 'package.yaml');
-      pkg = parsePackageFile(await readFile(file, 'utf8'), `${o.loaded.path}/package.yaml@${o.baseRef}`);
-      bundleDir = join(tmp, o.loaded.path, 'bundle');
-      log(`baseline: ${o.loaded.name} ${released} as of ${o.baseRef}`);
-    } else {
-      log(`baseline: ${o.loaded.path} does not exist at ${o.baseRef ?? 'the base ref'}; using the repository's version at head as ${released}`);
-    }
-    const bundle = bundleOf(o.registry, o.loaded.name, pkg.pkg.spec.version);
-    const pushed = await pushBundle({
-      bundleDir,
-      repository: bundle.repository,
-      tag: bundle.tag,
-      pushCommand: o.pushCommand,
-      cwd: o.root,
-      env: { package: o.loaded.name, version: released },
-      exec: o.exec,
-      log,
-    });
-    const image = clusterImage(pushed.image, o.registry, o.clusterRegistry);
-    const { pkg: releasedPkg } = deriveDevPackage(pkg, { version: pkg.pkg.spec.version, image, namespace, refName: o.refName });
-    delete releasedPkg.metadata.annotations?.['devpkg.dev/derived-from'];
+    const build = { root: o.root, exec: o.exec, tmp, log: (m: string) => log(`baseline: ${m}`) };
+    const released = o.released
+      ? await o.released({ ...build, baseRef: o.baseRef })
+      : await tceLayout('').released({ ...o.loaded, layout: 'tce', released: o.loaded.pkg.pkg.spec.version, inPlay: [], notes: [] }, { ...build, baseRef: o.baseRef });
     for (const obj of installIdentity(namespace, serviceAccount)) await o.client.apply(obj);
-    await o.client.apply(releasedPkg as unknown as KubernetesObject);
     await o.client.apply({
       apiVersion: 'data.packaging.carvel.dev/v1alpha1',
       kind: 'PackageMetadata',
@@ -150,21 +120,59 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
     if (valuesSecret) {
       await o.client.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: valuesSecret, namespace }, stringData: { 'values.yaml': o.values } } as KubernetesObject);
     }
-    await o.client.apply(addonsManagerPackageInstall({ namespace, name: o.loaded.name, refName: o.refName, serviceAccount, valuesSecret }));
-    log(`baseline: waiting for PackageInstall ${namespace}/${o.loaded.name} to install ${pkg.pkg.spec.version}`);
+    const install = addonsManagerPackageInstall({ namespace, name: o.loaded.name, refName: o.refName, serviceAccount, valuesSecret });
+    if (!released) {
+      log(`baseline: no released version of ${o.refName} to start from; the dev Package will be the first install of PackageInstall ${namespace}/${o.loaded.name}`);
+      await o.client.apply(install);
+      return { namespace, name: o.loaded.name, releasedVersion: '', image: '', source: 'none', installedAt: new Date().toISOString() };
+    }
+    const pkg = released.pkg;
+    const version = pkg.pkg.spec.version;
+    log(`baseline: ${o.loaded.name} ${version} from ${released.from}`);
+    let image: string;
+    let digest: string | undefined;
+    if ('image' in released.bundle && o.clusterRegistry) {
+      // Used as it is, but from the cluster's own registry (kind mode): copied there, digest kept.
+      const copied = await copyBundle({ image: released.bundle.image, repository: bundleOf(o.registry, o.loaded.name, version).repository, exec: o.exec, log });
+      image = clusterImage(copied.image, o.registry, o.clusterRegistry);
+      digest = copied.digest;
+    } else if ('image' in released.bundle) {
+      image = released.bundle.image;
+      digest = /@(sha256:[0-9a-f]{64})$/.exec(image)?.[1];
+    } else {
+      const bundle = bundleOf(o.registry, o.loaded.name, version);
+      const pushed = await pushBundle({
+        bundleDir: released.bundle.folder,
+        repository: bundle.repository,
+        tag: bundle.tag,
+        pushCommand: o.pushCommand,
+        cwd: o.root,
+        env: { package: o.loaded.name, version },
+        exec: o.exec,
+        log,
+      });
+      image = clusterImage(pushed.image, o.registry, o.clusterRegistry);
+      digest = pushed.digest;
+    }
+    const { pkg: releasedPkg } = deriveDevPackage(pkg, { version, image, namespace, refName: o.refName, allowTag: digest === undefined });
+    delete releasedPkg.metadata.annotations?.['devpkg.dev/derived-from'];
+    if (releasedPkg.metadata.annotations && Object.keys(releasedPkg.metadata.annotations).length === 0) delete releasedPkg.metadata.annotations;
+    await o.client.apply(releasedPkg as unknown as KubernetesObject);
+    await o.client.apply(install);
+    log(`baseline: waiting for PackageInstall ${namespace}/${o.loaded.name} to install ${version}`);
     const outcome = await verifyPackageInstall({
       kc: o.kc,
       target: { namespace, name: o.loaded.name },
-      expect: { version: pkg.pkg.spec.version, digest: pushed.digest },
+      expect: { version, ...(digest ? { digest } : {}) },
       settleMs: 0,
       timeoutMs: o.timeoutMs,
       signal: o.signal,
       log,
     });
     if (outcome.verdict !== 'won') {
-      throw new DevpkgError(`the baseline (released ${o.loaded.name} ${pkg.pkg.spec.version}) did not install: ${outcome.verdict}: ${outcome.reason}`);
+      throw new DevpkgError(`the baseline (released ${o.loaded.name} ${version}) did not install: ${outcome.verdict}: ${outcome.reason}`);
     }
-    return { namespace, name: o.loaded.name, releasedVersion: pkg.pkg.spec.version, image, source, installedAt: outcome.decidedAt };
+    return { namespace, name: o.loaded.name, releasedVersion: version, image, source: released.atBase ? 'base-ref' : 'head', installedAt: outcome.decidedAt };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import type { KObject } from '../verify/evaluate.js';
 import { addonsManagerPackageInstall, installIdentity } from './baseline.js';
 import { UsageError } from '../errors.js';
+import { parseRefNameMap } from '../packages/refname.js';
 import { selectVersion } from '../versions/index.js';
 import { findPackageInstalls, matchPackageInstalls, packageInstallTargets, planForPackageInstalls, versionsInPlay, type PackageInstallInfo } from './dev.js';
 
@@ -133,5 +134,51 @@ describe('planForPackageInstalls: every PackageInstall of the refName, each with
     expect(() => planForPackageInstalls({ ...o, devVersion: '1.5.4-dev.1' }, pkgis, ['1.5.3'])).toThrow(
       /^dev-version 1\.5\.4-dev\.1 would not be selected under the versionSelection of PackageInstall b\/antrea \(.*prerelease/,
     );
+  });
+});
+
+describe('runDevPipeline with a bundle used as it is (a package repository\'s Package)', () => {
+  const REF = 'simple.devpkg.test';
+  const OWN = `registry.test/simple@sha256:${'a'.repeat(64)}`;
+  const text = `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${REF}.1.1.0\nspec:\n  refName: ${REF}\n  version: 1.1.0\n  template:\n    spec:\n      fetch:\n      - imgpkgBundle:\n          image: ${OWN}\n`;
+  async function run(o: { clusterPackages: string[] }) {
+    const { parsePackageFile } = await import('../packages/model.js');
+    const { runDevPipeline } = await import('./dev.js');
+    const applied: KObject[] = [];
+    const client = {
+      listPackageInstalls: async () => [pkgi('tkg-system', 'simple', REF, { version: '1.0.0' })],
+      readPackageInstall: async () => undefined,
+      listPackages: async () => o.clusterPackages.map((v) => ({ metadata: { namespace: 'tkg-system', name: `${REF}.${v}` }, spec: { refName: REF, version: v } })),
+      apply: async (obj: KObject) => void applied.push(obj),
+    };
+    const exec = async () => {
+      throw new Error('nothing is built or pushed');
+    };
+    const out = await runDevPipeline({
+      client: client as never,
+      root: '/repo',
+      loaded: { name: 'simple', version: '1.1.0', path: 'packages/simple.yml', packageFile: 'packages/simple.yml', pkg: parsePackageFile(text, 'packages/simple.yml'), released: '1.0.0', pinned: { version: '1.1.0', by: 'the Package in packages/simple.yml: version' } },
+      bundle: { image: OWN },
+      packageCount: 1,
+      refNames: parseRefNameMap(''),
+      registry: { host: 'localhost:5001', path: 'devpkg' },
+      seq: { timestamp: new Date() },
+      mode: 'cluster',
+      exec: exec as never,
+    });
+    return { out, applied };
+  }
+
+  test('the Package is applied with its own version and bundle; nothing is pushed; the App must name its digest', async () => {
+    const { out, applied } = await run({ clusterPackages: ['1.0.0'] });
+    expect(out.plan.version).toBe('1.1.0');
+    expect(out.image).toBe(OWN);
+    expect(applied).toHaveLength(1);
+    expect(applied[0]).toMatchObject({ metadata: { name: `${REF}.1.1.0`, namespace: 'tkg-system' }, spec: { version: '1.1.0', template: { spec: { fetch: [{ imgpkgBundle: { image: OWN } }] } } } });
+    expect(out.requests[0]!.expect).toEqual({ version: '1.1.0', digest: `sha256:${'a'.repeat(64)}` });
+  });
+
+  test('a version the cluster already outranks is refused before anything is applied', async () => {
+    await expect(run({ clusterPackages: ['1.0.0', '2.0.0'] })).rejects.toThrow(/version 1.1.0 does not outrank 2.0.0/);
   });
 });

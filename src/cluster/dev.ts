@@ -6,12 +6,13 @@
  */
 import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { pushBundle, type PushBundleResult } from '../bundle/push.js';
+import { copyBundle, pushBundle, type PushBundleResult } from '../bundle/push.js';
 import { clusterImage, type Registry } from '../bundle/reference.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
 import { DevpkgError } from '../errors.js';
 import { devPackageOf, planDev, type DevPlan } from '../packages/devplan.js';
 import type { LoadedVersion } from '../packages/layout.js';
+import type { BundleSource, LoadedPackage } from '../layouts/index.js';
 import type { Package } from '../packages/model.js';
 import { targetRefName, type RefNameMap } from '../packages/refname.js';
 import type { ExecFn } from '../tools/exec.js';
@@ -83,7 +84,7 @@ export function versionsInPlay(packages: KObject[], pkgis: PackageInstallInfo[])
  * versionSelection: the dev version wins under all of them, or planDev refuses naming which.
  */
 export function planForPackageInstalls(
-  o: { name: string; released: string; seq: DevSequence; devVersion?: string; registry: Registry },
+  o: { name: string; released: string; seq: DevSequence; devVersion?: string; forcedBy?: string; registry: Registry },
   pkgis: PackageInstallInfo[],
   versions: string[],
 ): DevPlan & Required<Pick<DevPlan, 'repository' | 'tagImage'>> {
@@ -95,6 +96,7 @@ export function planForPackageInstalls(
     selections: pkgis.map((p): LabeledSelection => ({ label: `PackageInstall ${p.namespace}/${p.name}`, selection: p.selection ?? {} })),
     seq: o.seq,
     forced: o.devVersion,
+    ...(o.forcedBy ? { forcedBy: o.forcedBy } : {}),
     registry: o.registry,
   });
 }
@@ -103,7 +105,10 @@ export interface DevPipelineOptions {
   client: ClusterClient;
   /** Repository root (the version folder paths are relative to it). */
   root: string;
-  loaded: LoadedVersion;
+  /** The package version (a layout's LoadedPackage, or a version folder read by `devpkg dev`). */
+  loaded: LoadedVersion & Partial<Pick<LoadedPackage, 'released' | 'pinned'>>;
+  /** What to push, from the package's layout (default: the version folder's bundle/). */
+  bundle?: BundleSource;
   /** How many packages are in play (guards a bare ref-name). */
   packageCount: number;
   refNames: RefNameMap;
@@ -218,11 +223,14 @@ async function pushAndApply(
   const clusterPackages = (await Promise.all(namespaces.map((ns) => o.client.listPackages(ns, refName)))).flat();
   const versions = versionsInPlay(clusterPackages, pkgis);
   log(`${o.loaded.name}/${o.loaded.version}: PackageInstall(s) ${pkgis.map((p) => `${p.namespace}/${p.name}`).join(', ')} of ${refName}; versions in play: ${versions.join(', ') || 'none'}`);
-  const plan = planForPackageInstalls({ name: o.loaded.name, released: repoPkg.spec.version, seq: o.seq, devVersion: o.devVersion, registry: o.registry }, pkgis, versions);
+  const plan = planForPackageInstalls({ name: o.loaded.name, released: o.loaded.released ?? repoPkg.spec.version, seq: o.seq, devVersion: o.devVersion ?? o.loaded.pinned?.version, forcedBy: o.devVersion ? undefined : o.loaded.pinned?.by, registry: o.registry }, pkgis, versions);
   log(`dev version ${plan.version}: ${plan.reason}`);
 
-  const pushed = await pushBundle({
-    bundleDir: join(o.root, o.loaded.path, 'bundle'),
+  const source = o.bundle ?? { folder: join(o.root, o.loaded.path, 'bundle') };
+  // A bundle used as it is goes into the cluster's own registry when there is one (kind mode).
+  const copied = 'image' in source && o.clusterRegistry ? await copyBundle({ image: source.image, repository: plan.repository!, exec: o.exec, log }) : undefined;
+  const pushed = copied ?? ('image' in source ? ownBundle(source.image, log) : await pushBundle({
+    bundleDir: source.folder,
     repository: plan.repository,
     tag: plan.tag,
     credentials: o.credentials,
@@ -233,19 +241,19 @@ async function pushAndApply(
     env: { package: o.loaded.name, version: plan.version },
     exec: o.exec,
     log,
-  });
-  const image = clusterImage(pushed.image, o.registry, o.clusterRegistry);
+  }));
+  const image = 'image' in source && !copied ? source.image : clusterImage(pushed.image, o.registry, o.clusterRegistry);
 
   const released = pkgis[0]!.status.version;
   const packages: Package[] = [];
   for (const ns of namespaces) {
-    let source: Package = repoPkg;
+    let from: Package = repoPkg;
     if (o.deriveFrom === 'cluster') {
       const inPlace = clusterPackages.find((p) => p.spec?.version === released && p.metadata?.namespace === ns);
-      if (inPlace) source = inPlace as unknown as Package;
+      if (inPlace) from = inPlace as unknown as Package;
       else log(`no Package ${refName}.${released} in ${ns} to derive from; using the repository's package.yaml`);
     }
-    const { pkg } = devPackageOf(plan, source, { image, namespace: ns, refName });
+    const { pkg } = devPackageOf(plan, from, { image, namespace: ns, refName, allowTag: 'image' in source });
     log(`applying Package ${ns}/${pkg.metadata.name} (bundle ${image})`);
     await o.client.apply(pkg as unknown as KubernetesObject);
     packages.push(pkg);
@@ -263,8 +271,15 @@ async function pushAndApply(
       mode: o.mode,
     },
     target: { namespace: p.namespace, name: p.name },
-    expect: { version: plan.version, digest: pushed.digest },
+    expect: { version: plan.version, ...(pushed.digest ? { digest: pushed.digest } : {}) },
     applied: packages.filter((k) => k.metadata.namespace === p.namespace).map((k) => ({ namespace: p.namespace, name: k.metadata.name })),
   }));
   return { plan, pushed, image, packages, pkgis, releasedVersion: released, requests };
+}
+
+/** A bundle used as it is (nothing pushed): its digest when the Package pins one. */
+function ownBundle(image: string, log: (m: string) => void): PushBundleResult {
+  const digest = /@(sha256:[0-9a-f]{64})$/.exec(image)?.[1] ?? '';
+  log(`the Package's own bundle ${image} is used as it is (nothing to push)${digest ? '' : '; it is not pinned by digest, so the App is not checked against one'}`);
+  return { image, digest, tag: '' };
 }

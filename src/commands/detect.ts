@@ -3,7 +3,8 @@ import { UsageError } from '../errors.js';
 import { DEFAULT_IGNORE, detectChanges, listAllVersions, type PackageVersionRef } from '../detect/index.js';
 import { Git } from '../tools/git.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
-import { checkVersions, gitReader } from '../pipeline/check.js';
+import { checkVersions } from '../pipeline/check.js';
+import { commitTree, Layouts, parseLayoutChoice } from '../layouts/index.js';
 import { parseCommand, requireFolder, type CliIO } from './io.js';
 import { booleans, SELECTION_FLAGS, strings } from './options.js';
 
@@ -22,6 +23,7 @@ Flags:
   --range               diff base..head directly (pushes) instead of merge-base(base, head)..head
   --all                 list every version folder at head instead of changes
   --packages-dir D      folder holding <name>/<version>/ (default addons/packages)
+  --layout L            auto (default), tce, kctrl or repository (see README, "Layouts")
   --ignore GLOBS        comma-separated globs of files that do not count (default **/*.md; "" for none)
   --json                print {"packages":[{name,version,path}],"removed":[...],"problems":[...]}
                         (+ "base","head","mergeBase" when comparing commits)
@@ -51,16 +53,18 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const repo = await requireFolder(resolve(io.cwd, values.repo ?? '.'), '--repo', 'repository folder');
   const packagesDir = values['packages-dir'] ?? 'addons/packages';
   const git = await Git.create(repo);
+  const layouts = Layouts.open(parseLayoutChoice(values.layout ?? 'auto', '--layout'), { packagesDir, releasedVersion: values['released-version'] });
 
   let packages: PackageVersionRef[];
   let removed: PackageVersionRef[] = [];
   let extra: Record<string, string | undefined> = {};
   if (values.all) {
-    packages = await listAllVersions({ git, packagesDir, ref: values.head ?? 'HEAD' });
+    packages = await listAllVersions({ git, packagesDir, layouts, ref: values.head ?? 'HEAD' });
   } else {
     const r = await detectChanges({
       git,
       packagesDir,
+      layouts,
       base: values.base as string,
       head: values.head ?? 'HEAD',
       kind: values.range ? 'range' : 'pr',
@@ -72,7 +76,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     extra = { base: r.base, head: r.head, mergeBase: r.mergeBase };
   }
 
-  const problems = await checkVersions(packages, gitReader(git, values.head ?? 'HEAD'));
+  const problems = await checkVersions(layouts, packages, commitTree(git, values.head ?? 'HEAD'));
   if (values.json) {
     io.stdout(JSON.stringify({ packages: packages.map(strip), removed: removed.map(strip), problems, ...extra }, null, 2) + '\n');
   } else {

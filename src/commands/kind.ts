@@ -39,6 +39,8 @@ kind and imgpkg are installed when missing (pinned, checksum-checked, into ~/.ca
   --base REF / --head REF       the diff that marks changed versions (head default: HEAD)
   --packages LIST               NAME/VERSION,... instead of the diff; --all: every version folder
   --packages-dir D              default addons/packages
+  --layout L                    auto (default), tce, kctrl or repository
+  --released-version V          kctrl layout: the released version (default: highest matching git tag, else 0.0.0)
   --ref-name FROM=TO            map the repository refName to the cluster's (or a bare TO)
   --push-command CMD            the repository's own push target (bash -c at the repository root), DEVPKG_* in its env
   --lock-images                 refresh .imgpkg/images.yml with kbld first
@@ -67,7 +69,7 @@ Exit codes: 0 every dev version won, 1 one did not (or setup failed: an error re
 
 /** Flags that are action inputs of the same name (string-valued). */
 const INPUT_FLAGS = [
-  'base-ref', 'head-ref', 'packages', 'packages-dir', 'ref-name', 'push-command', 'dev-version', 'kind-version', 'kind-node-image',
+  'base-ref', 'head-ref', 'packages', 'packages-dir', 'layout', 'released-version', 'ref-name', 'push-command', 'dev-version', 'kind-version', 'kind-node-image',
   'kind-config', 'registry-image', 'kapp-controller-version', 'kapp-controller-manifest', 'kapp-controller-sha256', 'settle', 'timeout',
 ] as const;
 

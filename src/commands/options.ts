@@ -23,7 +23,7 @@ export const strings = <const N extends string>(...names: N[]): Typed<N, 'string
 export const booleans = <const N extends string>(...names: N[]): Typed<N, 'boolean'> => typed('boolean', names);
 
 /** Which package versions of a packages repository a run is about (plan, detect, kind). */
-export const SELECTION_FLAGS = { ...strings('repo', 'base', 'head', 'packages-dir'), ...booleans('all') };
+export const SELECTION_FLAGS = { ...strings('repo', 'base', 'head', 'packages-dir', 'layout', 'released-version'), ...booleans('all') };
 
 /** How a dev Package is named and versioned (plan, dev, kind, bootstrap). */
 export const DEV_PACKAGE_FLAGS = strings('ref-name', 'dev-version');

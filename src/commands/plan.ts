@@ -4,6 +4,7 @@ import { parseRegistry, parseVersionFlag } from '../flags.js';
 import { packageSummary, plan, renderPlanText, type Selection } from '../pipeline/plan.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
 import { parseCommand, requireFolder, type CliIO } from './io.js';
+import { parseLayoutChoice } from '../layouts/index.js';
 import { booleans, DEV_PACKAGE_FLAGS, SELECTION_FLAGS, strings } from './options.js';
 
 export const USAGE = `Usage: devpkg plan --repo DIR (--base REF [--head REF] | --all | --packages NAME/VERSION,...) [flags]
@@ -17,6 +18,8 @@ What devpkg would push and apply for the changed package versions; needs no clus
   --all                 every version folder
   --packages LIST       explicit NAME/VERSION list instead of detection
   --packages-dir D      default: addons/packages
+  --layout L            auto (default), tce, kctrl or repository (see README, "Layouts")
+  --released-version V  kctrl layout: the released version (default: the highest matching git tag, else 0.0.0)
   --registry R          where dev bundles go (HOST[:PORT][/PATH])
   --ref-name MAP        FROM=TO[,FROM=TO] refName mapping, or a bare TO for one package
   --dev-version V       force the dev version
@@ -48,9 +51,12 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const root = await requireFolder(path.resolve(io.cwd, values.repo ?? '.'), '--repo', 'repository folder');
   const registry = values.registry === undefined ? undefined : parseRegistry(values.registry, '--registry');
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
+  const layout = parseLayoutChoice(values.layout ?? 'auto', '--layout');
   const out = await plan({
     root,
     packagesDir: values['packages-dir'] ?? 'addons/packages',
+    layout,
+    releasedVersion: values['released-version'] === undefined ? undefined : parseVersionFlag(values['released-version'], '--released-version'),
     selection,
     registry,
     refName: values['ref-name'] ?? '',

@@ -1,14 +1,8 @@
 import { DevpkgError, errorMessage } from '../errors.js';
 import { compareVersions, parseVersion, type ParsedVersion } from '../versions/index.js';
 import type { Git } from '../tools/git.js';
-import {
-  classifyChanges,
-  DEFAULT_IGNORE,
-  normalizePackagesDir,
-  locatePackagePath,
-  versionFolderPath,
-  versionFoldersFromFiles,
-} from './classify.js';
+import { DEFAULT_IGNORE } from './classify.js';
+import { commitTree, Layouts } from '../layouts/index.js';
 
 export type VersionCompare = (a: string, b: string) => number;
 
@@ -39,13 +33,14 @@ import type { PackageVersionRef } from '../results.js';
 
 export type { PackageVersionRef };
 
-export interface ChangedVersion extends PackageVersionRef {
-  reasons: string[];
-}
+export type { ChangedVersion } from '../layouts/types.js';
+import type { ChangedVersion } from '../layouts/types.js';
 
 export interface DetectOptions {
   git: Git;
   packagesDir: string;
+  /** The layouts in play (default: TCE's version folders under packagesDir). */
+  layouts?: Layouts;
   base: string;
   /** Default `HEAD`. */
   head?: string;
@@ -133,44 +128,20 @@ async function findMergeBase(git: Git, base: string, head: string, opts: Require
   return mb;
 }
 
-function highest(versions: readonly string[], compare: VersionCompare): string | undefined {
-  let best: string | undefined;
-  for (const v of versions) if (best === undefined || compare(v, best) > 0) best = v;
-  return best;
-}
-
 function sortRefs<T extends PackageVersionRef>(list: T[], compare: VersionCompare): T[] {
   return list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : compare(a.version, b.version)));
 }
 
-/** The version folders at a commit (folders holding package.yaml), restricted to some package names. */
-async function versionFoldersAt(git: Git, ref: string, packagesDir: string, names?: readonly string[]): Promise<Map<string, string[]>> {
-  // A long pathspec list costs more than listing the folder once.
-  const paths =
-    names === undefined || names.length > 64
-      ? packagesDir === ''
-        ? []
-        : [packagesDir]
-      : names.map((n) => (packagesDir === '' ? n : `${packagesDir}/${n}`));
-  return versionFoldersFromFiles(await git.listFiles(ref, paths), packagesDir);
-}
-
-/** Every version folder at `ref` (default HEAD), sorted by name and version. */
-export async function listAllVersions(opts: { git: Git; packagesDir: string; ref?: string; versionCompare?: VersionCompare }): Promise<PackageVersionRef[]> {
-  const packagesDir = normalizePackagesDir(opts.packagesDir);
+/** Every package version at `ref` (default HEAD), sorted by name and version. */
+export async function listAllVersions(opts: { git: Git; packagesDir: string; layouts?: Layouts; ref?: string; versionCompare?: VersionCompare }): Promise<PackageVersionRef[]> {
+  const layouts = opts.layouts ?? Layouts.open('tce', { packagesDir: opts.packagesDir });
   const ref = await opts.git.revParse(opts.ref ?? 'HEAD');
-  const folders = await versionFoldersAt(opts.git, ref, packagesDir);
-  const out: PackageVersionRef[] = [];
-  for (const [name, versions] of folders) {
-    for (const version of versions) out.push({ name, version, path: versionFolderPath(packagesDir, name, version) });
-  }
-  return sortRefs(out, opts.versionCompare ?? kappCompare());
+  return sortRefs(await layouts.list(commitTree(opts.git, ref)), opts.versionCompare ?? kappCompare());
 }
 
 /** The package versions changed between two commits, following the rules of classifyChanges. */
 export async function detectChanges(opts: DetectOptions): Promise<DetectResult> {
   const { git } = opts;
-  const packagesDir = normalizePackagesDir(opts.packagesDir);
   const compare = opts.versionCompare ?? kappCompare();
   const remote = opts.remote ?? 'origin';
   const log = opts.log ?? (() => undefined);
@@ -193,41 +164,12 @@ export async function detectChanges(opts: DetectOptions): Promise<DetectResult> 
       : undefined;
   const from = mergeBase ?? base;
 
-  // Only the packages folder matters; a pathspec keeps git from listing the rest of the repository.
-  const changes = await git.diffNameStatus(from, head, packagesDir === '' ? [] : [packagesDir]);
-  const names = new Set<string>();
-  for (const c of changes) {
-    const p = locatePackagePath(c.path, packagesDir);
-    if (p) names.add(p.name);
-    if (c.oldPath !== undefined) {
-      const o = locatePackagePath(c.oldPath, packagesDir);
-      if (o) names.add(o.name);
-    }
-  }
-  const atHead = names.size === 0 ? new Map<string, string[]>() : await versionFoldersAt(git, head, packagesDir, [...names]);
-  const sets = new Map([...atHead].map(([n, vs]) => [n, new Set(vs)]));
-  const result = classifyChanges(changes, {
-    packagesDir,
-    ignore: opts.ignore ?? DEFAULT_IGNORE,
-    isVersionFolderAtHead: (name, version) => sets.get(name)?.has(version) ?? false,
-  });
-
-  const changed: ChangedVersion[] = result.versions.map((v) => ({
-    name: v.name,
-    version: v.version,
-    path: versionFolderPath(packagesDir, v.name, v.version),
-    reasons: v.reasons,
-  }));
-  for (const name of result.metadataOnly) {
-    const top = highest(atHead.get(name) ?? [], compare);
-    if (top === undefined) continue; // the whole package is gone at head
-    changed.push({
-      name,
-      version: top,
-      path: versionFolderPath(packagesDir, name, top),
-      reasons: [`${versionFolderPath(packagesDir, name, 'metadata.yaml')} changed; ${top} is the highest version`],
-    });
-  }
-  const removed = result.removed.map((r) => ({ ...r, path: versionFolderPath(packagesDir, r.name, r.version) }));
-  return { changed: sortRefs(changed, compare), removed: sortRefs(removed, compare), base, head, mergeBase, from };
+  // Only the layouts' folders matter; a pathspec keeps git from listing the rest of the repository.
+  const layouts = opts.layouts ?? Layouts.open('tce', { packagesDir: opts.packagesDir });
+  const changes = await git.diffNameStatus(from, head, layouts.pathspec());
+  const touched =
+    changes.length === 0
+      ? { changed: [], removed: [] }
+      : await layouts.touched(changes, commitTree(git, head), commitTree(git, from), { ignore: opts.ignore ?? DEFAULT_IGNORE, compare });
+  return { changed: sortRefs(touched.changed, compare), removed: sortRefs(touched.removed, compare), base, head, mergeBase, from };
 }

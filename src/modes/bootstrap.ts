@@ -2,7 +2,7 @@ import path from 'node:path';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { runBootstrap } from '../bootstrap/run.js';
 import { CleanupList } from '../cleanup-list.js';
-import { UsageError } from '../errors.js';
+import { DevpkgError, UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
@@ -64,6 +64,10 @@ export async function run(ctx: ModeContext): Promise<void> {
   try {
     const loaded = await loadForMode(ctx, root, ref);
     problems = loaded.problems;
+    if (loaded.bundleFolder !== `${loaded.path}/bundle`) {
+      // Phase 1 syncs the version folder's bundle/config into the providers' _ytt_lib.
+      throw new DevpkgError(`bootstrap mode needs a version folder with bundle/config (TCE's layout); ${ref.name}/${ref.version} is read by the ${loaded.layout} layout, which bootstrap mode does not take yet: use kind or cluster mode`);
+    }
     loaded.path = path.join(root, loaded.path);
     const refName = targetRefName(parseRefNameMap(inputs.refName), loaded.pkg.pkg.spec.refName, 1);
     if (inputs.registryPassword) host.setSecret(inputs.registryPassword);

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { resolveSelection } from '../pipeline/plan.js';
 import { selectionFromContext, sequenceFromContext } from '../pipeline/selection.js';
-import { checkVersions, gitReader, workTreeReader } from '../pipeline/check.js';
+import { checkVersions } from '../pipeline/check.js';
+import { repoOf } from '../pipeline/repo.js';
+import { commitTree, workTree } from '../layouts/index.js';
 import { Git } from '../tools/git.js';
 import { annotateProblems } from '../pipeline/problems.js';
 import type { ModeContext } from '../pipeline/context.js';
@@ -10,9 +12,11 @@ import type { ModeContext } from '../pipeline/context.js';
 export async function run(ctx: ModeContext): Promise<void> {
   const { inputs, host } = ctx;
   const root = path.resolve(ctx.github.workspace, inputs.workingDirectory);
+  const { layouts } = repoOf(inputs, root);
   const sel = await resolveSelection({
     root,
     packagesDir: inputs.packagesDir,
+    layouts,
     selection: selectionFromContext(ctx),
     registry: inputs.registry,
     refName: inputs.refName,
@@ -29,7 +33,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   host.setOutput('removed', JSON.stringify(sel.removed));
   // Problems are annotations and an output; detect itself does not fail on them, so the matrix
   // legs of the good packages still run (the leg of a broken one reports its error).
-  const problems = await checkVersions(sel.refs, sel.head ? gitReader(await Git.create(root, ctx.exec), sel.head) : workTreeReader(root));
+  const problems = await checkVersions(layouts, sel.refs, sel.head ? commitTree(await Git.create(root, ctx.exec), sel.head) : workTree(root));
   annotateProblems(ctx, problems);
   host.setOutput('problems', JSON.stringify(problems));
   host.setOutput('result', packages.length > 0 ? 'success' : 'skipped');

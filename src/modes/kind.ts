@@ -13,6 +13,7 @@ import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import { failedResult, interruptedResult, loadForMode } from '../pipeline/problems.js';
+import { repoOf } from '../pipeline/repo.js';
 import type { ModeContext } from '../pipeline/context.js';
 
 /** A kind cluster name for this run: short, lowercase, unique per run attempt. */
@@ -115,6 +116,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   const refNames = parseRefNameMap(inputs.refName);
   const baseRef = inputs.baseRef || github.baseSha || undefined;
 
+  const { layouts } = repoOf(kctx.inputs, root);
   const installs = new Map<string, { namespace: string; name: string }>();
   const failed: PackageResult[] = [];
   for (const ref of refs) {
@@ -124,7 +126,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     }
     await host.group(`Baseline ${ref.name}/${ref.version}`, async () => {
       try {
-        const loaded = await loadForMode(kctx, root, ref);
+        const loaded = await loadForMode(kctx, root, ref, baseRef);
         const refName = targetRefName(refNames, loaded.pkg.pkg.spec.refName, refs.length);
         const b = await installBaseline({
           client,
@@ -133,6 +135,7 @@ export async function run(ctx: ModeContext): Promise<void> {
           root,
           loaded,
           baseRef,
+          released: (build) => layouts.released(loaded, build),
           refName,
           registry,
           clusterRegistry,
@@ -142,7 +145,7 @@ export async function run(ctx: ModeContext): Promise<void> {
           log: (m) => host.info(m),
         });
         installs.set(ref.name, { namespace: b.namespace, name: b.name });
-        mark(`baseline ${ref.name} ${b.releasedVersion}`, b.installedAt);
+        if (b.source !== 'none') mark(`baseline ${ref.name} ${b.releasedVersion}`, b.installedAt);
       } catch (err) {
         if (ctx.signal?.aborted) failed.push(interruptedResult(kctx, ref, 'kind', ctx.signal, 'while its baseline was installed; the dev Package was not applied', { phases: [...phases], planned: plannedOf(ref) }));
         else failed.push(failedResult(kctx, ref, err, 'kind', { prefix: 'baseline', phases: [...phases], planned: plannedOf(ref) }));

@@ -48,6 +48,11 @@ export interface DevPlanRequest {
   /** A dev version the user gave (dev-version), already checked as semver where it entered. */
   forced?: string;
   /**
+   * What forced it, for the messages, when not the dev-version input: a layout that fixes the
+   * version (a package repository's pull request installs its own Package as the upgrade).
+   */
+  forcedBy?: string;
+  /**
    * Where bundles go, parsed where it entered (flags.ts parseRegistry). Unset only when the bundle
    * is pushed already (devpkg bootstrap --image): the plan then names no repository.
    */
@@ -95,13 +100,14 @@ export function bundleOf(registry: Registry, name: string, version: string): { r
 
 /** Why a forced dev version wins; throws when it would not (under any of the selections). */
 function forcedReason(forced: string, pool: string[], req: DevPlanRequest): string {
-  const highest = [...pool].sort(compareVersions).at(-1);
+  const by = req.forcedBy ?? 'dev-version';
+  const highest = [...pool].filter((v) => v !== forced || !req.forcedBy).sort(compareVersions).at(-1);
   const sels = req.selections?.length ? req.selections : [{ label: '', selection: req.selection }];
   const keep = selectVersion(pool, sels[0]!.selection).selected ?? highest;
   if (highest !== undefined && compareVersions(forced, highest) <= 0) {
     throw new UsageError(
-      `dev-version ${forced} does not outrank ${highest}, the highest ${req.name} version in play; kapp-controller would keep ${keep}. ` +
-        'Give a higher dev-version, or leave it empty and devpkg chooses one',
+      `${by} ${forced} does not outrank ${highest}, the highest ${req.name} version in play; kapp-controller would keep ${keep}. ` +
+        (req.forcedBy ? `Give ${req.name} a version above ${highest}` : 'Give a higher dev-version, or leave it empty and devpkg chooses one'),
     );
   }
   for (const { label, selection } of sels) {
@@ -110,11 +116,12 @@ function forcedReason(forced: string, pool: string[], req: DevPlanRequest): stri
     const why = result.considered.find((c) => c.version === forced)?.reason ?? `kapp-controller selects ${result.selected ?? 'nothing'}`;
     const kept = selectVersion(pool, selection).selected ?? highest;
     throw new UsageError(
-      `dev-version ${forced} would not be selected under ${label ? `the versionSelection of ${label}` : "the PackageInstall's versionSelection"} (${why})` +
-        `${kept ? `; kapp-controller would keep ${kept}` : ''}. Give a dev-version the selection allows, or leave it empty and devpkg chooses one`,
+      `${by} ${forced} would not be selected under ${label ? `the versionSelection of ${label}` : "the PackageInstall's versionSelection"} (${why})` +
+        `${kept ? `; kapp-controller would keep ${kept}` : ''}. ` +
+        (req.forcedBy ? 'Give it a version the selection allows' : 'Give a dev-version the selection allows, or leave it empty and devpkg chooses one'),
     );
   }
-  return highest === undefined ? 'forced by dev-version' : `forced by dev-version (outranks ${highest})`;
+  return highest === undefined ? `forced by ${by}` : `forced by ${by} (outranks ${highest})`;
 }
 
 /**
@@ -125,7 +132,7 @@ function forcedReason(forced: string, pool: string[], req: DevPlanRequest): stri
 export function devPackageOf(
   plan: DevPlan,
   source: Package | PackageResource,
-  o: { refName: string; image?: string; namespace?: string },
+  o: { refName: string; image?: string; namespace?: string; allowTag?: boolean },
 ): DerivedPackage {
   const image = o.image ?? plan.tagImage;
   if (!image) throw new Error(`devPackageOf: no image for ${plan.version} (the plan has no registry and none was given)`);
@@ -134,6 +141,6 @@ export function devPackageOf(
     image,
     refName: o.refName,
     ...(o.namespace ? { namespace: o.namespace } : {}),
-    ...(o.image ? {} : { allowTag: true }),
+    ...(o.image && !o.allowTag ? {} : { allowTag: true }),
   });
 }

@@ -220,7 +220,12 @@ export function parsePackageFile(text: string, file: string): PackageResource {
       { file, line: lineOf(pkgs[1]!, 'kind') ?? 1 },
     );
   }
-  const { value, lines } = pkgs[0]!;
+  return checkPackageDoc(pkgs[0]!, file);
+}
+
+/** Checks one parsed Package document (its lines are the file's). */
+function checkPackageDoc(d: ParsedDoc, file: string): PackageResource {
+  const { value, lines } = d;
   const res = { file, lines };
   const fail = (path: string, message: string): never => {
     throw new DevpkgError(message, { file, line: lineOf(res, path) ?? 1 });
@@ -266,6 +271,47 @@ export function parsePackageFile(text: string, file: string): PackageResource {
     if (m !== undefined && m !== null && !isRecord(m)) fail(`metadata.${field}`, `Package metadata.${field} must be a map of strings`);
   }
   return { file, lines, pkg: value as Package, warnings };
+}
+
+/** One Package document of a file holding any number of them (a package repository's). */
+export interface PackageDoc {
+  /** The Package, when it is a usable one. */
+  res?: PackageResource;
+  /** Why it is not. */
+  error?: DevpkgError;
+  /** spec.refName and spec.version as written (strings or not), to name it even when broken. */
+  refName?: string;
+  version?: string;
+  line: number;
+}
+
+/**
+ * Every Package document of a YAML file (a package repository's `packages/` tree holds any
+ * number per file), each checked as parsePackageFile checks one, and the refNames of its
+ * PackageMetadata documents. A YAML syntax error throws (the whole file is unusable).
+ */
+export function parsePackageDocs(text: string, file: string): { packages: PackageDoc[]; metadata: string[] } {
+  const docs = parseDocs(text, file);
+  const packages: PackageDoc[] = [];
+  const metadata: string[] = [];
+  for (const d of docs) {
+    if (!isRecord(d.value)) continue;
+    if (d.value.kind === 'PackageMetadata' && isRecord(d.value.metadata) && typeof d.value.metadata.name === 'string') metadata.push(d.value.metadata.name);
+    if (d.value.kind !== 'Package') continue;
+    const spec = isRecord(d.value.spec) ? d.value.spec : {};
+    const named = {
+      ...(spec.refName !== undefined && spec.refName !== null ? { refName: String(spec.refName) } : {}),
+      ...(spec.version !== undefined && spec.version !== null ? { version: String(spec.version) } : {}),
+      line: lineOf(d, '') ?? 1,
+    };
+    try {
+      packages.push({ res: checkPackageDoc(d, file), ...named });
+    } catch (err) {
+      if (!(err instanceof DevpkgError)) throw err;
+      packages.push({ error: err, ...named });
+    }
+  }
+  return { packages, metadata };
 }
 
 /** Parses a PackageMetadata file (metadata.yaml of the TCE layout). */

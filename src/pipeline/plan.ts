@@ -2,8 +2,8 @@ import path from 'node:path';
 import { DevpkgError, UsageError } from '../errors.js';
 import type { Registry } from '../bundle/reference.js';
 import { formatProblem, problemFromError, sortProblems, type Problem } from '../packages/problems.js';
-import { listPackages, loadVersion, readVersion, type LoadedVersion } from '../packages/layout.js';
-import { devPackageToYaml } from '../packages/derive.js';
+import { commitTree, Layouts, workTree, type LayoutChoice, type LoadedPackage, type Tree } from '../layouts/index.js';
+import { bundleFetch, devPackageToYaml } from '../packages/derive.js';
 import { ADDONS_MANAGER_SELECTION, devPackageOf, planDev } from '../packages/devplan.js';
 import { overlayFileName, renderOverlay, USER_CUSTOMIZATIONS_DIR } from '../packages/overlay.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
@@ -21,6 +21,12 @@ export type Selection =
 export interface PlanRequest {
   root: string;
   packagesDir: string;
+  /** Which layouts read the repository (default auto). */
+  layout?: LayoutChoice;
+  /** kctrl layout: the released version git does not hold. */
+  releasedVersion?: string;
+  /** The layouts opened at the edge (else opened from layout and packagesDir). */
+  layouts?: Layouts;
   selection: Selection;
   /** Where dev bundles go (parsed where it entered); default DEFAULT_PLAN_REGISTRY. */
   registry?: Registry;
@@ -48,22 +54,31 @@ export interface PlanOutput {
 /** Registry used to name bundles when none is given: kind's conventional local registry. */
 export const DEFAULT_PLAN_REGISTRY: Registry = Object.freeze({ host: 'localhost:5001', path: 'devpkg' });
 
+/** The layouts of a request: the ones opened at the edge, or opened here from its layout and packagesDir. */
+export function layoutsOf(req: Pick<PlanRequest, 'layout' | 'layouts' | 'packagesDir' | 'releasedVersion'>): Layouts {
+  return req.layouts ?? Layouts.open(req.layout ?? 'auto', { packagesDir: req.packagesDir, releasedVersion: req.releasedVersion });
+}
+
 export async function resolveSelection(req: PlanRequest): Promise<{ refs: PackageVersionRef[]; removed: PackageVersionRef[]; base?: string; head?: string }> {
   const sel = req.selection;
+  const layouts = layoutsOf(req);
   if (sel.kind === 'explicit') {
-    const refs = sel.packages.map((p) => {
+    const wanted = sel.packages.map((p) => {
       const [name, version] = p.split('/');
       if (!name || !version) throw new DevpkgError(`packages: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`, { exitCode: 2 });
-      return { name, version, path: path.posix.join(req.packagesDir, name, version) };
+      return { name, version };
     });
-    return { refs, removed: [] };
+    return { refs: await layouts.find(workTree(req.root), wanted), removed: [] };
   }
   if (sel.kind === 'all') {
-    const pkgs = await listPackages(req.root, req.packagesDir);
-    if (pkgs.length === 0) {
-      throw new DevpkgError(`${path.join(req.root, req.packagesDir)}: no packages found; set packages-dir to the folder holding <name>/<version>/package.yaml`);
+    const refs = await layouts.list(workTree(req.root));
+    if (refs.length === 0) {
+      throw new DevpkgError(
+        `${path.join(req.root, layouts.choice === 'tce' ? req.packagesDir : '')}: no packages found; ` +
+          `set packages-dir to the folder holding <name>/<version>/package.yaml, or check the layout input (--layout; it is ${layouts.choice})`,
+      );
     }
-    return { refs: pkgs.flatMap((p) => p.versions.map((v) => ({ name: p.name, version: v.version, path: v.path }))), removed: [] };
+    return { refs, removed: [] };
   }
   const { Git } = await import('../tools/git.js');
   const { detectChanges } = await import('../detect/index.js');
@@ -71,6 +86,7 @@ export async function resolveSelection(req: PlanRequest): Promise<{ refs: Packag
   const result = await detectChanges({
     git,
     packagesDir: req.packagesDir,
+    layouts,
     base: sel.base,
     head: sel.head,
     kind: sel.rangeKind,
@@ -80,30 +96,33 @@ export async function resolveSelection(req: PlanRequest): Promise<{ refs: Packag
   return { refs: result.changed, removed: result.removed, base: result.base, head: result.head };
 }
 
+/** The repository at the base commit, read through git. */
+export async function baseTreeOf(req: Pick<PlanRequest, 'root' | 'exec'>, base: string): Promise<Tree> {
+  const { Git } = await import('../tools/git.js');
+  return commitTree(await Git.create(req.root, req.exec), base);
+}
+
 /** Works out, for each package version in play, the dev version, dev Package and overlay. */
 export async function plan(req: PlanRequest): Promise<PlanOutput> {
-  const { refs, removed, base, head } = await resolveSelection(req);
+  const layouts = layoutsOf(req);
+  const tree = workTree(req.root);
+  const { refs, removed, base, head } = await resolveSelection({ ...req, layouts });
+  const baseTree = base ? await baseTreeOf(req, base) : undefined;
   const map = parseRefNameMap(req.refName);
   const registry = req.registry ?? DEFAULT_PLAN_REGISTRY;
   const packages: PlannedPackage[] = [];
-  // One listing of the repository serves every package (the versions in play per name).
-  const byName = new Map((refs.length > 0 ? await listPackages(req.root, req.packagesDir) : []).map((p) => [p.name, p]));
   const problems: Problem[] = [];
   for (const ref of refs) {
-    const listed = byName.get(ref.name)?.versions ?? [];
-    const entry = listed.find((v) => v.version === ref.version);
     // One bad package never stops the others: its error becomes its result and a problem.
     try {
-      // loadVersion only for what the listing lacks: it gives the unknown package/version errors.
-      const loaded = entry ? await readVersion(req.root, ref.name, entry) : await loadVersion(req.root, req.packagesDir, ref.name, ref.version);
-      const versions = listed.map((v) => v.version);
+      const loaded = await layouts.load(tree, ref, { base: baseTree });
       const warnings = loaded.pkg.warnings.map((w) => ({ ...w, package: `${ref.name}/${ref.version}` }));
       problems.push(...warnings);
-      const planned = planOne(loaded, versions, { ...req, registry }, map, refs.length);
+      const planned = planOne(loaded, { ...req, registry }, map, refs.length);
       packages.push(warnings.length > 0 ? { ...planned, problems: warnings } : planned);
     } catch (err) {
       if (err instanceof UsageError) throw err;
-      const problem = problemFromError(err, entry?.packageFile ?? ref.path, `${ref.name}/${ref.version}`);
+      const problem = problemFromError(err, ref.path, `${ref.name}/${ref.version}`);
       problems.push(problem);
       packages.push(errorResult(ref, problem, req.mode ?? 'plan'));
     }
@@ -112,30 +131,38 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
 }
 
 function planOne(
-  loaded: LoadedVersion,
-  versions: string[],
+  loaded: LoadedPackage,
   req: PlanRequest & { registry: Registry },
   map: ReturnType<typeof parseRefNameMap>,
   count: number,
 ): PlannedPackage {
   const refName = loaded.pkg.pkg.spec.refName;
   const target = targetRefName(map, refName, count);
-  const specVersion = loaded.pkg.pkg.spec.version;
-  // The repository's version folders are what is in play before any cluster is seen.
+  // The repository's versions are what is in play before any cluster is seen.
   const dev = planDev({
     name: loaded.name,
-    released: specVersion,
-    inPlay: versions,
+    released: loaded.released,
+    inPlay: loaded.inPlay,
     selection: ADDONS_MANAGER_SELECTION,
     seq: req.seq,
-    forced: req.devVersion,
+    forced: req.devVersion ?? loaded.pinned?.version,
+    forcedBy: req.devVersion ? undefined : loaded.pinned?.by,
     registry: req.registry,
   });
-  const bundleImage = dev.tagImage;
-  const derived = devPackageOf(dev, loaded.pkg, { refName: target });
+  const own = loaded.bundleFolder === undefined ? ownBundle(loaded) : undefined;
+  const bundleImage = own ?? dev.tagImage;
+  const derived = devPackageOf(dev, loaded.pkg, { refName: target, ...(own ? { image: own } : {}) });
   const packageYaml = devPackageToYaml(derived.pkg);
   const overlay = renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined });
   const overlayPath = `${USER_CUSTOMIZATIONS_DIR}/${overlayFileName(loaded.name)}`;
+  const push =
+    loaded.bundleFolder === undefined
+      ? [`# no push: the Package's own bundle ${own} is used as it is`]
+      : [
+          ...(loaded.buildSteps ?? []),
+          `imgpkg push -b ${dev.tagImage} -f ${loaded.bundleFolder} --lock-output ${loaded.name}.lock.yml`,
+          `# set spec.template.spec.fetch[0].imgpkgBundle.image to bundle.image from ${loaded.name}.lock.yml (repo@sha256:...)`,
+        ];
   return {
     name: loaded.name,
     version: loaded.version,
@@ -144,10 +171,12 @@ function planOne(
     devVersion: dev.version,
     mode: req.mode ?? 'plan',
     verdict: 'planned',
-    reason: `${loaded.name} ${specVersion} -> ${dev.version}: ${dev.reason}`,
+    reason: `${loaded.name} ${loaded.released} -> ${dev.version}: ${dev.reason}`,
     timeline: [],
     plan: {
       path: loaded.path,
+      layout: loaded.layout,
+      notes: loaded.notes,
       devPackageName: derived.pkg.metadata.name,
       bundleTag: dev.tag,
       bundleImage,
@@ -156,14 +185,18 @@ function planOne(
       overlay,
       overlayPath,
       commands: [
-        `imgpkg push -b ${bundleImage} -f ${loaded.path}/bundle --lock-output ${loaded.name}.lock.yml`,
-        `# set spec.template.spec.fetch[0].imgpkgBundle.image to bundle.image from ${loaded.name}.lock.yml (repo@sha256:...)`,
+        ...push,
         `kubectl apply --server-side -f ${loaded.name}-dev-package.yaml   # cluster: iterate on a running cluster`,
         `cp ${loaded.name}_dev_package.yaml ~/.config/tanzu/${overlayPath.replace(/^providers/, 'tkg/providers')}`,
         `SUPPRESS_PROVIDERS_UPDATE=1 tanzu management-cluster create -i docker --file <cluster-config>`,
       ],
     },
   };
+}
+
+/** The image the Package itself fetches (a layout whose bundles are built elsewhere). */
+function ownBundle(loaded: LoadedPackage): string {
+  return bundleFetch(loaded.pkg.pkg, () => ({ file: loaded.pkg.file })).image;
 }
 
 /** One planned package as the outputs and `--json` show it; `full` adds the YAML texts. */
@@ -175,6 +208,7 @@ export function packageSummary(p: PlannedPackage, full = false): Record<string, 
     name: p.name,
     version: p.version,
     path: p.plan?.path,
+    layout: p.plan?.layout,
     refName: p.refName,
     targetRefName: p.targetRefName,
     devVersion: p.devVersion,
@@ -210,6 +244,7 @@ export function renderPlanText(out: PlanOutput): string {
       continue;
     }
     lines.push('', `${p.name}/${p.version} (${p.plan?.path})`);
+    for (const n of p.plan?.notes ?? []) lines.push(`  ${n}`);
     lines.push(`  refName      ${p.refName}${p.targetRefName !== p.refName ? ` -> ${p.targetRefName}` : ''}`);
     lines.push(`  dev version  ${p.devVersion}  (${p.plan?.devVersionReason})`);
     lines.push(`  Package      ${p.plan?.devPackageName}`);

@@ -3,7 +3,9 @@
  * package's result; one bad package never stops the others.
  */
 import { DevpkgError } from '../errors.js';
-import { loadVersion, type LoadedVersion } from '../packages/layout.js';
+import type { LoadedPackage } from '../layouts/index.js';
+import { repoOf } from './repo.js';
+import { baseTreeOf } from './plan.js';
 import { problemFromError, type Problem } from '../packages/problems.js';
 import { errorResult } from '../results.js';
 import type { PackageVersionRef } from '../detect/index.js';
@@ -24,8 +26,17 @@ export function annotateProblems(ctx: Pick<ModeContext, 'host' | 'inputs'>, prob
 }
 
 /** Loads a package version for a cluster mode; its warnings become annotations and `problems`. */
-export async function loadForMode(ctx: Pick<ModeContext, 'host' | 'inputs'>, root: string, ref: PackageVersionRef): Promise<LoadedVersion & { problems: Problem[] }> {
-  const loaded = await loadVersion(root, ctx.inputs.packagesDir, ref.name, ref.version);
+export async function loadForMode(
+  ctx: Pick<ModeContext, 'host' | 'inputs' | 'exec'>,
+  root: string,
+  ref: PackageVersionRef,
+  /** The base ref of the run, when it compares commits (a layout may find the released version there). */
+  baseRef?: string,
+): Promise<LoadedPackage & { problems: Problem[] }> {
+  const { layouts, tree } = repoOf(ctx.inputs, root);
+  const base = baseRef ? await baseTreeOf({ root, exec: ctx.exec }, baseRef) : undefined;
+  const loaded = await layouts.load(tree, ref, { base });
+  for (const n of loaded.notes) ctx.host.info(`${ref.name}/${ref.version}: ${n}`);
   const problems = loaded.pkg.warnings.map((w) => ({ ...w, package: `${ref.name}/${ref.version}` }));
   annotateProblems(ctx, problems);
   return { ...loaded, problems };
@@ -40,7 +51,7 @@ export function failedResult(
   /** quiet: no annotation per package (the caller reported a failure they share once). */
   extra: { prefix?: string; phases?: PackageResult['phases']; problems?: Problem[]; quiet?: boolean; planned?: PackageResult } = {},
 ): PackageResult {
-  const problem = problemFromError(err, `${ref.path}/package.yaml`, `${ref.name}/${ref.version}`);
+  const problem = problemFromError(err, ref.layout === undefined || ref.layout === 'tce' ? `${ref.path}/package.yaml` : ref.path, `${ref.name}/${ref.version}`);
   if (extra.prefix) problem.message = `${extra.prefix}: ${problem.message}`;
   const fromFile = (err as { file?: unknown }).file !== undefined;
   // Only errors that name a file are file problems; others (a registry, the cluster) are the verdict alone.

@@ -1,5 +1,6 @@
 // Steps the cluster, kind and bootstrap modes share: which packages changed, push + apply +
 // verify, imgpkg on PATH, and the end of a run (outputs, report, failure).
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -19,6 +20,7 @@ import type { Mode, PackageResult, PlannedPackage } from '../results.js';
 import { ensureCarvelTool } from '../tools/carvel.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
 import { annotateProblems, failedResult, interruptedResult, loadForMode } from './problems.js';
+import { repoOf } from './repo.js';
 import type { ModeContext } from './context.js';
 
 export interface ClusterRunOptions {
@@ -57,6 +59,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   const errors: PackageResult[] = [];
   const requests: VerifyRequest[] = [];
   const releases: Array<() => Promise<void>> = [];
+  const temps: string[] = [];
   for (const ref of o.refs) {
     if (ctx.signal?.aborted) {
       errors.push(interruptedResult(ctx, ref, o.mode, ctx.signal, 'before its dev Package was pushed and applied', { phases: o.phases }));
@@ -65,12 +68,16 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
     await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
       let problems: Problem[] = [];
       try {
-        const loaded = await loadForMode(ctx, o.root, ref);
+        const loaded = await loadForMode(ctx, o.root, ref, inputs.baseRef || ctx.github.baseSha || undefined);
         problems = loaded.problems;
+        const tmp = await mkdtemp(path.join(tmpdir(), 'devpkg-build-'));
+        temps.push(tmp);
+        const bundle = await repoOf(inputs, o.root).layouts.bundle(loaded, { root: o.root, exec: ctx.exec, tmp, log: (m) => host.info(m) });
         const dev = await runDevPipeline({
           client,
           root: o.root,
           loaded,
+          bundle,
           packageCount: o.refs.length,
           refNames,
           packageInstall: o.packageInstalls?.get(ref.name) ?? named,
@@ -112,6 +119,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
       signal: ctx.signal,
     }).finally(async () => {
       for (const release of releases) await release();
+      for (const t of temps) await rm(t, { recursive: true, force: true });
     }),
   );
   // Diagnostics are named once they are copied into the results folder (finishRun), not here in
@@ -158,6 +166,7 @@ function planRequest(ctx: ModeContext, root: string): PlanRequest {
   return {
     root,
     packagesDir: ctx.inputs.packagesDir,
+    layouts: repoOf(ctx.inputs, root).layouts,
     selection: selectionFromContext(ctx),
     registry: ctx.inputs.registry,
     refName: ctx.inputs.refName,

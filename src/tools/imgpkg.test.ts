@@ -13,6 +13,10 @@ describe('imgpkgArgs', () => {
     ],
   ])('push %j', (o, argv) => expect(imgpkgArgs.push(o)).toEqual(argv));
 
+  test('copy: a bundle into another repository, with its lock', () => {
+    expect(imgpkgArgs.copy({ image: 'h/a@sha256:x', toRepo: 'k:5000/devpkg/a-bundle', lockOutput: '/l.yml' })).toEqual(['copy', '-b', 'h/a@sha256:x', '--to-repo', 'k:5000/devpkg/a-bundle', '--lock-output', '/l.yml']);
+  });
+
   test('pull', () => {
     expect(imgpkgArgs.pull({ image: 'h/a@sha256:x', outputDir: '/o' })).toEqual(['pull', '-b', 'h/a@sha256:x', '-o', '/o']);
   });

@@ -34,6 +34,8 @@ export const imgpkgArgs = {
     o.outputDir,
     ...(o.insecure ? ['--registry-insecure'] : []),
   ],
+  /** A bundle (and the images it locks) into another repository; the digest stays. */
+  copy: (o: { image: string; toRepo: string; lockOutput: string }): string[] => ['copy', '-b', o.image, '--to-repo', o.toRepo, '--lock-output', o.lockOutput],
 };
 
 // ---- pure helpers ----
@@ -123,5 +125,9 @@ export class Imgpkg extends VersionedTool<[number, number, number] | undefined> 
 
   async pull(o: { image: string; outputDir: string; insecure?: boolean; login?: RegistryLogin }): Promise<ExecResult> {
     return this.run(imgpkgArgs.pull(o), o.login);
+  }
+
+  async copy(o: { image: string; toRepo: string; lockOutput: string }): Promise<ExecResult> {
+    return this.run(imgpkgArgs.copy(o));
   }
 }

@@ -1,0 +1,246 @@
+/**
+ * A package repository bundle's source (the packaging tutorial, `kctrl package repository
+ * release`): a `packages/` folder of YAML files holding Package and PackageMetadata documents,
+ * usually `packages/<refName>/metadata.yml` and `packages/<refName>/<version>.yml`, but any
+ * file names and groupings count. The Packages are in git and their bundles are built elsewhere:
+ * a pull request adds or changes a Package, and the Package's own bundle is installed as it is,
+ * as the upgrade from the highest other version of its refName (chart-testing's --upgrade).
+ */
+import path from 'node:path';
+import { DevpkgError, errorMessage } from '../errors.js';
+import { globMatcher } from '../detect/glob.js';
+import { bundleFetch } from '../packages/derive.js';
+import { lineOf, parsePackageDocs, type PackageDoc, type PackageResource } from '../packages/model.js';
+import { problemFromError, type Problem } from '../packages/problems.js';
+import type { PackageVersionRef } from '../results.js';
+import { compareVersions, parseVersion } from '../versions/index.js';
+import { commitTree } from './tree.js';
+import type { ChangedVersion, Layout, LoadedPackage, Owned, Tree } from './types.js';
+
+const YAML = /\.ya?ml$/;
+
+/** Pure: the `packages` folder a file sits in (the nearest), or undefined. Its `.imgpkg/` does not count. */
+export function packagesRootOf(file: string): string | undefined {
+  if (!YAML.test(file)) return undefined;
+  const parts = file.split('/');
+  for (let i = parts.length - 2; i >= 0; i--) {
+    if (parts[i] === '.imgpkg') return undefined;
+    if (parts[i] === 'packages') return parts.slice(0, i + 1).join('/');
+  }
+  return undefined;
+}
+
+interface FileDocs {
+  file: string;
+  packages: PackageDoc[];
+  metadata: string[];
+  /** The YAML error, when the file does not parse. */
+  error?: DevpkgError;
+}
+
+async function readDocs(tree: Tree, file: string): Promise<FileDocs | undefined> {
+  const text = await tree.read(file);
+  if (text === undefined) return undefined;
+  try {
+    // kapp-controller runs ytt over the folder, so ytt comments (#@) are only comments here.
+    return { file, ...parsePackageDocs(text, file) };
+  } catch (err) {
+    if (err instanceof DevpkgError) return { file, packages: [], metadata: [], error: err };
+    throw err;
+  }
+}
+
+/**
+ * The package's name (names its PackageInstall, service account and bundle repository): the first
+ * label of its refName, `simple-app` of `simple-app.corp.com`.
+ */
+export function nameOfRefName(refName: string): string {
+  return refName.split('.')[0] ?? refName;
+}
+
+/** Pure: how a file's broken content is named: `packages/<refName>/<version>.yml` gives both. */
+function nameFromPath(file: string): { name: string; version: string } {
+  return { name: nameOfRefName(path.posix.basename(path.posix.dirname(file))), version: path.posix.basename(file).replace(YAML, '') };
+}
+
+/** Pure: the package versions of one file (broken documents included, named as well as they can be). */
+export function refsOfFile(f: FileDocs): PackageVersionRef[] {
+  if (f.error) return [{ ...nameFromPath(f.file), path: f.file }];
+  const fallback = nameFromPath(f.file);
+  return f.packages.map((p) => ({ name: p.refName ? nameOfRefName(p.refName) : fallback.name, version: p.version ?? fallback.version, path: f.file }));
+}
+
+const key = (r: { name: string; version: string }) => `${r.name}\0${r.version}`;
+
+function highestOf(versions: readonly string[]): string | undefined {
+  return versions.filter((v) => parseVersion(v) !== undefined).sort(compareVersions).at(-1);
+}
+
+/** The Package a ref names, checked as kapp-controller would take it; throws with file and line. */
+function packageOf(f: FileDocs, ref: PackageVersionRef): PackageResource {
+  if (f.error) throw f.error;
+  const doc = f.packages.find((p) => nameOfRefName(p.refName ?? '') === ref.name && (p.version ?? '') === ref.version) ?? (f.packages.length === 1 ? f.packages[0] : undefined);
+  if (!doc) {
+    const known = f.packages.map((p) => `${p.refName}/${p.version}`).join(', ') || 'none';
+    throw new DevpkgError(`unknown package ${ref.name}/${ref.version}: ${f.file} holds no Package named ${ref.name} (the first label of its refName) of version ${ref.version} (it holds: ${known})`, { file: f.file, line: 1 });
+  }
+  if (doc.error) throw doc.error;
+  const res = doc.res!;
+  const expected = `${res.pkg.spec.refName}.${res.pkg.spec.version}`;
+  if (res.pkg.metadata.name !== expected) {
+    // kapp-controller refuses it, and in a package repository the file is what it is given.
+    throw new DevpkgError(`Package metadata.name ${JSON.stringify(res.pkg.metadata.name)} is not spec.refName + "." + spec.version; kapp-controller refuses it: write name: ${expected}`, {
+      file: f.file,
+      line: lineOf(res, 'metadata.name') ?? doc.line,
+    });
+  }
+  bundleFetch(res.pkg, (p) => ({ file: f.file, line: lineOf(res, p) }));
+  return { ...res, warnings: res.warnings.filter((w) => !w.message.startsWith('Package metadata.name')) };
+}
+
+export function repositoryLayout(): Layout {
+  // Every file of a listing read once (load asks for the other versions of a refName).
+  const parsed = new WeakMap<Owned, Promise<FileDocs[]>>();
+  const allDocs = (tree: Tree, owned: Owned) => {
+    let p = parsed.get(owned);
+    if (!p) parsed.set(owned, (p = Promise.all(owned.files.map((f) => readDocs(tree, f))).then((l) => l.filter((x): x is FileDocs => x !== undefined))));
+    return p;
+  };
+  const versionsOf = async (tree: Tree, owned: Owned, refName: string) =>
+    (await allDocs(tree, owned)).flatMap((f) => f.packages.filter((p) => p.res && p.refName === refName).map((p) => ({ version: p.version!, file: f.file, doc: p })));
+
+  const self: Layout = {
+    name: 'repository',
+    owns(files) {
+      const mine = files.filter((f) => packagesRootOf(f) !== undefined);
+      return { files: mine, roots: [...new Set(mine.map((f) => packagesRootOf(f)!))].sort() };
+    },
+    pathspec: () => [],
+    pathOf: (name, version) => `packages/${name}/${version}.yml`,
+    async list(tree, owned) {
+      return (await allDocs(tree, owned)).flatMap(refsOfFile);
+    },
+    async touched(changes, { head, from }, o) {
+      const ignored = globMatcher(o.ignore);
+      const headFiles = new Set<string>();
+      const fromFiles = new Set<string>();
+      for (const c of changes) {
+        if (c.status !== 'D' && packagesRootOf(c.path) && !ignored(c.path)) headFiles.add(c.path);
+        const old = c.oldPath ?? c.path;
+        if ((c.status !== 'A' && c.status !== 'C') && packagesRootOf(old) && !ignored(old)) fromFiles.add(old);
+      }
+      const [h, f] = await Promise.all([
+        Promise.all([...headFiles].map((x) => readDocs(head.tree, x))),
+        Promise.all([...fromFiles].map((x) => readDocs(from.tree, x))),
+      ]);
+      const before = new Map<string, { text: string; file: string }>();
+      for (const docs of f) {
+        refsOfFile(docs ?? { file: '', packages: [], metadata: [] }).forEach((ref, i) => {
+          const p = docs!.packages[i];
+          if (p) before.set(key(ref), { text: JSON.stringify(p.res?.pkg ?? null), file: docs!.file });
+        });
+      }
+      const changed = new Map<string, ChangedVersion>();
+      const after = new Set<string>();
+      const metadataOnly = new Set<string>();
+      for (const docs of h) {
+        if (!docs) continue;
+        for (const m of docs.metadata) metadataOnly.add(m);
+        if (docs.error) {
+          const [ref] = refsOfFile(docs);
+          changed.set(key(ref!), { ...ref!, reasons: [`changed ${docs.file} (it does not parse)`] });
+          continue;
+        }
+        const refs = refsOfFile(docs);
+        docs.packages.forEach((p, i) => {
+          const ref = refs[i]!;
+          const k = key(ref);
+          after.add(k);
+          const was = before.get(k);
+          if (was && was.text === JSON.stringify(p.res?.pkg ?? null)) return;
+          const reason = !was ? `added ${ref.name}/${ref.version} in ${docs.file}` : was.file === docs.file ? `modified ${ref.name}/${ref.version} in ${docs.file}` : `moved ${ref.name}/${ref.version} from ${was.file} to ${docs.file} and changed it`;
+          changed.set(k, { ...ref, reasons: [reason] });
+        });
+      }
+      const removed: PackageVersionRef[] = [];
+      for (const [k, was] of before) {
+        if (after.has(k)) continue;
+        const [name, version] = k.split('\0') as [string, string];
+        removed.push({ name, version, path: was.file });
+      }
+      // A PackageMetadata change alone marks the highest version of its refName.
+      const touchedNames = new Set([...changed.values()].map((c) => c.name));
+      for (const refName of metadataOnly) {
+        const name = nameOfRefName(refName);
+        if (touchedNames.has(name)) continue;
+        const versions = await versionsOf(head.tree, await head.owned(), refName);
+        const top = highestOf(versions.map((v) => v.version));
+        const at = versions.find((v) => v.version === top);
+        if (top && at) changed.set(key({ name, version: top }), { name, version: top, path: at.file, reasons: [`the PackageMetadata of ${refName} changed; ${top} is its highest version`] });
+      }
+      return { changed: [...changed.values()], removed };
+    },
+    async load(tree, ref, owned, o = {}) {
+      const f = await readDocs(tree, ref.path);
+      if (!f) throw new DevpkgError(`unknown package ${ref.name}/${ref.version}: no file ${ref.path} in ${tree.label}`);
+      const pkg = packageOf(f, ref);
+      const refName = pkg.pkg.spec.refName;
+      // With a base ref, the released version is the highest other one there (and a higher one
+      // is in play: the change must outrank it); without, each version is the upgrade from the
+      // one below it in the tree.
+      const others = o.base
+        ? (await versionsOf(o.base, self.owns(await o.base.files()), refName)).map((v) => v.version).filter((v) => v !== ref.version)
+        : (await versionsOf(tree, owned, refName)).map((v) => v.version).filter((v) => parseVersion(v) !== undefined && compareVersions(v, ref.version) < 0);
+      const released = highestOf(others);
+      return {
+        name: ref.name,
+        version: ref.version,
+        path: ref.path,
+        packageFile: ref.path,
+        pkg,
+        layout: 'repository',
+        released: released ?? ref.version,
+        inPlay: others,
+        pinned: { version: pkg.pkg.spec.version, by: `the Package in ${ref.path}: version` },
+        notes: [
+          released
+            ? `upgrade from ${released}, the highest ${o.base ? `other version of ${refName} at ${o.base.label}` : `version of ${refName} below it in the repository`}`
+            : `no earlier version of ${refName}${o.base ? ` at ${o.base.label}` : ''}: a first install`,
+        ],
+      } satisfies LoadedPackage;
+    },
+    async check(tree, ref) {
+      try {
+        const f = await readDocs(tree, ref.path);
+        if (!f) return [];
+        return packageOf(f, ref).warnings.map((w): Problem => ({ ...w, package: `${ref.name}/${ref.version}` }));
+      } catch (err) {
+        return [problemFromError(err, ref.path, `${ref.name}/${ref.version}`)];
+      }
+    },
+    async bundle(loaded) {
+      return { image: bundleFetch(loaded.pkg.pkg).image };
+    },
+    async released(loaded, o) {
+      let tree: Tree = { label: 'the working tree', files: async () => [], read: async () => undefined };
+      if (o.baseRef) {
+        const { Git } = await import('../tools/git.js');
+        tree = commitTree(await Git.create(o.root, o.exec), o.baseRef);
+      } else {
+        const { workTree } = await import('./tree.js');
+        tree = workTree(o.root);
+      }
+      const owned = self.owns(await tree.files());
+      const candidates = (await versionsOf(tree, owned, loaded.pkg.pkg.spec.refName)).filter((v) => v.version !== loaded.version);
+      const top = highestOf(candidates.map((c) => c.version));
+      const at = candidates.find((c) => c.version === top);
+      if (!at?.doc.res) return undefined;
+      try {
+        return { pkg: at.doc.res, bundle: { image: bundleFetch(at.doc.res.pkg).image }, from: `${at.file}${o.baseRef ? ` as of ${o.baseRef}` : ''}`, atBase: o.baseRef !== undefined };
+      } catch (err) {
+        throw new DevpkgError(`the released ${loaded.name} ${top} (${at.file}) cannot be installed: ${errorMessage(err)}`, { cause: err });
+      }
+    },
+  };
+  return self;
+}

@@ -1,0 +1,112 @@
+/**
+ * TCE's layout: `<packages-dir>/<name>/metadata.yaml` and version folders
+ * `<packages-dir>/<name>/<version>/{package.yaml,bundle/}`. The folder rules live in
+ * packages/layout.ts and detect/classify.ts; this module puts them behind the Layout interface.
+ */
+import { mkdtemp, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { checkPackageText } from '../packages/check.js';
+import { compareVersionFolders as compareFolders, loadVersion, PACKAGE_FILE, readVersion } from '../packages/layout.js';
+import { parsePackageFile } from '../packages/model.js';
+import { classifyChanges, locatePackagePath, normalizePackagesDir, versionFolderPath, versionFoldersFromFiles } from '../detect/classify.js';
+import type { PackageVersionRef } from '../results.js';
+import { exportFolderAtRef, isUnder } from './tree.js';
+import type { ChangedVersion, Layout, LoadedPackage, Owned } from './types.js';
+
+export function tceLayout(packagesDir: string): Layout {
+  const dir = normalizePackagesDir(packagesDir);
+  // The version folders of a listing, worked out once per listing (plan --all loads every one).
+  const folders = new WeakMap<Owned, Map<string, string[]>>();
+  const foldersOf = (owned: Owned) => {
+    let m = folders.get(owned);
+    if (!m) folders.set(owned, (m = versionFoldersFromFiles(owned.files, dir)));
+    return m;
+  };
+  const sortVersions = (vs: string[]) => [...vs].sort((a, b) => compareFolders(a, b));
+
+  return {
+    name: 'tce',
+    owns(files) {
+      const mine = files.filter((f) => isUnder(f, dir));
+      const found = versionFoldersFromFiles(mine, dir).size > 0;
+      return found ? { files: mine, roots: [dir] } : { files: [], roots: [] };
+    },
+    pathspec: () => (dir === '' ? [] : [dir]),
+    pathOf: (name, version) => versionFolderPath(dir, name, version),
+    async list(_tree, owned) {
+      const out: PackageVersionRef[] = [];
+      for (const [name, versions] of [...foldersOf(owned)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        for (const version of sortVersions(versions)) out.push({ name, version, path: versionFolderPath(dir, name, version) });
+      }
+      return out;
+    },
+    async touched(changes, { head }, o) {
+      const names = new Set<string>();
+      for (const c of changes) {
+        for (const p of [c.path, c.oldPath]) {
+          const at = p === undefined ? undefined : locatePackagePath(p, dir);
+          if (at) names.add(at.name);
+        }
+      }
+      if (names.size === 0) return { changed: [], removed: [] };
+      // A long pathspec list costs more than listing the folder once.
+      const paths = names.size > 64 ? (dir === '' ? [] : [dir]) : [...names].map((n) => (dir === '' ? n : `${dir}/${n}`));
+      const atHead = versionFoldersFromFiles(await head.tree.files(paths), dir);
+      const sets = new Map([...atHead].map(([n, vs]) => [n, new Set(vs)]));
+      const result = classifyChanges(changes, {
+        packagesDir: dir,
+        ignore: o.ignore,
+        isVersionFolderAtHead: (name, version) => sets.get(name)?.has(version) ?? false,
+      });
+      const changed: ChangedVersion[] = result.versions.map((v) => ({ name: v.name, version: v.version, path: versionFolderPath(dir, v.name, v.version), reasons: v.reasons }));
+      for (const name of result.metadataOnly) {
+        let top: string | undefined;
+        for (const v of atHead.get(name) ?? []) if (top === undefined || o.compare(v, top) > 0) top = v;
+        if (top === undefined) continue; // the whole package is gone at head
+        changed.push({
+          name,
+          version: top,
+          path: versionFolderPath(dir, name, top),
+          reasons: [`${versionFolderPath(dir, name, 'metadata.yaml')} changed; ${top} is the highest version`],
+        });
+      }
+      const removed = result.removed.map((r) => ({ ...r, path: versionFolderPath(dir, r.name, r.version) }));
+      return { changed, removed };
+    },
+    async load(tree, ref, owned) {
+      const listed = foldersOf(owned).get(ref.name) ?? [];
+      const inTree = listed.includes(ref.version) && ref.path === versionFolderPath(dir, ref.name, ref.version);
+      // loadVersion only for what the listing lacks: it gives the unknown package/version errors.
+      const loaded = inTree
+        ? await readVersion(tree.root, ref.name, { version: ref.version, path: ref.path, packageFile: `${ref.path}/${PACKAGE_FILE}` })
+        : await loadVersion(tree.root, dir, ref.name, ref.version);
+      return {
+        ...loaded,
+        layout: 'tce',
+        released: loaded.pkg.pkg.spec.version,
+        inPlay: sortVersions(listed),
+        notes: [],
+        bundleFolder: `${loaded.path}/bundle`,
+      } satisfies LoadedPackage;
+    },
+    async check(tree, ref) {
+      const file = path.posix.join(ref.path, PACKAGE_FILE);
+      const text = await tree.read(file);
+      return text === undefined ? [] : checkPackageText(text, file, ref.version, `${ref.name}/${ref.version}`);
+    },
+    async bundle(loaded, o) {
+      return { folder: path.join(o.root, loaded.path, 'bundle') };
+    },
+    async released(loaded, o) {
+      if (o.baseRef) {
+        const tmp = await mkdtemp(path.join(o.tmp, 'tce-'));
+        if (await exportFolderAtRef(o.exec, o.root, o.baseRef, loaded.path, tmp)) {
+          const pkg = parsePackageFile(await readFile(path.join(tmp, loaded.path, PACKAGE_FILE), 'utf8'), `${loaded.path}/${PACKAGE_FILE}@${o.baseRef}`);
+          return { pkg, bundle: { folder: path.join(tmp, loaded.path, 'bundle') }, from: `${loaded.path} as of ${o.baseRef}`, atBase: true };
+        }
+      }
+      o.log(`${loaded.path} does not exist at ${o.baseRef ?? 'the base ref'}; using the repository's version at head as ${loaded.released}`);
+      return { pkg: loaded.pkg, bundle: { folder: path.join(o.root, loaded.path, 'bundle') }, from: `${loaded.path} at head`, atBase: false };
+    },
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * The seam between devpkg and the ways a packages repository is laid out. Each layout (TCE's
+ * version folders, kctrl's authoring folders, package repository bundles) is one module behind
+ * this interface; the edge chooses them once (layouts/index.ts) and detect, plan, the modes and
+ * the report only ever see package versions, Packages and folders to push.
+ */
+import type { FileChange } from '../detect/classify.js';
+import type { LoadedVersion } from '../packages/layout.js';
+import type { PackageResource } from '../packages/model.js';
+import type { Problem } from '../packages/problems.js';
+import type { PackageVersionRef } from '../results.js';
+import type { ExecFn } from '../tools/exec.js';
+
+export const LAYOUTS = ['tce', 'kctrl', 'repository'] as const;
+export type LayoutName = (typeof LAYOUTS)[number];
+export type LayoutChoice = 'auto' | LayoutName;
+export const LAYOUT_CHOICES: readonly LayoutChoice[] = ['auto', ...LAYOUTS];
+
+/** A repository at one commit, or its working tree: the only reads a layout makes there. */
+export interface Tree {
+  /** For messages: `the working tree`, or the commit. */
+  readonly label: string;
+  /** The commit, when the tree is one. */
+  readonly ref?: string;
+  /** The repository's folder on disk, when known (its git tags, say). */
+  readonly root?: string;
+  /** Every file below `paths` (everything when empty), repository-relative with `/`. */
+  files(paths?: readonly string[]): Promise<string[]>;
+  /** A file's text, undefined when it is not there. */
+  read(file: string): Promise<string | undefined>;
+}
+
+/** The files of a listing one layout takes, and the folders it claims (auto gives those to no other layout). */
+export interface Owned {
+  files: string[];
+  /** Repository-relative folders ('' for the root) whose whole content belongs to this layout. */
+  roots: string[];
+}
+
+export interface ChangedVersion extends PackageVersionRef {
+  reasons: string[];
+}
+
+export interface Touched {
+  changed: ChangedVersion[];
+  removed: PackageVersionRef[];
+}
+
+/** One side of a diff, as a layout sees it. */
+export interface Side {
+  tree: Tree;
+  /** What the layout owns of the tree (listed on demand: a diff often needs none of it). */
+  owned: () => Promise<Owned>;
+}
+
+/**
+ * A package version read and checked: the Package the dev one is derived from, the released
+ * version it starts from and the versions in play before a cluster is seen.
+ */
+export interface LoadedPackage extends LoadedVersion {
+  layout: LayoutName;
+  /** The version the plan treats as released (the baseline's). */
+  released: string;
+  /** Other versions of the refName the repository holds (counted as in play). */
+  inPlay: string[];
+  /**
+   * A version the dev Package must have, when the layout fixes it (a package repository: the
+   * pull request's Package is installed as it is, as the upgrade from the released one).
+   */
+  pinned?: { version: string; by: string };
+  /** How the layout was chosen and what it read, for the plan. */
+  notes: string[];
+  /** The folder pushed, repository-relative (after buildSteps); undefined when the Package's own bundle is used as is. */
+  bundleFolder?: string;
+  /** What the layout runs before the push, for people reading the plan. */
+  buildSteps?: string[];
+}
+
+/** Where the bundle comes from: a folder to push, or the Package's own bundle, used as is. */
+export type BundleSource = { folder: string } | { image: string };
+
+export interface BuildOptions {
+  root: string;
+  exec: ExecFn;
+  /** A temporary folder the caller removes (builds go there). */
+  tmp: string;
+  log: (m: string) => void;
+}
+
+/** The released version as the kind mode installs it first. */
+export interface ReleasedSource {
+  pkg: PackageResource;
+  bundle: BundleSource;
+  /** Where it came from, for the log. */
+  from: string;
+  /** Whether it is the base ref's (false: the working tree's, when the base ref lacks it). */
+  atBase: boolean;
+}
+
+export interface Layout {
+  readonly name: LayoutName;
+  /** Pure: the files of a listing this layout owns. */
+  owns(files: readonly string[]): Owned;
+  /** Folders a diff has to look at ([] for the whole repository). */
+  pathspec(): string[];
+  /** Where a version named NAME/VERSION would be (for the message when it is not there). */
+  pathOf(name: string, version: string): string;
+  /** Every package version among the owned files. */
+  list(tree: Tree, owned: Owned): Promise<PackageVersionRef[]>;
+  /** The package versions a diff touches and those it removed. */
+  touched(changes: readonly FileChange[], sides: { head: Side; from: Side }, o: { ignore: readonly string[]; compare: (a: string, b: string) => number }): Promise<Touched>;
+  /**
+   * Reads and checks one package version of the working tree; `base` is the tree at the base ref
+   * when the run compares commits (where a layout finds the released version git does not hold
+   * beside the change). Throws a DevpkgError with file and line.
+   */
+  load(tree: Tree & { root: string }, ref: PackageVersionRef, owned: Owned, o?: { base?: Tree }): Promise<LoadedPackage>;
+  /** Problems of one package version at a tree, never throwing (detect lists them). */
+  check(tree: Tree, ref: PackageVersionRef): Promise<Problem[]>;
+  /** The folder to push (built under o.tmp when the layout builds one), or the Package's own bundle. */
+  bundle(loaded: LoadedPackage, o: BuildOptions): Promise<BundleSource>;
+  /** The released version as of `baseRef` (kind mode installs it first); undefined when there is none. */
+  released(loaded: LoadedPackage, o: BuildOptions & { baseRef?: string }): Promise<ReleasedSource | undefined>;
+}

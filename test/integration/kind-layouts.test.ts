@@ -1,0 +1,187 @@
+// Issue 29: kind mode on the kctrl and package repository layouts, on the kind harness.
+// - kctrl (examples/kctrl, a ConfigMap): devpkg builds the package from the base ref as the
+//   baseline (the released version from the git tag), then the pull request's build as the dev
+//   version, and verifies it wins.
+// - a package repository whose Packages name bundles in a registry started here (Debian's
+//   docker-registry on loopback, which the kind nodes cannot reach): the released 1.0.0 and the
+//   pull request's 1.1.0 are copied into kind mode's own registry as they are (digests kept), and
+//   1.1.0 is verified as the upgrade from 1.0.0.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RecordingHost } from '../../src/action/host.js';
+import { readGithubContext } from '../../src/action/context.js';
+import { CLEANUP_STATE, CleanupList } from '../../src/cleanup.js';
+import { parseInputs } from '../../src/inputs.js';
+import { run as runKindMode } from '../../src/modes/kind.js';
+import { runPost } from '../../src/post.js';
+import { execTool } from '../../src/tools/exec.js';
+import type { PackageResult } from '../../src/results.js';
+import { inputsFrom } from '../support/inputs.js';
+import { kindHarnessUp } from './helpers/kind.js';
+import { repoRoot, runTool } from './helpers/run.js';
+
+const T = 1_800_000;
+const savedEnv = { ...process.env };
+const work = mkdtempSync(join(tmpdir(), 'devpkg-kind-layouts-'));
+const repo = join(work, 'repo');
+const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+let machine: Record<string, string> = {};
+let base = '';
+let head = '';
+
+beforeAll(async () => {
+  const kh = await kindHarnessUp();
+  Object.assign(process.env, kh.env);
+  machine = { 'kind-node-image': kh.nodeImage, 'kind-config': kh.config, 'registry-image': kh.registryImage, 'kapp-controller-manifest': kh.kappControllerManifest };
+  cpSync(join(repoRoot, 'examples', 'kctrl'), repo, { recursive: true });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', 'simple-app released');
+  git('tag', 'v1.0.0');
+  base = git('rev-parse', 'HEAD');
+  writeFileSync(join(repo, 'simple-app/config/values.yml'), '#@data/values\n---\nnamespace: default\ngreeting: hello from the pull request\n');
+  git('commit', '-qam', 'simple-app: a new greeting');
+  head = git('rev-parse', 'HEAD');
+}, T);
+
+let source: ChildProcess | undefined;
+afterAll(async () => {
+  if (source && source.exitCode === null) {
+    const exited = new Promise((r) => source!.once('exit', r));
+    source.kill('SIGTERM');
+    await exited;
+  }
+  for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
+  Object.assign(process.env, savedEnv);
+  rmSync(work, { recursive: true, force: true });
+});
+
+test('mode kind, kctrl layout: the baseline built from the base ref, then the pull request\'s build wins', async () => {
+  const host = new RecordingHost();
+  const temp = mkdtempSync(join(work, 'runner-temp-'));
+  const ctx = {
+    inputs: parseInputs(inputsFrom({ mode: 'kind', layout: 'auto', 'base-ref': base, 'head-ref': head, settle: '5s', timeout: '5m', comment: 'false', ...machine })),
+    github: { ...readGithubContext({}), workspace: repo, runId: 'kctrlwin', runNumber: 1 },
+    host,
+    exec: execTool,
+    env: { ...process.env, RUNNER_TEMP: temp },
+  };
+  try {
+    await runKindMode(ctx);
+    const results = JSON.parse(host.outputs.results!) as PackageResult[];
+    expect(results).toHaveLength(1);
+    const r = results[0]!;
+    expect(r).toMatchObject({ name: 'simple-app', version: '1.0.0', refName: 'simple-app.devpkg.example.com', mode: 'kind', verdict: 'won', releasedVersion: '1.0.0' });
+    expect(r.devVersion).toMatch(/^1\.0\.1-dev\./);
+    expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', 'baseline simple-app 1.0.0', 'dev Package applied', 'won']);
+    const kubeconfig = CleanupList.fromState(host.getState(CLEANUP_STATE)).find((i) => i.kind === 'kind-cluster')?.kubeconfig;
+    const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig!, ...args]).then((x) => x.stdout.trim());
+    expect(await kubectl('get', 'configmap', '-n', 'default', 'simple-app', '-o', 'jsonpath={.data.greeting}')).toBe('hello from the pull request');
+    expect(host.logs.join('\n')).toContain('layout kctrl (recognised by its files: simple-app)');
+  } finally {
+    await runPost(host);
+  }
+}, T);
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+/** A plain-HTTP registry on loopback, started here: where the repository's bundles were released. */
+async function sourceRegistry(): Promise<string> {
+  const dir = mkdtempSync(join(work, 'source-registry-'));
+  const port = await freePort();
+  writeFileSync(join(dir, 'config.yml'), ['version: 0.1', 'log: {level: warn}', `storage: {filesystem: {rootdirectory: ${join(dir, 'data')}}}`, `http: {addr: "127.0.0.1:${port}", secret: devpkg-test}`, ''].join('\n'));
+  const fd = openSync(join(dir, 'registry.log'), 'a');
+  source = spawn('docker-registry', ['serve', join(dir, 'config.yml')], { stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  for (const deadline = Date.now() + 20_000; ; ) {
+    const status = await fetch(`http://127.0.0.1:${port}/v2/`).then((r) => r.status, () => 0);
+    if (status === 200) return `127.0.0.1:${port}`;
+    if (Date.now() > deadline || source.exitCode !== null) throw new Error(`the source registry did not start: ${readFileSync(join(dir, 'registry.log'), 'utf8')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A ConfigMap bundle pushed with imgpkg; its digest reference. */
+async function releaseBundle(registry: string, greeting: string, tag: string): Promise<string> {
+  const dir = mkdtempSync(join(work, 'bundle-'));
+  mkdirSync(join(dir, 'config'));
+  mkdirSync(join(dir, '.imgpkg'));
+  writeFileSync(join(dir, 'config', 'cm.yml'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: simple-repo\n  namespace: default\ndata:\n  greeting: ${greeting}\n`);
+  writeFileSync(join(dir, '.imgpkg', 'images.yml'), 'apiVersion: imgpkg.carvel.dev/v1alpha1\nkind: ImagesLock\nimages: []\n');
+  await runTool('imgpkg', ['push', '-b', `${registry}/simple-repo:${tag}`, '-f', dir, '--lock-output', join(dir, 'lock.yml')]);
+  return /image: (\S+)/.exec(readFileSync(join(dir, 'lock.yml'), 'utf8'))![1]!;
+}
+
+const REPO_REF = 'simple-repo.devpkg.test';
+const repoPackage = (version: string, image: string) => `apiVersion: data.packaging.carvel.dev/v1alpha1
+kind: Package
+metadata:
+  name: ${REPO_REF}.${version}
+spec:
+  refName: ${REPO_REF}
+  version: ${version}
+  template:
+    spec:
+      fetch:
+      - imgpkgBundle:
+          image: ${image}
+      template:
+      - ytt:
+          paths: [config/]
+      - kbld:
+          paths: ['-', .imgpkg/images.yml]
+      deploy:
+      - kapp: {}
+`;
+
+test('mode kind, repository layout: the pull request\'s Package, its own bundle, wins as the upgrade from the released version', async () => {
+  const registry = await sourceRegistry();
+  const released = await releaseBundle(registry, 'released', '1.0.0');
+  const next = await releaseBundle(registry, 'upgraded', '1.1.0');
+  const dir = join(work, 'pkgrepo');
+  mkdirSync(join(dir, 'packages', REPO_REF), { recursive: true });
+  const g = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+  g('init', '-q', '-b', 'main');
+  writeFileSync(join(dir, 'packages', REPO_REF, '1.0.0.yml'), repoPackage('1.0.0', released));
+  g('add', '-A');
+  g('commit', '-qm', '1.0.0');
+  const repoBase = g('rev-parse', 'HEAD');
+  writeFileSync(join(dir, 'packages', REPO_REF, '1.1.0.yml'), repoPackage('1.1.0', next));
+  g('add', '-A');
+  g('commit', '-qm', '1.1.0');
+  const repoHead = g('rev-parse', 'HEAD');
+
+  const host = new RecordingHost();
+  const temp = mkdtempSync(join(work, 'runner-temp-'));
+  const ctx = {
+    inputs: parseInputs(inputsFrom({ mode: 'kind', 'base-ref': repoBase, 'head-ref': repoHead, settle: '5s', timeout: '5m', comment: 'false', ...machine })),
+    github: { ...readGithubContext({}), workspace: dir, runId: 'repowin', runNumber: 1 },
+    host,
+    exec: execTool,
+    env: { ...process.env, RUNNER_TEMP: temp },
+  };
+  try {
+    await runKindMode(ctx);
+    const results = JSON.parse(host.outputs.results!) as PackageResult[];
+    expect(results).toHaveLength(1);
+    const r = results[0]!;
+    expect(r).toMatchObject({ name: 'simple-repo', version: '1.1.0', refName: REPO_REF, mode: 'kind', verdict: 'won', releasedVersion: '1.0.0', devVersion: '1.1.0' });
+    // The pull request's own bundle (its digest), from kind mode's registry.
+    expect(r.bundle).toMatch(new RegExp(`@${next.split('@')[1]}$`));
+    expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', 'baseline simple-repo 1.0.0', 'dev Package applied', 'won']);
+    const kubeconfig = CleanupList.fromState(host.getState(CLEANUP_STATE)).find((i) => i.kind === 'kind-cluster')?.kubeconfig;
+    const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig!, ...args]).then((x) => x.stdout.trim());
+    expect(await kubectl('get', 'configmap', '-n', 'default', 'simple-repo', '-o', 'jsonpath={.data.greeting}')).toBe('upgraded');
+  } finally {
+    await runPost(host);
+  }
+}, T);
