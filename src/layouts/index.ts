@@ -105,8 +105,10 @@ export class Layouts {
   }
 
   private module(ref: PackageVersionRef): Layout {
-    const m = this.modules.find((x) => x.name === ref.layout) ?? this.modules[0];
-    if (!m) throw new Error('no layout');
+    // A ref without its layout (a version folder named by hand, e.g. `devpkg dev --package`) is TCE's,
+    // the layout devpkg read before there were others; never silently the first module.
+    const m = this.modules.find((x) => x.name === (ref.layout ?? 'tce')) ?? (this.modules.length === 1 ? this.modules[0] : undefined);
+    if (!m) throw new Error(`${ref.name}/${ref.version} (${ref.path}): layout ${ref.layout ?? 'tce'} is not among the layouts in use (${this.modules.map((x) => x.name).join(', ')})`);
     return m;
   }
 

@@ -28,7 +28,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   parseAssertions(inputs.assert);
   const kc = await loadKubeConfig(inputs.kubeconfig ? path.resolve(root, inputs.kubeconfig) : undefined);
   if (!inputs.pushCommand) await checkNeeds('cluster', [imgpkgNeed({ version: inputs.imgpkgVersion, install: ctx.install, log: (m) => host.info(m) })], ctx.install, (m) => host.info(m));
-  const refs = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version) }));
+  const refs = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version), ...(p.plan?.layout ? { layout: p.plan.layout } : {}) }));
   let results: Awaited<ReturnType<typeof pushApplyVerify>> = [];
   if (refs.length) {
     // Pushing to localhost without cluster-registry: the cluster's local registry says where it pulls from.

@@ -49,7 +49,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     host.warning('mode kind pushes only to the local registry it creates: registry-username/registry-password are ignored and sent nowhere');
   }
   const kctx: ModeContext = { ...ctx, inputs: { ...inputs, registryUsername: '', registryPassword: '' } };
-  const refs: PackageVersionRef[] = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version) }));
+  const refs: PackageVersionRef[] = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version), ...(p.plan?.layout ? { layout: p.plan.layout } : {}) }));
   const plannedOf = (ref: PackageVersionRef) => planned.find((p) => p.name === ref.name && p.version === ref.version);
   const setupFailed = async (err: unknown, phases: Phase[]) => {
     const step = err instanceof SetupError ? err.step : 'setup';

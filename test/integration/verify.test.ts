@@ -453,7 +453,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
 
     const refused = await cli(devArgs(['--dev-version', '1.5.4-dev.2']));
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/dev-version 1\.5\.4-dev\.2 would not be selected under the PackageInstall's versionSelection \(.*1\.5\.3.*\); kapp-controller would keep 1\.5\.3\./);
+    expect(refused.stderr).toMatch(/dev-version 1\.5\.4-dev\.2 would not be selected under the versionSelection of PackageInstall [a-z0-9-]+\/antrea \(.*1\.5\.3.*\); kapp-controller would keep 1\.5\.3\./);
 
     await applyPackageCopy('1.5.4-dev.2');
     const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', '1.5.4-dev.2', '--settle', '0', '--timeout', WAIT, '--json']);
