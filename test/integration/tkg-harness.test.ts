@@ -61,6 +61,11 @@ test('two stand-in processes act on the cluster of the kubeconfig given, listen 
   const kc = await harnessKubeConfig();
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  // The harness makes tkr-system at `up --tkg`, but an earlier test of the tier may have deleted it
+  // with its management cluster's namespaces (seen in a full run): make it again if so.
+  await core.createNamespace({ body: { metadata: { name: 'tkr-system' } } }).catch((e: unknown) => {
+    if ((e as { code?: number }).code !== 409) throw e;
+  });
   // A BOM ConfigMap for tag .1 exists already (its content is not the image's): it must stay.
   await core.createNamespacedConfigMap({
     namespace: 'tkr-system',
