@@ -1,0 +1,49 @@
+// The kind harness's default CNI manifest (test/harness/kind/default-cni.yaml), which
+// kind-build.sh puts in the node image as /kind/manifests/default-cni.yaml. kind reads it as a Go
+// template when it holds its marker line and gives it only .PodSubnet, so any other `{{ }}` would
+// fail every cluster creation; kind-build.sh fills in @FLANNEL_IMAGE@. Rendered here as the two of
+// them do, it must be the flannel network the docs describe.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+const text = readFileSync(join(import.meta.dirname, '..', 'harness', 'kind', 'default-cni.yaml'), 'utf8');
+
+/** What kind's installcni action and kind-build.sh make of the file. Pure. */
+function render(podSubnet: string, image: string): Array<Record<string, any>> {
+  const out = text.replaceAll('{{ .PodSubnet }}', podSubnet).replaceAll('@FLANNEL_IMAGE@', image);
+  return parseAllDocuments(out).map((d) => d.toJS() as Record<string, any>).filter((d) => d !== null);
+}
+
+test('kind templates it, and the pod subnet is its only template action', () => {
+  expect(text).toMatch(/^# would you kindly template this file$/m);
+  expect([...text.matchAll(/\{\{.*?\}\}/g)].map((m) => m[0])).toEqual(['{{ .PodSubnet }}']);
+  expect(text).not.toMatch(/would you kindly patch this file/);
+});
+
+test('rendered: flanneld with the host-gw backend on kind\'s pod subnet, the flannel CNI plugin chained with portmap', () => {
+  const docs = render('10.250.0.0/16', 'devpkg.test/kind/flannel:test');
+  const find = (kind: string) => docs.find((d) => d.kind === kind)!;
+  expect(docs.map((d) => d.kind)).toEqual(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'ServiceAccount', 'ConfigMap', 'DaemonSet']);
+  const cm = find('ConfigMap');
+  expect(JSON.parse(cm.data['net-conf.json'])).toEqual({ Network: '10.250.0.0/16', Backend: { Type: 'host-gw' } });
+  const cni = JSON.parse(cm.data['cni-conf.json']);
+  expect(cni.plugins.map((p: { type: string }) => p.type)).toEqual(['flannel', 'portmap']);
+
+  const ds = find('DaemonSet');
+  const pod = ds.spec.template.spec;
+  expect(pod.hostNetwork).toBe(true);
+  expect(pod.serviceAccountName).toBe(find('ServiceAccount').metadata.name);
+  expect(find('ClusterRoleBinding').subjects).toEqual([{ kind: 'ServiceAccount', name: pod.serviceAccountName, namespace: ds.metadata.namespace }]);
+  // Every container runs the preloaded image: nothing is pulled.
+  expect(pod.containers.map((c: { image: string; imagePullPolicy: string }) => [c.image, c.imagePullPolicy])).toEqual([
+    ['devpkg.test/kind/flannel:test', 'IfNotPresent'],
+    ['devpkg.test/kind/flannel:test', 'IfNotPresent'],
+  ]);
+  const flanneld = pod.containers.find((c: { name: string }) => c.name === 'kube-flannel');
+  expect(flanneld.args).toEqual(expect.arrayContaining(['--kube-subnet-mgr', '--ip-masq']));
+  // The CNI config is written (atomically, under a name containerd loads) only after flanneld's subnet.env.
+  const script: string = pod.containers.find((c: { name: string }) => c.name === 'install-cni').command.join(' ');
+  expect(script.indexOf('/run/flannel/subnet.env')).toBeLessThan(script.indexOf('10-flannel.conflist'));
+  expect(script).toMatch(/mv -f \S+\.tmp \/etc\/cni\/net\.d\/10-flannel\.conflist/);
+});
