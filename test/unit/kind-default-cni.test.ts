@@ -9,10 +9,25 @@ import { parseAllDocuments } from 'yaml';
 
 const text = readFileSync(join(import.meta.dirname, '..', 'harness', 'kind', 'default-cni.yaml'), 'utf8');
 
+interface Container {
+  name: string;
+  image: string;
+  imagePullPolicy: string;
+  args?: string[];
+  command?: string[];
+}
+interface Doc {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  data?: Record<string, string>;
+  subjects?: unknown[];
+  spec?: { template: { spec: { hostNetwork: boolean; serviceAccountName: string; containers: Container[] } } };
+}
+
 /** What kind's installcni action and kind-build.sh make of the file. Pure. */
-function render(podSubnet: string, image: string): Array<Record<string, any>> {
+function render(podSubnet: string, image: string): Doc[] {
   const out = text.replaceAll('{{ .PodSubnet }}', podSubnet).replaceAll('@FLANNEL_IMAGE@', image);
-  return parseAllDocuments(out).map((d) => d.toJS() as Record<string, any>).filter((d) => d !== null);
+  return parseAllDocuments(out).map((d) => d.toJS() as Doc | null).filter((d): d is Doc => d !== null);
 }
 
 test('kind templates it, and the pod subnet is its only template action', () => {
@@ -26,24 +41,24 @@ test('rendered: flanneld with the host-gw backend on kind\'s pod subnet, the fla
   const find = (kind: string) => docs.find((d) => d.kind === kind)!;
   expect(docs.map((d) => d.kind)).toEqual(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'ServiceAccount', 'ConfigMap', 'DaemonSet']);
   const cm = find('ConfigMap');
-  expect(JSON.parse(cm.data['net-conf.json'])).toEqual({ Network: '10.250.0.0/16', Backend: { Type: 'host-gw' } });
-  const cni = JSON.parse(cm.data['cni-conf.json']);
-  expect(cni.plugins.map((p: { type: string }) => p.type)).toEqual(['flannel', 'portmap']);
+  expect(JSON.parse(cm.data!['net-conf.json']!)).toEqual({ Network: '10.250.0.0/16', Backend: { Type: 'host-gw' } });
+  const cni = JSON.parse(cm.data!['cni-conf.json']!) as { plugins: { type: string }[] };
+  expect(cni.plugins.map((p) => p.type)).toEqual(['flannel', 'portmap']);
 
   const ds = find('DaemonSet');
-  const pod = ds.spec.template.spec;
+  const pod = ds.spec!.template.spec;
   expect(pod.hostNetwork).toBe(true);
   expect(pod.serviceAccountName).toBe(find('ServiceAccount').metadata.name);
   expect(find('ClusterRoleBinding').subjects).toEqual([{ kind: 'ServiceAccount', name: pod.serviceAccountName, namespace: ds.metadata.namespace }]);
   // Every container runs the preloaded image: nothing is pulled.
-  expect(pod.containers.map((c: { image: string; imagePullPolicy: string }) => [c.image, c.imagePullPolicy])).toEqual([
+  expect(pod.containers.map((c) => [c.image, c.imagePullPolicy])).toEqual([
     ['devpkg.test/kind/flannel:test', 'IfNotPresent'],
     ['devpkg.test/kind/flannel:test', 'IfNotPresent'],
   ]);
-  const flanneld = pod.containers.find((c: { name: string }) => c.name === 'kube-flannel');
+  const flanneld = pod.containers.find((c) => c.name === 'kube-flannel')!;
   expect(flanneld.args).toEqual(expect.arrayContaining(['--kube-subnet-mgr', '--ip-masq']));
   // The CNI config is written (atomically, under a name containerd loads) only after flanneld's subnet.env.
-  const script: string = pod.containers.find((c: { name: string }) => c.name === 'install-cni').command.join(' ');
+  const script = pod.containers.find((c) => c.name === 'install-cni')!.command!.join(' ');
   expect(script.indexOf('/run/flannel/subnet.env')).toBeLessThan(script.indexOf('10-flannel.conflist'));
   expect(script).toMatch(/mv -f \S+\.tmp \/etc\/cni\/net\.d\/10-flannel\.conflist/);
 });
