@@ -100,7 +100,7 @@ cmd_up() {
   local started=$SECONDS
   # Binaries first (no engine needed), so that a build failure leaves nothing running.
   "$HARNESS_SRC/build.sh" etcd kubernetes ytt kbld imgpkg kapp vendir >&2
-  "$HARNESS_SRC/kind-build.sh" debian wrapper rootfs kind containerd crictl cni coredns kubernetes-node pause >&2
+  "$HARNESS_SRC/kind-build.sh" debian wrapper rootfs kind containerd crictl cni flannel coredns kubernetes-node pause >&2
   cmd_check
   [ -d "$ENGINE_DIR" ] && { log "cleaning up a stale engine state in $ENGINE_DIR"; engine_stop; }
   trap 'if [ "${UP_OK:-0}" != 1 ]; then up_failed; fi' EXIT

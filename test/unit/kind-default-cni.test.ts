@@ -15,6 +15,7 @@ interface Container {
   imagePullPolicy: string;
   args?: string[];
   command?: string[];
+  env?: unknown[];
 }
 interface Doc {
   kind: string;
@@ -33,7 +34,8 @@ function render(podSubnet: string, image: string): Doc[] {
 test('kind templates it, and the pod subnet is its only template action', () => {
   expect(text).toMatch(/^# would you kindly template this file$/m);
   expect([...text.matchAll(/\{\{.*?\}\}/g)].map((m) => m[0])).toEqual(['{{ .PodSubnet }}']);
-  expect(text).not.toMatch(/would you kindly patch this file/);
+  // kind then adds CONTROL_PLANE_ENDPOINT to the env of the first container of every DaemonSet.
+  expect(text).toMatch(/^# would you kindly patch this file$/m);
 });
 
 test('rendered: flanneld with the host-gw backend on kind\'s pod subnet, the flannel CNI plugin chained with portmap', () => {
@@ -55,7 +57,11 @@ test('rendered: flanneld with the host-gw backend on kind\'s pod subnet, the fla
     ['devpkg.test/kind/flannel:test', 'IfNotPresent'],
     ['devpkg.test/kind/flannel:test', 'IfNotPresent'],
   ]);
-  const flanneld = pod.containers.find((c) => c.name === 'kube-flannel')!;
+  // flanneld is the first container (where kind's patch adds CONTROL_PLANE_ENDPOINT, to an env list that must exist).
+  const flanneld = pod.containers[0]!;
+  expect(flanneld.name).toBe('kube-flannel');
+  expect(flanneld.env).toEqual(expect.any(Array));
+  expect(flanneld.command!.join(' ')).toMatch(/KUBERNETES_SERVICE_HOST="\$\{CONTROL_PLANE_ENDPOINT%:\*\}".*exec \/opt\/bin\/flanneld "\$@"/s);
   expect(flanneld.args).toEqual(expect.arrayContaining(['--kube-subnet-mgr', '--ip-masq']));
   // The CNI config is written (atomically, under a name containerd loads) only after flanneld's subnet.env.
   const script = pod.containers.find((c) => c.name === 'install-cni')!.command!.join(' ');
