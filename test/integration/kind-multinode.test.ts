@@ -155,8 +155,13 @@ test(
       expect(cidr[cp]).toMatch(/^10\.244\.\d+\.0\/24$/);
       expect(cidr[worker]).toMatch(/^10\.244\.\d+\.0\/24$/);
       expect(cidr[cp]).not.toBe(cidr[worker]);
-      // kind applied the node image's default CNI: flannel runs on both nodes.
+      // kind applied the node image's default CNI: flannel runs on both nodes, told the API
+      // server's address on the kind network by kind's patch.
       await kubectl(['-n', 'kube-flannel', 'rollout', 'status', 'daemonset/kube-flannel-ds', '--timeout=120s']);
+      const endpoint = await kubectl(['-n', 'kube-flannel', 'get', 'daemonset', 'kube-flannel-ds', '-o', 'jsonpath={.spec.template.spec.containers[0].env[?(@.name=="CONTROL_PLANE_ENDPOINT")].value}']);
+      expect(endpoint.stdout.trim()).toBe(`${cp}:6443`);
+      const restarts = await kubectl(['-n', 'kube-flannel', 'get', 'pods', '-o', 'jsonpath={range .items[*]}{.spec.nodeName}={.status.containerStatuses[*].restartCount} {end}']);
+      process.stderr.write(`[kind-multinode] flannel pods' restarts (node=container counts): ${restarts.stdout}\n`);
 
       // The probe image, loaded into both nodes the way kind users load their images.
       await runTool('docker', ['import', '--change', 'ENTRYPOINT ["/probe"]', buildProbeTar(), PROBE_IMAGE], { env });
