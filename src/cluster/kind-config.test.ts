@@ -4,14 +4,14 @@ import { UsageError } from '../errors.js';
 import { configPaths, localRegistryHostingConfigMap, mergeKindConfig, REGISTRY_CONFIG_PATCH, registryHostsDir, registryHostsToml } from './kind-config.js';
 
 const HEAD = 'kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n';
-const HARNESS = `${HEAD}networking:\n  disableDefaultCNI: true\nkubeadmConfigPatches:\n- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n`;
+const NO_CNI = `${HEAD}networking:\n  disableDefaultCNI: true\nkubeadmConfigPatches:\n- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n`;
 
 describe('mergeKindConfig: user settings kept, devpkg\'s registry patch added once', () => {
   test.each([
     ['no config', undefined, {}],
     ['an empty file', '  \n', {}],
     ['only kind and apiVersion', HEAD, {}],
-    ['the harness config (kubeadm patches, no CNI)', HARNESS, { networking: { disableDefaultCNI: true }, kubeadmConfigPatches: ['kind: KubeletConfiguration\nfailCgroupV1: false\n'] }],
+    ['kubeadm patches and no default CNI', NO_CNI, { networking: { disableDefaultCNI: true }, kubeadmConfigPatches: ['kind: KubeletConfiguration\nfailCgroupV1: false\n'] }],
     ['two nodes', `${HEAD}nodes:\n- role: control-plane\n- role: worker\n`, { nodes: [{ role: 'control-plane' }, { role: 'worker' }] }],
   ])('%s', (_name, text, kept) => {
     const out = parse(mergeKindConfig(text).text) as Record<string, unknown>;

@@ -20,7 +20,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$HARNESS_SRC/kind-lib.sh"
 
-STEPS="debian wrapper rootfs kind containerd crictl cni coredns kubernetes-node pause registry kapp-controller node"
+STEPS="debian wrapper rootfs kind containerd crictl cni flannel coredns kubernetes-node pause registry kapp-controller node"
 
 GO_BUILDS="the kind harness builds its binaries from Go modules"
 
@@ -150,7 +150,22 @@ build_step() {
       local m=github.com/containernetworking/plugins
       go_build cni-plugins $m "$CNI_PLUGINS_VERSION" \
         "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$CNI_PLUGINS_VERSION" "" \
-        $m/plugins/main/ptp $m/plugins/main/bridge $m/plugins/main/loopback $m/plugins/ipam/host-local $m/plugins/meta/portmap ;;
+        $m/plugins/main/ptp $m/plugins/main/bridge $m/plugins/main/loopback $m/plugins/ipam/host-local $m/plugins/meta/portmap
+      # The flannel CNI plugin (reads flanneld's subnet.env, delegates to bridge + host-local): the
+      # last version of this module that has it (later it moved to flannel-io/cni-plugin, which
+      # the proxy does not serve).
+      go_build cni-flannel $m "$CNI_FLANNEL_PLUGIN_VERSION" \
+        "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$CNI_FLANNEL_PLUGIN_VERSION" "" \
+        $m/plugins/meta/flannel ;;
+    flannel)
+      # flanneld's main imports every backend: the tencentvpc one needs tencentcloud's vpc module
+      # at a version the proxy refuses (403), so a served one with the API it calls replaces it;
+      # the udp one is cgo on amd64, so cgo on and linked static as its Makefile does.
+      GO_WRAPPER_CGO=1 \
+      GO_WRAPPER_REPLACES="github.com/tencentcloud/tencentcloud-sdk-go/tencentcloud/vpc=github.com/tencentcloud/tencentcloud-sdk-go/tencentcloud/vpc@$FLANNEL_TENCENTCLOUD_VPC_VERSION" \
+      go_build flannel github.com/flannel-io/flannel "$FLANNEL_VERSION" \
+        "-s -w -X github.com/flannel-io/flannel/pkg/version.Version=$FLANNEL_VERSION -extldflags -static" \
+        "netgo osusergo" github.com/flannel-io/flannel ;;
     coredns) go_build coredns github.com/coredns/coredns "$COREDNS_VERSION" "-s -w" "" github.com/coredns/coredns ;;
     kubernetes-node) build_kubernetes_node ;;
     pause) build_pause ;;
@@ -400,6 +415,24 @@ SH
   done
 }
 
+# flanneld's image, in the engine (imported into the node's containerd with the component images;
+# prints its name): flanneld at /opt/bin (as its own image has it), the iptables userland
+# kube-proxy's image has (flanneld --ip-masq writes its masquerade and forward rules with it), and
+# sh, cp, mv and sleep for the container that installs the CNI config.
+build_flannel_image() { # rootfs-dir -> name on stdout
+  local root=$1
+  local dir; dir=$(mktemp -d "$DEVPKG_CACHE/src/kind-flannel.XXXXXX")
+  mkdir -p "$dir/opt/bin" "$dir/tmp" "$dir/run/flannel" "$dir/etc/kube-flannel" "$dir/etc/cni/net.d"
+  chmod 1777 "$dir/tmp"
+  install -m 755 "$(kind_dir flannel "$FLANNEL_VERSION")/bin/flannel" "$dir/opt/bin/flanneld"
+  kube_proxy_userland "$root" "$dir"
+  copy_with_libs "$root" "$dir" /bin/cp /bin/mv /bin/sleep
+  import_dir "$dir" "$KIND_FLANNEL_IMAGE" 'ENV PATH=/opt/bin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    'ENTRYPOINT ["/opt/bin/flanneld"]'
+  rm -rf "$dir"
+  printf '%s\n' "$KIND_FLANNEL_IMAGE"
+}
+
 # The node image, assembled the way `kind build node-image` does it (which would pull kindnetd):
 # a base image following kind's images/base (Debian rootfs from debootstrap, kind's files,
 # containerd, runc, crictl, CNI plugins), then a container of it into which the Kubernetes
@@ -411,7 +444,9 @@ build_node_image() {
   local cd; cd=$(kind_dir containerd "$CONTAINERD_VERSION")/bin
   for b in "$kn/kubelet" "$kn/kubeadm" "$(binary_path kubectl)" "$cd/containerd" "$(kind_dir crictl "$CRICTL_VERSION")/bin/crictl" \
            "$(kind_dir cni-plugins "$CNI_PLUGINS_VERSION")/bin/ptp" "$(kind_dir pause "$v")/bin/pause" \
-           "$(kind_dir coredns "$COREDNS_VERSION")/bin/coredns" "$(binary_path etcd)" "$(kind_dir rootfs "$KIND_DEBIAN_SUITE")/rootfs.tar"; do
+           "$(kind_dir coredns "$COREDNS_VERSION")/bin/coredns" "$(binary_path etcd)" "$(kind_dir rootfs "$KIND_DEBIAN_SUITE")/rootfs.tar" \
+           "$(kind_dir flannel "$FLANNEL_VERSION")/bin/flannel" "$(kind_dir cni-flannel "$CNI_FLANNEL_PLUGIN_VERSION")/bin/flannel" \
+           "$HARNESS_SRC/kind/default-cni.yaml"; do
     [ -e "$b" ] || die "$b is missing; run test/harness/kind-build.sh (and build.sh for the control plane)"
   done
   image_saved "$KIND_KAPP_CONTROLLER_TAR" || die "the kapp-controller image is not built; run test/harness/kind-build.sh kapp-controller"
@@ -463,23 +498,14 @@ json.dump(spec, sys.stdout, indent=4)' > "$root/etc/containerd/cri-base.json"
     -e "s|sandbox_image = \".*\"|sandbox_image = \"$pause_image\"|" "$root/etc/containerd/config.toml"
   grep -q 'restrict_oom_score_adj = true' "$root/etc/containerd/config.toml" || die "kind's containerd config has no restrict_oom_score_adj to set"
   grep -q "sandbox_image = \"$pause_image\"" "$root/etc/containerd/config.toml" || die "kind's containerd config has no sandbox_image to set"
-  # kindnetd is not obtainable: a static ptp + host-local network on kind's default pod subnet
-  # (single node; the kind config disables kind's default CNI).
-  cat > "$root/etc/cni/net.d/10-devpkg-ptp.conflist" <<'JSON'
-{
-  "cniVersion": "1.0.0",
-  "name": "devpkg-ptp",
-  "plugins": [
-    {
-      "type": "ptp",
-      "ipMasq": true,
-      "ipam": { "type": "host-local", "ranges": [[{ "subnet": "10.244.0.0/16" }]], "routes": [{ "dst": "0.0.0.0/0" }] },
-      "mtu": 1500
-    },
-    { "type": "portmap", "capabilities": { "portMappings": true } }
-  ]
-}
-JSON
+  # The default CNI, in kindnetd's place (not obtainable): flanneld's image, the flannel CNI
+  # plugin and test/harness/kind/default-cni.yaml where kind applies it from (kind's
+  # installcni action fills in the pod subnet).
+  names+=$'\n'"$(build_flannel_image "$root")"
+  install -m 755 "$(kind_dir cni-flannel "$CNI_FLANNEL_PLUGIN_VERSION")/bin/flannel" "$root/opt/cni/bin/flannel"
+  install -d -m 755 "$root/kind/manifests"
+  sed "s|@FLANNEL_IMAGE@|$KIND_FLANNEL_IMAGE|g" "$HARNESS_SRC/kind/default-cni.yaml" > "$root/kind/manifests/default-cni.yaml"
+  grep -q "would you kindly template this file" "$root/kind/manifests/default-cni.yaml" || die "default-cni.yaml lost kind's template marker"
   # The Kubernetes node binaries, where kind's node-image build puts them.
   install -m 755 "$kn/kubelet" "$kn/kubeadm" "$(binary_path kubectl)" "$root/usr/bin/"
   printf '%s' "$v" > "$root/kind/version"

@@ -6,11 +6,11 @@ kind_dir() { # name version -> cache directory of one kind build
   printf '%s/build/kind-%s-%s-r%s' "$DEVPKG_CACHE" "$1" "$2" "$KIND_RECIPE_REV"
 }
 
-# A short key over every version an image is made from, so a changed version (or recipe rev)
-# makes a new image and a new cache entry.
+# A short key over every version an image is made from and the node image's default CNI manifest,
+# so a changed version, manifest (or recipe rev) makes a new image and a new cache entry.
 kind_key() {
-  printf '%s ' "$KIND_RECIPE_REV" "$KIND_VERSION" "$KUBERNETES_VERSION" "$ETCD_VERSION" "$CONTAINERD_VERSION" \
-    "$CRICTL_VERSION" "$CNI_PLUGINS_VERSION" "$COREDNS_VERSION" "$KIND_DEBIAN_SUITE" \
+  printf '%s ' "$(sha256sum < "$HARNESS_SRC/kind/default-cni.yaml" | cut -c1-16)" "$KIND_RECIPE_REV" "$KIND_VERSION" "$KUBERNETES_VERSION" "$ETCD_VERSION" "$CONTAINERD_VERSION" \
+    "$CRICTL_VERSION" "$CNI_PLUGINS_VERSION" "$CNI_FLANNEL_PLUGIN_VERSION" "$FLANNEL_VERSION" "$COREDNS_VERSION" "$KIND_DEBIAN_SUITE" \
     "$KAPP_CONTROLLER_VERSION" "$YTT_VERSION" "$IMGPKG_VERSION" "$KBLD_VERSION" "$KAPP_VERSION" "$VENDIR_VERSION" \
     | sha256sum | cut -c1-10
 }
@@ -20,6 +20,8 @@ kind_key() {
 KIND_NODE_IMAGE="devpkg.test/kind/node:$KUBERNETES_VERSION-$(kind_key)"
 KIND_REGISTRY_IMAGE="devpkg.test/kind/registry:2-$(kind_key)"
 KIND_KAPP_CONTROLLER_IMAGE="devpkg.test/kind/kapp-controller:$KAPP_CONTROLLER_VERSION-$(kind_key)"
+# flanneld, the node image's default CNI (test/harness/kind/default-cni.yaml); only inside the node.
+KIND_FLANNEL_IMAGE="devpkg.test/kind/flannel:$FLANNEL_VERSION-$(kind_key)"
 KIND_IMAGES_DIR="$(kind_dir images "$(kind_key)")"
 # The three image archives (`docker save`) and the rendered kapp-controller release manifest.
 KIND_NODE_TAR="$KIND_IMAGES_DIR/node.tar"

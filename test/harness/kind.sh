@@ -50,15 +50,14 @@ EOF
 }
 
 # The kind config with what this machine needs (docs/development.md "The kind harness"):
-# kubelet >= 1.35 refuses cgroup v1 unless told; the etcd image is the harness's build; kindnetd
-# is not obtainable, so the node image brings a static CNI config instead.
+# kubelet >= 1.35 refuses cgroup v1 unless told; the etcd image is the harness's build. kind's
+# default CNI stays on: the node image's is flannel (kindnetd is not obtainable), so a config
+# with workers gets a pod network that spans its nodes.
 write_kind_config() {
   cat > "$KIND_CONFIG" <<EOF
 # Written by test/harness/kind.sh for this machine (cgroup v1, no image registry reachable).
 kind: Cluster
 apiVersion: kind.x-k8s.io/v1alpha4
-networking:
-  disableDefaultCNI: true
 kubeadmConfigPatches:
 - |
   kind: KubeletConfiguration
@@ -101,7 +100,7 @@ cmd_up() {
   local started=$SECONDS
   # Binaries first (no engine needed), so that a build failure leaves nothing running.
   "$HARNESS_SRC/build.sh" etcd kubernetes ytt kbld imgpkg kapp vendir >&2
-  "$HARNESS_SRC/kind-build.sh" debian wrapper rootfs kind containerd crictl cni coredns kubernetes-node pause >&2
+  "$HARNESS_SRC/kind-build.sh" debian wrapper rootfs kind containerd crictl cni flannel coredns kubernetes-node pause >&2
   cmd_check
   [ -d "$ENGINE_DIR" ] && { log "cleaning up a stale engine state in $ENGINE_DIR"; engine_stop; }
   trap 'if [ "${UP_OK:-0}" != 1 ]; then up_failed; fi' EXIT

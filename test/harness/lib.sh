@@ -163,13 +163,16 @@ PY
 # go_wrapper_build OUT WRAPPER NAME MODULE VERSION 'LDFLAGS' 'TAGS' MAINPKG...
 # Builds MODULE@VERSION's main packages into OUT/bin, unless they are all there already. A wrapper
 # module devpkg.test/harness/WRAPPER (in $DEVPKG_CACHE/src/WRAPPER-VERSION) requires MODULE@VERSION
-# with the replace directives gen-replaces.py derives from MODULE's own go.mod. NAME is for the log.
+# with the replace directives gen-replaces.py derives from MODULE's own go.mod, plus those in
+# GO_WRAPPER_REPLACES (space-separated OLD=NEW@VERSION: a dependency version the proxy does not
+# serve, replaced by one it does), with cgo when GO_WRAPPER_CGO=1 (default off). NAME is for the log.
 go_wrapper_build() {
   local out=$1 wrapper=$2 name=$3 module=$4 version=$5 ldflags=$6 tags=$7; shift 7
   local pkg missing=0
   for pkg in "$@"; do [ -x "$out/bin/${pkg##*/}" ] || missing=1; done
   if [ $missing = 0 ]; then log "$name $version: cached ($out)"; return 0; fi
   go_env
+  export CGO_ENABLED=${GO_WRAPPER_CGO:-0}
   local started=$SECONDS work="$DEVPKG_CACHE/src/$wrapper-$version"
   rm -rf "$work" "$out.tmp"; mkdir -p "$work" "$out.tmp/bin"
   log "$name $version: resolving $module"
@@ -181,6 +184,7 @@ go_wrapper_build() {
     go mod init "devpkg.test/harness/$wrapper" >/dev/null 2>&1
     local flags; flags=$(go mod edit -json "$gomod" | python3 "$HARNESS_SRC/gen-replaces.py" "$version")
     # shellcheck disable=SC2086
+    local r; for r in ${GO_WRAPPER_REPLACES:-}; do flags+=" -replace=$r"; done
     go mod edit $flags -require="$module@$version"
     local gets=() p; for p in "$@"; do gets+=("$p@$version"); done
     log "$name $version: go get ${gets[*]}"

@@ -11,11 +11,6 @@ import { tryKindModeCommands } from '../support/readme.js';
 import { kindHarnessUp } from './helpers/kind.js';
 import { repoRoot, runTool } from './helpers/run.js';
 
-// Not yet seen passing on the kind harness (written this session; the one kind engine was busy):
-// skipped unless DEVPKG_TEST_UNPROVEN=1, so a never-run case cannot turn CI red. Remove the gate
-// once it has passed here.
-const unproven = process.env.DEVPKG_TEST_UNPROVEN === '1' ? test : test.skip;
-
 const T = 1_200_000;
 const RUN_NAME = /^devpkg-[0-9a-z]+-\d+(-control-plane|-worker\d*|-registry)?$/;
 
@@ -25,7 +20,7 @@ beforeAll(async () => {
   env = (await kindHarnessUp()).env;
 }, 2_700_000);
 
-unproven('the README\'s try-kind-mode commands win on the kind harness, and leave nothing behind', async () => {
+test('the README\'s try-kind-mode commands win on the kind harness, and leave nothing behind', async () => {
   const engine = async () => ({
     clusters: (await runTool('kind', ['get', 'clusters'], { env, allowFail: true })).stdout.split('\n').filter((c) => RUN_NAME.test(c.trim())).sort(),
     containers: (await runTool('docker', ['ps', '-a', '--format', '{{.Names}}'], { env })).stdout.split('\n').filter((n) => RUN_NAME.test(n)).sort(),
