@@ -20,7 +20,7 @@ import { installBaseline } from '../../src/cluster/baseline.js';
 import { ClusterClient } from '../../src/cluster/client.js';
 import { parseRegistry } from '../../src/flags.js';
 import { parseInputs } from '../../src/inputs.js';
-import { Layouts, workTree } from '../../src/layouts/index.js';
+import { Layouts, workTree, type BuildOptions, type LoadedPackage, type ReleasedSource } from '../../src/layouts/index.js';
 import { run as runClusterMode } from '../../src/modes/cluster.js';
 import type { PackageResult } from '../../src/results.js';
 import { execTool } from '../../src/tools/exec.js';
@@ -80,11 +80,30 @@ async function clusterMode(repo: string, o: { base: string; head: string; ns: st
 }
 
 /**
- * The release's install, set up before the case: once more when kapp-controller's sidecarexec
- * lost its ytt child to its own zombie reaper ("waitid: no child processes", seen once here; a
- * race of kapp-controller's, not devpkg's, that its next sync recovers from).
+ * What a release left in the cluster, set up before a case: the repository's only package read by
+ * `layouts`, its released version (`released`) installed in `ns` like the addons manager would.
+ * Tried once more when kapp-controller's sidecarexec lost its ytt child to its own zombie reaper
+ * ("waitid: no child processes", seen once here; a race of kapp-controller's, not devpkg's, that
+ * its next sync recovers from).
  */
-async function installRelease(o: Parameters<typeof installBaseline>[0]): ReturnType<typeof installBaseline> {
+async function installRelease(repo: string, ns: string, layouts: Layouts, released: (loaded: LoadedPackage, build: BuildOptions & { baseRef?: string }) => Promise<ReleasedSource | undefined>, baseRef?: string) {
+  const tree = workTree(repo);
+  const [ref] = await layouts.list(tree);
+  const loaded = await layouts.load(tree, ref!);
+  const o = {
+    client: await ClusterClient.create(kc),
+    kc,
+    exec: execTool,
+    root: repo,
+    loaded,
+    ...(baseRef ? { baseRef } : {}),
+    released: (build: BuildOptions & { baseRef?: string }) => released(loaded, build),
+    refName: REF,
+    registry: parseRegistry(registry, 'test registry'),
+    namespace: ns,
+    timeoutMs: 150_000,
+    log: () => undefined,
+  };
   try {
     return await installBaseline(o);
   } catch (err) {
@@ -112,25 +131,8 @@ test('cluster mode, kctrl layout: no tag and no released-version, so the release
   const base = await git(repo, 'rev-parse', 'HEAD');
 
   // What `kctrl package release -v 1.0.0` put in the cluster (built the same way, from the base commit).
-  const client = await ClusterClient.create(kc);
   const released = Layouts.open('kctrl', { packagesDir: '', releasedVersion: '1.0.0' });
-  const tree = workTree(repo);
-  const [ref] = await released.list(tree);
-  const loaded = await released.load(tree, ref!);
-  const b = await installRelease({
-    client,
-    kc,
-    exec: execTool,
-    root: repo,
-    loaded,
-    baseRef: base,
-    released: (build) => released.released(loaded, build),
-    refName: REF,
-    registry: parseRegistry(registry, 'test registry'),
-    namespace: ns,
-    timeoutMs: 150_000,
-    log: () => undefined,
-  });
+  const b = await installRelease(repo, ns, released, (loaded, build) => released.released(loaded, build), base);
   expect(b).toMatchObject({ releasedVersion: '1.0.0', source: 'base-ref' });
   expect(await configMapGreeting(ns, 'simple-app')).toBe('hello from the release');
 
@@ -178,25 +180,9 @@ test('cluster mode, repository layout: the pull request adds 1.1.0 to examples/r
   await git(repo, 'commit', '-qm', '1.0.0');
   const base = await git(repo, 'rev-parse', 'HEAD');
 
-  // The released 1.0.0 in the cluster, as the repository's bundle at the base commit installs it.
-  const client = await ClusterClient.create(kc);
+  // The released 1.0.0 in the cluster: the repository's only Package at the base commit, its own bundle.
   const layouts = Layouts.open('repository', { packagesDir: '' });
-  const tree = workTree(repo);
-  const [ref] = await layouts.list(tree);
-  const loaded = await layouts.load(tree, ref!);
-  const b = await installRelease({
-    client,
-    kc,
-    exec: execTool,
-    root: repo,
-    loaded,
-    released: async () => ({ pkg: loaded.pkg, bundle: await layouts.bundle(loaded, { root: repo, exec: execTool, tmp: work, log: () => undefined }), from: `${ref!.path} as of ${base}`, atBase: true }),
-    refName: REF,
-    registry: parseRegistry(registry, 'test registry'),
-    namespace: ns,
-    timeoutMs: 150_000,
-    log: () => undefined,
-  });
+  const b = await installRelease(repo, ns, layouts, async (loaded, build) => ({ pkg: loaded.pkg, bundle: await layouts.bundle(loaded, build), from: `${loaded.path} as of ${base}`, atBase: true }));
   expect(b).toMatchObject({ releasedVersion: '1.0.0' });
   expect(await configMapGreeting(ns, 'simple-repo')).toBe('released');
 
