@@ -149,6 +149,8 @@ test('cluster mode, kctrl layout: no tag and no released-version, so the release
   expect(err).toBeUndefined();
   expect(host.logs).toContainEqual(expect.stringMatching(/^simple-app\/1\.0\.0: released version 1\.0\.0: from the cluster's Packages: kapp-controller selects 1\.0\.0/));
   expect(host.logs).toContainEqual('simple-app/1.0.0: layout kctrl (recognised by its files: simple-app)');
+  // The report says it too.
+  expect(host.summaries.join('\n')).toMatch(/- \*\*Released version:\*\* 1\.0\.0, from the cluster's Packages: kapp-controller selects 1\.0\.0/);
   expect(await configMapGreeting(ns, 'simple-app')).toBe('hello from the pull request');
 });
 
