@@ -68,6 +68,11 @@ export interface PackageResult {
   /** refName in the cluster (after the ref-name map). */
   targetRefName?: string;
   releasedVersion?: string;
+  /**
+   * Where the plan's released version came from, when the layout had to work it out (kctrl:
+   * released-version, a git tag, the cluster's Packages, or none: 0.0.0), in words.
+   */
+  releasedFrom?: string;
   /** Absent, and listed in `unknown`, when it could not be planned. */
   devVersion?: string;
   /** What this result cannot say because the run stopped before it was known. */

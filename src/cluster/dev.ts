@@ -37,11 +37,12 @@ export interface PackageInstallInfo {
 export function matchPackageInstalls(all: KObject[], refName: string): PackageInstallInfo[] {
   return all
     .filter((p) => p.spec?.packageRef?.refName === refName)
-    .map(toInfo)
+    .map(packageInstallInfo)
     .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
 }
 
-function toInfo(p: KObject): PackageInstallInfo {
+/** Pure: what devpkg reads of a PackageInstall. */
+export function packageInstallInfo(p: KObject): PackageInstallInfo {
   return {
     namespace: p.metadata?.namespace ?? '',
     name: p.metadata?.name ?? '',
@@ -163,7 +164,7 @@ export async function findPackageInstalls(
   if (named) {
     const p = await client.readPackageInstall(named.namespace, named.name);
     if (!p) throw new DevpkgError(`PackageInstall ${named.namespace}/${named.name} does not exist; check --package-install (input package-install)`);
-    const info = toInfo(p);
+    const info = packageInstallInfo(p);
     if (info.deletingSince) {
       throw new DevpkgError(
         `PackageInstall ${named.namespace}/${named.name} is being deleted (since ${info.deletingSince}): kapp-controller will not install a dev version on it; ` +

@@ -11,6 +11,7 @@ import type { PackageVersionRef } from '../results.js';
 import { kctrlLayout } from './kctrl.js';
 import { repositoryLayout } from './repository.js';
 import { tceLayout } from './tce.js';
+import type { ClusterReleasedLookup } from './released.js';
 import { isUnder } from './tree.js';
 import {
   LAYOUT_CHOICES,
@@ -26,6 +27,7 @@ import {
   type Tree,
 } from './types.js';
 
+export type { ClusterReleased, ClusterReleasedLookup } from './released.js';
 export type { BuildOptions, BundleSource, LayoutChoice, LayoutName, LoadedPackage, ReleasedSource, Tree } from './types.js';
 export { LAYOUT_CHOICES } from './types.js';
 export { commitTree, memoryTree, workTree } from './tree.js';
@@ -33,7 +35,7 @@ export { commitTree, memoryTree, workTree } from './tree.js';
 /** One module per layout; a fourth layout is one more entry here (and its module and tests). */
 const MODULES: Record<LayoutName, (o: OpenOptions) => Layout> = {
   tce: (o) => tceLayout(o.packagesDir),
-  kctrl: (o) => kctrlLayout({ releasedVersion: o.releasedVersion || undefined, tags: gitTags }),
+  kctrl: (o) => kctrlLayout({ releasedVersion: o.releasedVersion || undefined, tags: gitTags, ...(o.clusterReleased ? { cluster: o.clusterReleased } : {}) }),
   repository: () => repositoryLayout(),
 };
 
@@ -42,6 +44,8 @@ export interface OpenOptions {
   packagesDir: string;
   /** kctrl: the released version git does not hold (released-version, --released-version). */
   releasedVersion?: string;
+  /** Cluster mode: the cluster's Packages, the chain's step after the git tags (layouts/released.ts). */
+  clusterReleased?: ClusterReleasedLookup;
 }
 
 async function gitTags(root: string): Promise<string[]> {

@@ -101,6 +101,39 @@ describe('kctrl layout on git repositories', () => {
     expect(out.packages[0]).toMatchObject({ version: '2.0.0', devVersion: expect.stringMatching(/^2\.0\.1-dev\./) });
   });
 
+  test('cluster mode: the cluster\'s Packages give the released version only when neither the flag nor a tag does, said in the plan', async () => {
+    const r = mixedRepo();
+    const cluster = jest.fn(async (refName: string) => ({ version: '1.4.0', why: `kapp-controller selects 1.4.0 for PackageInstall apps/simple-app among the Packages of ${refName} (1.4.0)` }));
+    const run = (releasedVersion?: string) =>
+      plan({
+        root: r.dir,
+        packagesDir: 'addons/packages',
+        layouts: Layouts.open('kctrl', { packagesDir: '', releasedVersion, clusterReleased: cluster }),
+        selection: { kind: 'all' },
+        refName: '',
+        seq: { timestamp: new Date(Date.UTC(2026, 0, 1)) },
+      });
+    let out = await run();
+    const why = "from the cluster's Packages: kapp-controller selects 1.4.0 for PackageInstall apps/simple-app among the Packages of simple-app.devpkg.example.com (1.4.0)";
+    expect(out.packages[0]).toMatchObject({ name: 'simple-app', version: '1.4.0', devVersion: expect.stringMatching(/^1\.4\.1-dev\./), releasedFrom: `1.4.0, ${why}` });
+    expect(out.packages[0]!.plan?.notes).toContain(`released version 1.4.0: ${why}`);
+    expect(cluster.mock.calls.every(([refName]) => refName === 'simple-app.devpkg.example.com')).toBe(true);
+    cluster.mockClear();
+    r.git('tag', 'v1.2.0');
+    out = await run();
+    expect(out.packages[0]).toMatchObject({ version: '1.2.0', releasedFrom: '1.2.0, the highest matching git tag' });
+    out = await run('2.0.0');
+    expect(out.packages[0]).toMatchObject({ version: '2.0.0', releasedFrom: '2.0.0, from --released-version (input released-version)' });
+    expect(cluster).not.toHaveBeenCalled();
+  });
+
+  test('cluster mode, and the cluster has none: 0.0.0, the plan saying why', async () => {
+    const r = mixedRepo();
+    const layouts = Layouts.open('kctrl', { packagesDir: '', clusterReleased: async (refName) => ({ why: `no PackageInstall of ${refName} in the cluster` }) });
+    const out = await plan({ root: r.dir, packagesDir: 'addons/packages', layouts, selection: { kind: 'all' }, refName: '', seq: { timestamp: new Date() } });
+    expect(out.packages[0]).toMatchObject({ version: '0.0.0', releasedFrom: '0.0.0, no --released-version, no matching git tag, and none from the cluster (no PackageInstall of simple-app.devpkg.example.com in the cluster): 0.0.0' });
+  });
+
   test('an includePaths entry that does not exist: a warning in the plan, and the push names it with file and line', async () => {
     const r = mixedRepo();
     const src = (await workTree(r.dir).read(BUILD))!.replace('useKbldImagesLock: true', 'useKbldImagesLock: false');

@@ -18,6 +18,7 @@ import { problemFromError, type Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
 import { exportFolderAtRef, isUnder } from './tree.js';
+import { chooseReleased, needsCluster, type ClusterReleasedLookup, type ReleasedChoice } from './released.js';
 import type { ChangedVersion, Layout, LoadedPackage, Tree } from './types.js';
 
 export const BUILD_FILE = 'package-build.yml';
@@ -133,6 +134,8 @@ export interface KctrlOptions {
   releasedVersion?: string;
   /** The repository's tags, when it is a git repository. */
   tags?: (root: string) => Promise<string[]>;
+  /** Cluster mode: the cluster's Packages of a refName, asked only when neither the flag nor a tag gives the version. */
+  cluster?: ClusterReleasedLookup;
 }
 
 /** The Package kctrl release would render: package-resources.yml's, with the build's template and a bundle fetch. */
@@ -158,13 +161,13 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
   };
   const refOf = (build: PackageBuild, version: string): PackageVersionRef => ({ name: nameOf(build.refName), version, path: build.dir || '.' });
   const dirOf = (ref: PackageVersionRef) => (ref.path === '.' ? '' : ref.path);
-  // The version git does not hold: --released-version, else the highest matching tag, else 0.0.0.
-  const releasedOf = async (root: string | undefined, refName: string): Promise<{ version: string; why: string }> => {
-    if (o.releasedVersion) return { version: o.releasedVersion, why: 'from --released-version (input released-version)' };
-    const tags = root && o.tags ? await o.tags(root).catch(() => []) : [];
-    const fromTags = releasedFromTags(tags, refName);
-    if (fromTags) return { version: fromTags, why: 'the highest matching git tag' };
-    return { version: '0.0.0', why: 'no --released-version and no matching git tag: 0.0.0' };
+  // The version git does not hold: --released-version, else the highest matching tag, else the
+  // cluster's Packages (cluster mode), else 0.0.0 (layouts/released.ts says which and why).
+  const releasedOf = async (root: string | undefined, refName: string): Promise<ReleasedChoice> => {
+    const flag = o.releasedVersion;
+    const tag = flag ? undefined : releasedFromTags(root && o.tags ? await o.tags(root).catch(() => []) : [], refName);
+    const cluster = needsCluster({ flag, tag }) && o.cluster ? await o.cluster(refName) : undefined;
+    return chooseReleased({ flag, tag, cluster });
   };
   const safeBuild = async (tree: Tree, dir: string) => {
     try {
@@ -255,6 +258,7 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
         pkg,
         layout: 'kctrl',
         released: released.version,
+        releasedFrom: `${released.version}, ${released.why}`,
         inPlay: [released.version],
         notes: [`released version ${released.version}: ${released.why}`, `bundle built from ${build.file}: ${build.includePaths.join(', ')}`],
         bundleFolder: `<build of ${build.file}>`,

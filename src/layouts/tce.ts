@@ -23,6 +23,15 @@ export function tceLayout(packagesDir: string): Layout {
     return m;
   };
   const sortVersions = (vs: string[]) => [...vs].sort((a, b) => compareFolders(a, b));
+  // A package's versions, sorted once per listing (plan --all loads each of them: sorting again per load cost most of a 500-version plan's layout time).
+  const sorted = new WeakMap<Owned, Map<string, string[]>>();
+  const sortedOf = (owned: Owned, name: string) => {
+    let m = sorted.get(owned);
+    if (!m) sorted.set(owned, (m = new Map()));
+    let vs = m.get(name);
+    if (!vs) m.set(name, (vs = sortVersions(foldersOf(owned).get(name) ?? [])));
+    return vs;
+  };
 
   return {
     name: 'tce',
@@ -35,8 +44,8 @@ export function tceLayout(packagesDir: string): Layout {
     pathOf: (name, version) => versionFolderPath(dir, name, version),
     async list(_tree, owned) {
       const out: PackageVersionRef[] = [];
-      for (const [name, versions] of [...foldersOf(owned)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-        for (const version of sortVersions(versions)) out.push({ name, version, path: versionFolderPath(dir, name, version) });
+      for (const [name] of [...foldersOf(owned)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        for (const version of sortedOf(owned, name)) out.push({ name, version, path: versionFolderPath(dir, name, version) });
       }
       return out;
     },
@@ -84,7 +93,7 @@ export function tceLayout(packagesDir: string): Layout {
         ...loaded,
         layout: 'tce',
         released: loaded.pkg.pkg.spec.version,
-        inPlay: sortVersions(listed),
+        inPlay: [...sortedOf(owned, ref.name)],
         notes: [],
         bundleFolder: `${loaded.path}/bundle`,
       } satisfies LoadedPackage;

@@ -61,6 +61,8 @@ export interface LoadedPackage extends LoadedVersion {
   layout: LayoutName;
   /** The version the plan treats as released (the baseline's). */
   released: string;
+  /** Where the released version came from, in words, when the layout had to work it out (kctrl). */
+  releasedFrom?: string;
   /** Other versions of the refName the repository holds (counted as in play). */
   inPlay: string[];
   /**

@@ -9,6 +9,10 @@ import { finishRun, plannedRefs, pushApplyVerify } from '../pipeline/steps.js';
 import { imgpkgNeed } from '../tools/carvel.js';
 import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
+import { clusterReleasedLookup } from '../cluster/released.js';
+import { parseRefNameMap } from '../packages/refname.js';
+import { openRepo } from '../pipeline/repo.js';
+import { parsePackageInstallRef } from '../verify/index.js';
 
 /** Cluster mode: an existing cluster (input kubeconfig, or the default one). */
 export async function run(ctx: ModeContext): Promise<void> {
@@ -17,6 +21,16 @@ export async function run(ctx: ModeContext): Promise<void> {
     throw new UsageError('mode cluster: input registry is required (HOST[:PORT]/PATH the cluster can pull from)');
   }
   const root = path.resolve(ctx.github.workspace, inputs.workingDirectory);
+  // A kctrl package whose released version neither released-version nor a git tag gives takes
+  // it from the cluster's Packages of its refName (read only then, once per refName).
+  const kubeconfigPath = inputs.kubeconfig ? path.resolve(root, inputs.kubeconfig) : undefined;
+  openRepo(inputs, root, {
+    clusterReleased: clusterReleasedLookup({
+      client: async () => ClusterClient.create(await loadKubeConfig(kubeconfigPath)),
+      refNames: parseRefNameMap(inputs.refName),
+      ...(inputs.packageInstall ? { packageInstall: parsePackageInstallRef(inputs.packageInstall, 'input package-install') } : {}),
+    }),
+  });
   // Checked before anything starts, in order: the packages (planned as `devpkg plan` plans them;
   // one that cannot be is its own error result), the files inputs name, then the tools.
   const { planned, unplanned } = await host.group('Changed packages', () => plannedRefs(ctx, root, 'cluster'));
@@ -26,7 +40,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     return;
   }
   parseAssertions(inputs.assert);
-  const kc = await loadKubeConfig(inputs.kubeconfig ? path.resolve(root, inputs.kubeconfig) : undefined);
+  const kc = await loadKubeConfig(kubeconfigPath);
   if (!inputs.pushCommand) await checkNeeds('cluster', [imgpkgNeed({ version: inputs.imgpkgVersion, install: ctx.install, log: (m) => host.info(m) })], ctx.install, (m) => host.info(m));
   const refs = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version), ...(p.plan?.layout ? { layout: p.plan.layout } : {}) }));
   let results: Awaited<ReturnType<typeof pushApplyVerify>> = [];

@@ -169,6 +169,7 @@ function planOne(
     refName,
     targetRefName: target,
     devVersion: dev.version,
+    ...(loaded.releasedFrom ? { releasedFrom: loaded.releasedFrom } : {}),
     mode: req.mode ?? 'plan',
     verdict: 'planned',
     reason: `${loaded.name} ${loaded.released} -> ${dev.version}: ${dev.reason}`,

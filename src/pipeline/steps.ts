@@ -99,6 +99,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
           // Kind mode's cluster is deleted at the end: an interrupted result names nothing left applied.
           if (o.mode === 'kind') delete r.applied;
           if (problems.length) r.base.problems = problems;
+          if (loaded.releasedFrom) r.base.releasedFrom = loaded.releasedFrom;
           requests.push(r);
         }
       } catch (err) {

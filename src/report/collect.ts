@@ -81,6 +81,7 @@ export function sanitizeResult(v: unknown): PlannedPackage | string {
     refName: str(v.refName),
     targetRefName: str(v.targetRefName) ?? str(v.refName),
     releasedVersion: str(v.releasedVersion),
+    ...(str(v.releasedFrom) ? { releasedFrom: str(v.releasedFrom) } : {}),
     devVersion,
     bundle: str(v.bundle),
     // Read as the other job wrote it (not checked against MODES: a report shows what it is given).

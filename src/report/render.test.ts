@@ -39,6 +39,15 @@ describe('renderReport', () => {
     expect(r.markdown).toMatchSnapshot();
   });
 
+  test('where a layout\'s released version came from is said, in a result and in a plan', () => {
+    const from = "1.4.0, from the cluster's Packages: kapp-controller selects 1.4.0 for PackageInstall apps/simple-app";
+    const won = renderReport({ ...base, entries: [{ result: { ...wonKind(), releasedFrom: from } }] }).markdown;
+    expect(won).toContain(`- **Released version:** ${text(from)}\n`);
+    const plan = renderReport({ ...base, entries: [{ result: { ...planned(), releasedFrom: from } }] }).markdown;
+    expect(plan).toContain(`Released version: ${text(from)}\n`);
+    expect(renderReport({ ...base, entries: [{ result: wonKind() }] }).markdown).not.toContain('Released version:');
+  });
+
   test('no packages', () => {
     expect(renderReport({ ...base, entries: [] }).markdown).toMatchSnapshot();
   });

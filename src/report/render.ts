@@ -176,6 +176,7 @@ function resultSection(e: ReportEntry, input: ReportInput, d: Detail): string {
   const zero = times.length > 0 ? Math.min(...times) : 0;
   const out: string[] = [`### ${s.icon} ${text(r.name)} ${text(r.version)}: ${s.label}`, ''];
   out.push(`- **Versions:** ${versions(r)}`);
+  if (r.releasedFrom) out.push(`- **Released version:** ${text(r.releasedFrom)}`);
   out.push(`- **refName:** ${refNames(r)}`);
   if (r.bundle) out.push(`- **Bundle:** ${code(r.bundle)}`);
   out.push(`- **Mode:** ${text(r.mode)}`);
@@ -229,7 +230,8 @@ function planDetails(r: PlannedPackage & { plan: PlanDetails }, d: Detail): stri
 function planSection(e: ReportEntry, d: Detail): string {
   const r = e.result;
   const body = r.plan ? planDetails({ ...r, plan: r.plan }, d) : `> ${multiline(r.reason) || 'planned'}`;
-  return [`### 📝 ${text(r.name)} ${text(r.version)}`, '', body].join('\n');
+  const released = r.releasedFrom ? [`Released version: ${text(r.releasedFrom)}`, ''] : [];
+  return [`### 📝 ${text(r.name)} ${text(r.version)}`, '', ...released, body].join('\n');
 }
 
 function title(input: ReportInput): string {
