@@ -23,10 +23,6 @@ import { inputsFrom } from '../support/inputs.js';
 import { kindHarnessUp } from './helpers/kind.js';
 import { repoRoot, runTool } from './helpers/run.js';
 
-// Not yet seen passing on the kind harness (written this session; the one kind engine was busy):
-// skipped unless DEVPKG_TEST_UNPROVEN=1, so a never-run case cannot turn CI red. Remove the gate
-// once it has passed here.
-const unproven = process.env.DEVPKG_TEST_UNPROVEN === '1' ? test : test.skip;
 
 const T = 1_800_000;
 const savedEnv = { ...process.env };
@@ -64,7 +60,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-unproven('mode kind, kctrl layout: the baseline built from the base ref, then the pull request\'s build wins', async () => {
+test('mode kind, kctrl layout: the baseline built from the base ref, then the pull request\'s build wins', async () => {
   const host = new RecordingHost();
   const temp = mkdtempSync(join(work, 'runner-temp-'));
   const ctx = {
