@@ -15,6 +15,9 @@ async function walk(root: string, rel: string, out: string[]): Promise<void> {
     if (code === 'ENOENT' || code === 'ENOTDIR') return;
     throw err;
   }
+  // A folder below the root with its own .git is another repository (a checkout of the devpkg action
+  // at .devpkg-action, a tool cloned into the workspace): git does not list it, and neither do we.
+  if (rel !== '' && entries.some((e) => e.name === '.git')) return;
   const dirs: string[] = [];
   for (const e of entries) {
     const p = rel === '' ? e.name : `${rel}/${e.name}`;
