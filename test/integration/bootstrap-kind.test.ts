@@ -29,7 +29,7 @@ import { harnessKubeConfig } from './helpers/kube.js';
 import { kindHarnessUp, parseExportLines, type KindHarness } from './helpers/kind.js';
 import { newRunId, repoRoot, runTool } from './helpers/run.js';
 import { tkgPids } from './helpers/tkg-standin.js';
-import { buildWorkloadTar } from './helpers/workload.js';
+import { buildWorkloadTar, webDeployment } from './helpers/workload.js';
 
 const T = 1_800_000;
 const runId = newRunId();
@@ -52,34 +52,7 @@ let workloadImage = '';
  * Deployment's selector, which is immutable ("field is immutable", seen here), so the Deployment
  * opts out of them, as a package whose objects a ClusterResourceSet creates first must.
  */
-function deployment(flavour: string): string {
-  return `apiVersion: v1
-kind: Namespace
-metadata:
-  name: web
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: web
-  annotations:
-    kapp.k14s.io/disable-default-label-scoping-rules: ""
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-      annotations:
-        devpkg.test/flavour: ${flavour}
-    spec:
-      containers:
-      - name: web
-        image: web-app
-`;
-}
+const deployment = (flavour: string): string => webDeployment(flavour, { unscopedLabels: true });
 
 function put(file: string, text: string): void {
   mkdirSync(path.dirname(file), { recursive: true });

@@ -28,7 +28,7 @@ import { parse as parseYaml } from 'yaml';
 import { inputsFrom } from '../support/inputs.js';
 import { buildDevpkg, start } from './helpers/built-cli.js';
 import { repoRoot, runTool } from './helpers/run.js';
-import { buildWorkloadTar } from './helpers/workload.js';
+import { buildWorkloadTar, webDeployment } from './helpers/workload.js';
 
 // Not yet seen passing on the kind harness (written this session; the one kind engine was busy):
 // skipped unless DEVPKG_TEST_UNPROVEN=1, so a never-run case cannot turn CI red. Remove the gate
@@ -86,32 +86,7 @@ function machineInputs(): Record<string, string> {
 
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: repo, encoding: 'utf8' }).trim();
 
-function deployment(flavour: string, extra = ''): string {
-  return `apiVersion: v1
-kind: Namespace
-metadata:
-  name: web
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: web
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-      annotations:
-        devpkg.test/flavour: ${flavour}
-    spec:
-      containers:
-      - name: web
-        image: web-app
-${extra}`;
-}
+const deployment = (flavour: string, extra = ''): string => webDeployment(flavour, { extra });
 
 const PACKAGE = `apiVersion: data.packaging.carvel.dev/v1alpha1
 kind: Package

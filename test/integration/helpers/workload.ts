@@ -37,3 +37,37 @@ export function buildWorkloadTar(dir: string): string {
   writeFileSync(tar, tarOfOneFile('app', readFileSync(join(app, 'app')), 0o755));
   return tar;
 }
+
+/**
+ * The kind tests' package content: namespace web and a Deployment running the workload image
+ * (`web-app`, resolved by kbld from the bundle's images lock). `flavour` tells the released and the
+ * dev content apart; `extra` is appended (more documents); `unscopedLabels` sets kapp's
+ * disable-default-label-scoping-rules (bootstrap: the released install's selector stays valid).
+ */
+export function webDeployment(flavour: string, o: { extra?: string; unscopedLabels?: boolean } = {}): string {
+  const annotations = o.unscopedLabels ? '  annotations:\n    kapp.k14s.io/disable-default-label-scoping-rules: ""\n' : '';
+  return `apiVersion: v1
+kind: Namespace
+metadata:
+  name: web
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: web
+${annotations}spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+      annotations:
+        devpkg.test/flavour: ${flavour}
+    spec:
+      containers:
+      - name: web
+        image: web-app
+${o.extra ?? ''}`;
+}
