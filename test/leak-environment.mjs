@@ -25,11 +25,13 @@ export default class LeakCheckingEnvironment extends TestEnvironment {
     this.before = new Set(ours());
   }
 
-  async teardown() {
-    await super.teardown();
+  // After the file's own afterAll hooks (run_finish), before jest gathers its results: the leak is
+  // reported beside the tests' outcomes (an error thrown in teardown would hide them).
+  handleTestEvent(event, state) {
+    if (event.name !== 'run_finish') return;
     const left = ours().filter((n) => !this.before.has(n));
     if (left.length === 0) return;
     for (const n of left) rmSync(join(tmpdir(), n), { recursive: true, force: true });
-    throw new Error(`${this.testPath} left ${left.length} item(s) in ${tmpdir()} (now removed): ${left.join(', ')}`);
+    state.unhandledErrors.push(new Error(`${this.testPath} left ${left.length} item(s) in ${tmpdir()} (now removed): ${left.join(', ')}`));
   }
 }

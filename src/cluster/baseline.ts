@@ -86,6 +86,8 @@ export interface BaselineOptions {
   timeoutMs: number;
   /** Aborted on SIGINT/SIGTERM: the wait for the baseline ends at once. */
   signal?: AbortSignal;
+  /** Where the scratch folder goes (kind: the cluster's folder, which the cleanup list names); else the temp folder. */
+  scratch?: string;
   log?: (m: string) => void;
 }
 
@@ -103,7 +105,7 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
   const log = o.log ?? (() => undefined);
   const namespace = o.namespace ?? ADDONS_NAMESPACE;
   const serviceAccount = o.serviceAccount ?? `${o.loaded.name}-sa`;
-  const tmp = await mkdtemp(join(tmpdir(), 'devpkg-baseline-'));
+  const tmp = await mkdtemp(join(o.scratch ?? tmpdir(), 'devpkg-baseline-'));
   try {
     const build = { root: o.root, exec: o.exec, tmp, log: (m: string) => log(`baseline: ${m}`) };
     const released = o.released

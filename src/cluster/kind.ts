@@ -261,6 +261,8 @@ export interface KindClusterOptions {
 
 export interface KindCluster {
   name: string;
+  /** The cluster's temp folder (kubeconfig, config), in the cleanup list: scratch for the run goes here. */
+  dir: string;
   kubeconfig: string;
   registry: KindRegistry;
   kappControllerSource: string;
@@ -326,5 +328,5 @@ export async function createKindCluster(o: KindClusterOptions): Promise<KindClus
     await install(kc, manifest.text, o.log);
   });
   phase('kapp-controller');
-  return { name: o.name, kubeconfig, registry, kappControllerSource: manifest.source, kind };
+  return { name: o.name, dir, kubeconfig, registry, kappControllerSource: manifest.source, kind };
 }

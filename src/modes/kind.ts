@@ -142,6 +142,7 @@ export async function run(ctx: ModeContext): Promise<void> {
           pushCommand: inputs.pushCommand || undefined,
           timeoutMs: inputs.timeoutMs,
           signal: ctx.signal,
+          scratch: cluster.dir,
           log: (m) => host.info(m),
         });
         installs.set(ref.name, { namespace: b.namespace, name: b.name });
@@ -154,7 +155,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   }
   const ok = refs.filter((r) => installs.has(r.name));
   const results = ok.length
-    ? await pushApplyVerify(kctx, { kc, root, refs: ok, mode: 'kind', registry, clusterRegistry, packageInstalls: installs, phases: [...phases] })
+    ? await pushApplyVerify(kctx, { kc, root, refs: ok, mode: 'kind', registry, clusterRegistry, packageInstalls: installs, phases: [...phases], scratch: cluster.dir })
     : [];
   await finishRun(kctx, [...results, ...failed, ...unplanned]);
 }

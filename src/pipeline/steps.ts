@@ -36,6 +36,11 @@ export interface ClusterRunOptions {
   packageInstalls?: Map<string, { namespace: string; name: string }>;
   /** Extra phases to put in each result (kind: cluster, registry, kapp-controller, baseline). */
   phases?: PackageResult['phases'];
+  /**
+   * Where build folders go: kind mode's cluster folder, recorded in the cleanup list, so the post
+   * step removes them even when main was killed; else RUNNER_TEMP (emptied by the runner) or the temp folder.
+   */
+  scratch?: string;
 }
 
 /**
@@ -70,7 +75,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
       try {
         const loaded = await loadForMode(ctx, o.root, ref, inputs.baseRef || ctx.github.baseSha || undefined);
         problems = loaded.problems;
-        const tmp = await mkdtemp(path.join(tmpdir(), 'devpkg-build-'));
+        const tmp = await mkdtemp(path.join(o.scratch ?? (ctx.env.RUNNER_TEMP || tmpdir()), 'devpkg-build-'));
         temps.push(tmp);
         const bundle = await repoOf(inputs, o.root).layouts.bundle(loaded, { root: o.root, exec: ctx.exec, tmp, log: (m) => host.info(m) });
         const dev = await runDevPipeline({
