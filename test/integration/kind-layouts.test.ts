@@ -60,16 +60,22 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test('mode kind, kctrl layout: the baseline built from the base ref, then the pull request\'s build wins', async () => {
+/** Mode kind in process on `workspace` with the machine's inputs and `extra` ones; its own RUNNER_TEMP. */
+function kindRun(workspace: string, runId: string, extra: Record<string, string>) {
   const host = new RecordingHost();
   const temp = mkdtempSync(join(work, 'runner-temp-'));
   const ctx = {
-    inputs: parseInputs(inputsFrom({ mode: 'kind', layout: 'auto', 'base-ref': base, 'head-ref': head, settle: '5s', timeout: '5m', comment: 'false', ...machine })),
-    github: { ...readGithubContext({}), workspace: repo, runId: 'kctrlwin', runNumber: 1 },
+    inputs: parseInputs(inputsFrom({ mode: 'kind', settle: '5s', timeout: '5m', comment: 'false', ...machine, ...extra })),
+    github: { ...readGithubContext({}), workspace, runId, runNumber: 1 },
     host,
     exec: execTool,
     env: { ...process.env, RUNNER_TEMP: temp },
   };
+  return { host, ctx };
+}
+
+test('mode kind, kctrl layout: the baseline built from the base ref, then the pull request\'s build wins', async () => {
+  const { host, ctx } = kindRun(repo, 'kctrlwin', { layout: 'auto', 'base-ref': base, 'head-ref': head });
   try {
     await runKindMode(ctx);
     const results = JSON.parse(host.outputs.results!) as PackageResult[];
@@ -161,15 +167,7 @@ test('mode kind, repository layout: the pull request\'s Package, its own bundle,
   g('commit', '-qm', '1.1.0');
   const repoHead = g('rev-parse', 'HEAD');
 
-  const host = new RecordingHost();
-  const temp = mkdtempSync(join(work, 'runner-temp-'));
-  const ctx = {
-    inputs: parseInputs(inputsFrom({ mode: 'kind', 'base-ref': repoBase, 'head-ref': repoHead, settle: '5s', timeout: '5m', comment: 'false', ...machine })),
-    github: { ...readGithubContext({}), workspace: dir, runId: 'repowin', runNumber: 1 },
-    host,
-    exec: execTool,
-    env: { ...process.env, RUNNER_TEMP: temp },
-  };
+  const { host, ctx } = kindRun(dir, 'repowin', { 'base-ref': repoBase, 'head-ref': repoHead });
   try {
     await runKindMode(ctx);
     const results = JSON.parse(host.outputs.results!) as PackageResult[];
