@@ -44,7 +44,7 @@ describe('devpkg kind', () => {
     }
   });
 
-  test('--keep: nothing deleted; says how to delete it', async () => {
+  test('--keep: the cluster is not deleted; says how to delete it; its temp folder goes', async () => {
     const keptBefore = new Set(readdirSync(tmpdir()));
     const { work, repo } = workspace();
     try {
@@ -53,10 +53,10 @@ describe('devpkg kind', () => {
       await run([...ARGS, '--results-dir', join(work, 'out'), '--keep'], cli, { exec: t.exec, onSignal: noSignals });
       expect(t.calls.some((c) => c[1] === 'delete')).toBe(false);
       expect(out.stderr).toMatch(/--keep: left kind cluster devpkg-\S+; delete them with: kind delete cluster --name devpkg-/);
+      // The cluster's folder (kubeconfig, config, build scratch) is not kept: `kind get kubeconfig` gives the kubeconfig.
+      expect(readdirSync(tmpdir()).filter((d) => d.startsWith('devpkg-kind-') && !keptBefore.has(d))).toEqual([]);
     } finally {
       rmSync(work, { recursive: true, force: true });
-      // --keep leaves the cluster's folder (its kubeconfig) for the user; the test removes it.
-      for (const d of readdirSync(tmpdir())) if (d.startsWith('devpkg-kind-cluster-') && !keptBefore.has(d)) rmSync(join(tmpdir(), d), { recursive: true, force: true });
     }
   });
 

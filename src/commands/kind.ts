@@ -175,7 +175,9 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
     const items = CleanupList.fromState(host.getState(CLEANUP_STATE));
     host.saveState(CLEANUP_STATE, '[]');
     if (v.keep) {
+      // --keep keeps the cluster and its registry; the temp folders go (`kind get kubeconfig` gives the kubeconfig).
       const kept = items.filter((i) => i.kind !== 'temp-dir');
+      await runCleanup(items.filter((i) => i.kind === 'temp-dir'), exec, { info: (m) => host.info(m), warning: (m) => host.warning(m) });
       if (kept.length) io.stderr(`--keep: left ${kept.map(describeItem).join(', ')}; delete them with: ${keepHint(kept)}\n`);
       return;
     }

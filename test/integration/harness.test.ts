@@ -260,7 +260,7 @@ describe('CRDs devpkg relies on', () => {
         {
           ...crs,
           name: 'antrea-dev',
-          body: { status: { observedGeneration: 1, conditions: [{ type: 'ResourcesApplied', status: 'True' }] } },
+          body: { status: { observedGeneration: 1, conditions: [{ type: 'ResourcesApplied', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] } },
         },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
       );
@@ -401,8 +401,9 @@ describe('watches', () => {
       const abort = await new k8s.Watch(kc).watch(
         `/apis/addons.cluster.x-k8s.io/v1beta1/namespaces/${ns}/clusterresourcesets`,
         {},
-        (type, obj: { metadata: { name: string }; status?: { phase?: string } }) => {
-          events.push(`${type} ${obj.metadata.name} ${obj.status?.phase ?? '-'}`);
+        (type, obj: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }) => {
+          const applied = obj.status?.conditions?.find((c) => c.type === 'ResourcesApplied')?.status;
+          events.push(`${type} ${obj.metadata.name} ${applied === 'True' ? 'Applied' : '-'}`);
         },
         () => {},
       );
@@ -417,7 +418,9 @@ describe('watches', () => {
           },
         });
         await custom.patchNamespacedCustomObjectStatus(
-          { ...crs, name: 'watched', body: { status: { phase: 'Applied' } } },
+          // Valid under the harness's CRD and under Cluster API's own (test/harness/capi.sh installs it;
+          // it prunes unknown status fields and requires lastTransitionTime).
+          { ...crs, name: 'watched', body: { status: { conditions: [{ type: 'ResourcesApplied', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] } } },
           k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
         );
         await waitFor('ADDED and MODIFIED events', async () =>
