@@ -18,6 +18,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   dev: { summary: 'push, derive, apply and verify a package version on a running cluster', load: () => import('./commands/dev.js') },
   verify: { summary: 'wait until a PackageInstall runs the expected version, and say why not', load: () => import('./commands/verify.js') },
   bootstrap: { summary: 'prepare the tanzu providers and create a management cluster with the dev Package', load: () => import('./commands/bootstrap.js') },
+  config: { summary: 'the settings from flags, DEVPKG_* variables and devpkg.yaml, and where each came from', load: () => import('./commands/config.js') },
 };
 
 export function usage(): string {

@@ -5,6 +5,7 @@ import { checkImageReference, registryText, type Registry } from './bundle/refer
 
 import { MODES, type Mode } from './results.js';
 import { parseLayoutChoice, type LayoutChoice } from './layouts/index.js';
+import { defaultOf } from './config/schema.js';
 
 /**
  * Every action input, read once and validated here; nothing else reads inputs, so the rest of
@@ -76,22 +77,26 @@ export interface InputSource {
   getInput(name: string): string;
   getBooleanInput(name: string): boolean;
   getMultilineInput(name: string): string[];
+  /** How a value is named in messages (default `input NAME`; src/config names a file's file:line). */
+  what?(name: string): string;
 }
 
-/** A boolean input (YAML 1.2 core schema: true/True/TRUE, false/False/FALSE); empty means dflt. */
-function bool(src: InputSource, name: string, dflt: boolean): boolean {
+/** A boolean input (YAML 1.2 core schema: true/True/TRUE, false/False/FALSE); empty means its default. */
+function bool(src: InputSource, name: string): boolean {
   const v = src.getInput(name);
-  if (v === '') return dflt;
+  if (v === '') return defaultOf(name) === 'true';
   try {
     return src.getBooleanInput(name);
   } catch {
-    throw new UsageError(`input ${name}: "${v}" is not a boolean; use true or false`);
+    throw new UsageError(`${whatOf(src, name)}: "${v}" is not a boolean; use true or false`);
   }
 }
 
+const whatOf = (src: InputSource, name: string): string => src.what?.(name) ?? `input ${name}`;
+
 /** A list input: one item a line or comma-separated; `#` starts a comment line. */
-function list(src: InputSource, name: string, dflt = ''): string[] {
-  const lines = src.getInput(name) === '' ? dflt.split('\n') : src.getMultilineInput(name);
+function list(src: InputSource, name: string): string[] {
+  const lines = src.getInput(name) === '' ? defaultOf(name).split('\n') : src.getMultilineInput(name);
   return lines
     .flatMap((l) => l.split(','))
     .map((s) => s.trim())
@@ -101,51 +106,53 @@ function list(src: InputSource, name: string, dflt = ''): string[] {
 /** Builds Inputs from a source of inputs, so tests need no runner. */
 export function parseInputs(src: InputSource): Inputs {
   const get = (name: string): string => src.getInput(name);
-  const s = (name: string, dflt = ''): string => get(name).trim() || dflt;
-  const mode = s('mode', 'plan') as Mode;
+  // Defaults live in src/config/schema.ts (action.yml holds none, so a devpkg.yaml is not shadowed).
+  const s = (name: string): string => get(name).trim() || defaultOf(name);
+  const what = (name: string): string => whatOf(src, name);
+  const mode = (get('mode').trim() || 'plan') as Mode;
   if (!MODES.includes(mode)) {
     throw new UsageError(`input mode: "${mode}" is not one of ${MODES.join(', ')}`);
   }
-  const dur = (name: string, dflt: string): number => parseDuration(s(name, dflt), `input ${name}`);
+  const dur = (name: string): number => parseDuration(s(name), what(name));
   const packages = list(src, 'packages');
   for (const p of packages) {
     if (!/^[^/\s]+\/[^/\s]+$/.test(p)) {
-      throw new UsageError(`input packages: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`);
+      throw new UsageError(`${what('packages')}: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`);
     }
   }
-  const registry = s('registry') ? parseRegistry(s('registry'), 'input registry', 'ghcr.io/my-org/dev') : undefined;
-  const waits = parseWaits({ settle: s('settle'), timeout: s('timeout') }, { settle: 'input settle', timeout: 'input timeout' });
-  const devVersion = s('dev-version') && parseVersionFlag(s('dev-version'), 'input dev-version');
-  const clusterRegistry = s('cluster-registry') ? parseRegistry(s('cluster-registry'), 'input cluster-registry', '172.18.0.3:5000') : undefined;
+  const registry = s('registry') ? parseRegistry(s('registry'), what('registry'), 'ghcr.io/my-org/dev') : undefined;
+  const waits = parseWaits({ settle: s('settle'), timeout: s('timeout') }, { settle: what('settle'), timeout: what('timeout') });
+  const devVersion = s('dev-version') && parseVersionFlag(s('dev-version'), what('dev-version'));
+  const clusterRegistry = s('cluster-registry') ? parseRegistry(s('cluster-registry'), what('cluster-registry'), '172.18.0.3:5000') : undefined;
   if (mode === 'kind' && registry) {
     // Never push (or send credentials) to a host the kind mode did not create.
     throw new UsageError(
-      `input registry: mode kind pushes to the local registry it creates on the kind network; remove registry ("${registryText(registry)}") ` +
+      `${what('registry')}: mode kind pushes to the local registry it creates on the kind network; remove registry ("${registryText(registry)}") ` +
         '(and registry-username/registry-password), or use mode: cluster to push to an external registry',
     );
   }
-  for (const image of ['registry-image', 'kind-node-image']) if (s(image)) checkImageReference(s(image), `input ${image}`);
+  for (const image of ['registry-image', 'kind-node-image']) if (s(image)) checkImageReference(s(image), what(image));
   const kcManifest = s('kapp-controller-manifest');
   if (kcManifest && s('kapp-controller-version')) {
     throw new UsageError(
-      'inputs kapp-controller-manifest and kapp-controller-version: give one; the manifest replaces the download of a release version',
+      `${what('kapp-controller-manifest')} and ${what('kapp-controller-version')}: give one; the manifest replaces the download of a release version`,
     );
   }
   const kcSha = s('kapp-controller-sha256').toLowerCase();
   if (kcSha && !/^[0-9a-f]{64}$/.test(kcSha)) {
-    throw new UsageError(`input kapp-controller-sha256: "${kcSha}" is not a sha256 (64 hex digits), e.g. the output of sha256sum release.yml`);
+    throw new UsageError(`${what('kapp-controller-sha256')}: "${kcSha}" is not a sha256 (64 hex digits), e.g. the output of sha256sum release.yml`);
   }
   return {
     mode,
-    workingDirectory: s('working-directory', '.'),
-    packagesDir: s('packages-dir', 'addons/packages').replace(/\/+$/, ''),
-    layout: parseLayoutChoice(s('layout', 'auto'), 'input layout'),
-    releasedVersion: s('released-version') ? parseVersionFlag(s('released-version'), 'input released-version') : '',
+    workingDirectory: s('working-directory'),
+    packagesDir: s('packages-dir').replace(/\/+$/, ''),
+    layout: parseLayoutChoice(s('layout'), what('layout')),
+    releasedVersion: s('released-version') ? parseVersionFlag(s('released-version'), what('released-version')) : '',
     packages,
-    all: bool(src, 'all', false),
+    all: bool(src, 'all'),
     baseRef: s('base-ref'),
     headRef: s('head-ref'),
-    ignore: list(src, 'ignore', '**/*.md'),
+    ignore: list(src, 'ignore'),
     registry,
     clusterRegistry,
     registryUsername: s('registry-username'),
@@ -154,14 +161,14 @@ export function parseInputs(src: InputSource): Inputs {
     packageInstall: s('package-install'),
     kubeconfig: s('kubeconfig'),
     pushCommand: s('push-command'),
-    lockImages: bool(src, 'lock-images', false),
+    lockImages: bool(src, 'lock-images'),
     settleMs: waits.settleMs,
     timeoutMs: waits.timeoutMs,
     assert: get('assert'),
     devVersion,
     githubToken: get('github-token').trim(),
-    comment: bool(src, 'comment', true),
-    commentHeader: s('comment-header', 'devpkg'),
+    comment: bool(src, 'comment'),
+    commentHeader: s('comment-header'),
     kindVersion: s('kind-version'),
     kindNodeImage: s('kind-node-image'),
     kindConfig: s('kind-config'),
@@ -176,14 +183,14 @@ export function parseInputs(src: InputSource): Inputs {
     tanzuDir: s('tanzu-dir'),
     clusterConfig: s('cluster-config'),
     addonType: s('addon-type'),
-    bootstrapTimeoutMs: dur('bootstrap-timeout', '45m'),
-    hostCheck: bool(src, 'host-check', true),
-    imageRepository: parseImageRepository(s('tkg-custom-image-repository'), bool(src, 'tkg-custom-image-repository-skip-tls-verify', false), get('tkg-custom-image-repository-ca-certificate'), {
-      repository: 'input tkg-custom-image-repository',
-      skipTlsVerify: 'input tkg-custom-image-repository-skip-tls-verify',
-      caCertificate: 'input tkg-custom-image-repository-ca-certificate',
+    bootstrapTimeoutMs: dur('bootstrap-timeout'),
+    hostCheck: bool(src, 'host-check'),
+    imageRepository: parseImageRepository(s('tkg-custom-image-repository'), bool(src, 'tkg-custom-image-repository-skip-tls-verify'), get('tkg-custom-image-repository-ca-certificate'), {
+      repository: what('tkg-custom-image-repository'),
+      skipTlsVerify: what('tkg-custom-image-repository-skip-tls-verify'),
+      caCertificate: what('tkg-custom-image-repository-ca-certificate'),
     }),
-    artifactName: s('artifact-name', 'devpkg-results'),
+    artifactName: s('artifact-name'),
     resultsPath: s('results-path'),
   };
 }

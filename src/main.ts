@@ -2,6 +2,7 @@ import { coreHost } from './action/host.js';
 import { readGithubContext } from './action/context.js';
 import { checkRunnerFiles } from './action/files.js';
 import { parseInputs } from './inputs.js';
+import { configuredInputs } from './config/index.js';
 import type { Mode } from './results.js';
 import { execTool } from './tools/exec.js';
 import { DevpkgError, errorMessage } from './errors.js';
@@ -30,10 +31,11 @@ export async function runMain(): Promise<void> {
   const interruption = watchSignals({ log: (m) => core.info(m) });
   try {
     checkRunnerFiles(process.env);
-    const inputs = parseInputs(core);
+    const github = readGithubContext(process.env);
+    // Inputs left empty come from DEVPKG_* and the repository's devpkg.yaml (src/config).
+    const inputs = parseInputs(configuredInputs(core, process.env, github.workspace));
     host.setSecret(inputs.registryPassword);
     host.setSecret(inputs.githubToken);
-    const github = readGithubContext(process.env);
     const mode = await MODE_MODULES[inputs.mode]();
     await mode.run({ inputs, github, host, exec: execTool, env: process.env, signal: interruption.signal });
   } catch (err) {

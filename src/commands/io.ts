@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
+import { applyConfig } from '../config/index.js';
 
 /** What a command may touch of the outside world; tests hand in their own. */
 export interface CliIO {
@@ -22,11 +23,18 @@ type Options = NonNullable<ParseArgsConfig['options']>;
  * undefined once the usage is printed (the command then exits 0).
  */
 export function parseCommand<O extends Options>(argv: string[], io: CliIO, usage: string, options: O) {
-  const values = parseFlags(argv, options);
-  if (!(values as { help?: boolean }).help) return values;
+  const values = parseFlags(argv, { ...options, ...CONFIG_FLAG });
+  if (!(values as { help?: boolean }).help) {
+    // Flags not given come from DEVPKG_* and devpkg.yaml (--config FILE names another).
+    applyConfig(values as Record<string, string | boolean | undefined>, options as Record<string, { type: 'string' | 'boolean' }>, io);
+    return values;
+  }
   io.stdout(usage);
   return undefined;
 }
+
+/** Every command takes --config FILE: the devpkg.yaml to read instead of the one found. */
+const CONFIG_FLAG = { config: { type: 'string' } } as const;
 
 function parseFlags<O extends Options>(argv: string[], options: O) {
   try {

@@ -60,8 +60,9 @@ kind and imgpkg are installed when missing (pinned, checksum-checked, into ~/.ca
   --no-install                  refuse instead of installing a missing kind or imgpkg
   --json                        print the results as JSON (a list of PackageResult)
 
-Without the flag, --kind-node-image, --kind-config, --registry-image and --kapp-controller-manifest
-default to $DEVPKG_KIND_NODE_IMAGE, $DEVPKG_KIND_CONFIG, $DEVPKG_KIND_REGISTRY_IMAGE and
+Flags not given are read from DEVPKG_* variables, then devpkg.yaml (devpkg config shows them):
+--kind-node-image, --kind-config, --registry-image and --kapp-controller-manifest from
+$DEVPKG_KIND_NODE_IMAGE, $DEVPKG_KIND_CONFIG, $DEVPKG_KIND_REGISTRY_IMAGE and
 $DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST (a machine's mirrors; the kind test harness sets them).
 
 Exit codes: 0 every dev version won, 1 one did not (or setup failed: an error result each), 2 bad usage.
@@ -96,14 +97,6 @@ class TerminalHost extends RecordingHost {
   }
 }
 
-/** Flags a machine may default through the environment (mirrors; the kind test harness exports these). */
-export const ENV_DEFAULTS: Record<string, string> = {
-  'kind-node-image': 'DEVPKG_KIND_NODE_IMAGE',
-  'kind-config': 'DEVPKG_KIND_CONFIG',
-  'registry-image': 'DEVPKG_KIND_REGISTRY_IMAGE',
-  'kapp-controller-manifest': 'DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST',
-};
-
 export interface KindCommandDeps {
   exec?: ExecFn;
   /** Where missing tools come from (tests: a local release stand-in); --no-install sets refuse. */
@@ -129,7 +122,6 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
   const repo = resolve(io.cwd, (v.repo as string | undefined) ?? '.');
   const record: Record<string, string> = { mode: 'kind', comment: 'false', 'working-directory': '.' };
   for (const f of INPUT_FLAGS) if (typeof v[f] === 'string') record[f] = v[f] as string;
-  for (const [f, env] of Object.entries(ENV_DEFAULTS)) if (record[f] === undefined && io.env[env]) record[f] = io.env[env]!;
   // Files named on the command line are relative to where it runs (the action's, to working-directory).
   if (record['kind-config']) record['kind-config'] = resolve(io.cwd, record['kind-config']);
   const manifest = record['kapp-controller-manifest'];

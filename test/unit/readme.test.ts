@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { COMMANDS } from '../../src/cli.js';
+import { defaultOf } from '../../src/config/schema.js';
 import { tryKindModeCommands } from '../support/readme.js';
 
 const readme = readFileSync('README.md', 'utf8');
@@ -58,8 +59,10 @@ describe('the README\'s try kind mode', () => {
 
 describe('the README inputs table', () => {
   const rows = tableRows(readme, '| input | default | description |');
-  test.each(Object.entries(action.inputs))('input %s says what action.yml says', (name, input) => {
-    const def = input.default === undefined || input.default === '' ? '' : `\`${input.default}\``;
+  test.each(Object.entries(action.inputs))('input %s says what action.yml says, with the default devpkg applies', (name, input) => {
+    // Defaults live in src/config/schema.ts (action.yml's would shadow devpkg.yaml); mode's and github-token's stay there.
+    const dflt = input.default || defaultOf(name);
+    const def = dflt === '' ? '' : `\`${dflt}\``;
     expect(rows.get(name)).toBe(`| \`${name}\` | ${def} | ${cell(input.description)} |`);
   });
   test('has no input that action.yml lacks', () => {
