@@ -94,7 +94,8 @@ describe('devpkg plan reads its flags from devpkg.yaml as from the command line'
   const settings = ['packages-dir: pkgs', 'layout: tce', 'ref-name: calico.community.tanzu.vmware.com=calico.tanzu.vmware.com', 'registry: ghcr.io/example/dev'];
   const flags = ['--packages-dir', 'pkgs', '--layout', 'tce', '--ref-name', 'calico.community.tanzu.vmware.com=calico.tanzu.vmware.com', '--registry', 'ghcr.io/example/dev'];
   const plan = async (repo: string, extra: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) => {
-    const r = await cli(['plan', '--repo', repo, '--packages', 'calico/3.22.1', '--json', ...extra], opts);
+    // A fixed dev version: a planned one rises with the clock.
+    const r = await cli(['plan', '--repo', repo, '--packages', 'calico/3.22.1', '--dev-version', '3.22.2-dev.1', '--json', ...extra], opts);
     return { code: r.code, stderr: r.stderr, plan: r.code === 0 ? (JSON.parse(r.stdout) as { packages: Array<{ path: string; targetRefName: string; bundleImage: string }> }) : undefined };
   };
 
