@@ -109,6 +109,8 @@ export function parseInputs(src: InputSource): Inputs {
   // Defaults live in src/config/schema.ts (action.yml holds none, so a devpkg.yaml is not shadowed).
   const s = (name: string): string => get(name).trim() || defaultOf(name);
   const what = (name: string): string => whatOf(src, name);
+  const both = (a: string, b: string): string =>
+    what(a) === `input ${a}` && what(b) === `input ${b}` ? `inputs ${a} and ${b}` : `${what(a)} and ${what(b)}`;
   const mode = (get('mode').trim() || 'plan') as Mode;
   if (!MODES.includes(mode)) {
     throw new UsageError(`input mode: "${mode}" is not one of ${MODES.join(', ')}`);
@@ -135,7 +137,7 @@ export function parseInputs(src: InputSource): Inputs {
   const kcManifest = s('kapp-controller-manifest');
   if (kcManifest && s('kapp-controller-version')) {
     throw new UsageError(
-      `${what('kapp-controller-manifest')} and ${what('kapp-controller-version')}: give one; the manifest replaces the download of a release version`,
+      `${both('kapp-controller-manifest', 'kapp-controller-version')}: give one; the manifest replaces the download of a release version`,
     );
   }
   const kcSha = s('kapp-controller-sha256').toLowerCase();

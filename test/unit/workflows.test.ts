@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { jobBudget } from '../../src/pipeline/budget.js';
 import { parseDuration } from '../../src/commands/io.js';
+import { defaultOf } from '../../src/config/schema.js';
 import { alwaysFindings, budgetFindings, timeoutFindings, type Workflow } from '../support/workflows.js';
 
 const files = ['.github/workflows', 'examples/workflows'].flatMap((dir) =>
@@ -16,7 +17,8 @@ const files = ['.github/workflows', 'examples/workflows'].flatMap((dir) =>
 );
 const load = (file: string) => parse(readFileSync(file, 'utf8')) as Workflow;
 const action = parse(readFileSync('action.yml', 'utf8')) as { inputs: Record<string, { default?: string }> };
-const defaults = Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, String(v.default ?? '')]));
+// The defaults devpkg applies: action.yml's (mode) or, for the settings, src/config/schema.ts's.
+const defaults = Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, String(v.default ?? '') || defaultOf(k)]));
 
 describe('the rules catch what they are for', () => {
   const wf = (yaml: string) => parse(yaml) as Workflow;
