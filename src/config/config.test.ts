@@ -198,3 +198,34 @@ describe('where devpkg.yaml is looked for', () => {
     expect(findConfigFile(root)).toBe(join(root, 'devpkg.yaml'));
   });
 });
+
+describe('a key sets the flag its command takes, in the flag\'s form', () => {
+  const flags = {
+    base: { type: 'string' },
+    tanzu: { type: 'string' },
+    'skip-host-check': { type: 'boolean' },
+    ignore: { type: 'string' },
+    'lock-images': { type: 'boolean' },
+    'kind-config': { type: 'string' },
+  } as const;
+  test.each([
+    ['base-ref: origin/main\n', {}, { base: 'origin/main' }],
+    ['tanzu-cli: bin/tanzu\n', {}, { tanzu: '<dir>/bin/tanzu' }],
+    ['host-check: false\n', {}, { 'skip-host-check': true }],
+    ['host-check: true\n', {}, { 'skip-host-check': false }],
+    ['ignore: ["**/*.md", docs/**]\n', {}, { ignore: '**/*.md,docs/**' }],
+    ['kind-config: ci/kind.yaml\n', {}, { 'kind-config': '<dir>/ci/kind.yaml' }],
+    ['lock-images: true\n', { DEVPKG_LOCK_IMAGES: 'false' }, { 'lock-images': false }],
+    // A key the command has no flag for is left alone; a flag given stays as given.
+    ['settle: 90s\ncomment: false\n', {}, {}],
+    ['base-ref: origin/main\n', {}, { base: 'given' }, { base: 'given' }],
+  ])('%j with %j gives %j', async (file, env, expected, given: Record<string, string> = {}) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'devpkg.yaml'), file);
+    const { applyConfig } = await import('./index.js');
+    const values: Record<string, string | boolean | undefined> = { ...given };
+    applyConfig(values, flags, { env, cwd: dir });
+    const want = Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, typeof v === 'string' ? v.replace('<dir>', dir) : v]));
+    expect(values).toEqual(want);
+  });
+});
