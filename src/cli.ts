@@ -32,6 +32,7 @@ export function usage(): string {
     'Commands:',
     ...lines,
     '',
+    'Flags not given are read from DEVPKG_* variables, then devpkg.yaml (--config FILE names another): devpkg config.',
     'Exit codes: 0 ok, 1 a check failed, 2 bad usage.',
   ].join('\n');
 }
