@@ -131,7 +131,9 @@ describe('the reusable workflow', () => {
 
   test("the verify leg's default limit covers kind mode with the default timeout and settle", () => {
     expect(jobs.verify!['timeout-minutes']).toBe('${{ inputs.timeout-minutes }}');
-    const b = jobBudget({ mode: 'kind', timeoutMs: parseDuration(String(inputs.timeout!.default), 'timeout'), settleMs: parseDuration(String(inputs.settle!.default), 'settle') });
+    // Empty: devpkg's defaults (or the caller's devpkg.yaml) apply.
+    const dflt = (k: 'timeout' | 'settle') => String(inputs[k]!.default ?? '') || defaultOf(k);
+    const b = jobBudget({ mode: 'kind', timeoutMs: parseDuration(dflt('timeout'), 'timeout'), settleMs: parseDuration(dflt('settle'), 'settle') });
     expect(Number(inputs['timeout-minutes']!.default)).toBeGreaterThanOrEqual(b.minutes);
   });
 });
