@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { DevpkgError } from '../errors.js';
 import { deriveDevPackage, devPackageToYaml } from '../packages/derive.js';
 import { parsePackageFile } from '../packages/model.js';
+import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { parseCommand, requireFlag, type CliIO } from './io.js';
 import { booleans, strings } from './options.js';
 
@@ -16,7 +17,7 @@ annotation devpkg.dev/derived-from naming the original.
   --image REF        the pushed bundle, repo@sha256:<digest>
   --version V        the dev version (default: planned above the Package's version, e.g. 1.5.3-dev.20260101120000)
   --namespace NS     metadata.namespace of the dev Package (default: the original's)
-  --ref-name NAME    spec.refName of the dev Package, e.g. antrea.tanzu.vmware.com (default: the original's)
+  --ref-name NAME    spec.refName of the dev Package, e.g. antrea.tanzu.vmware.com, or FROM=TO[,FROM=TO] mapping the original's (default: the original's)
   --allow-tag        accept --image repo:tag (the Package is then not pinned to one bundle)
 `;
 
@@ -44,7 +45,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     version,
     image,
     namespace: values.namespace,
-    refName: values['ref-name'],
+    // The map form too (FROM=TO, as plan and a shared devpkg.yaml write it): the original's refName maps.
+    refName: values['ref-name'] === undefined ? undefined : targetRefName(parseRefNameMap(values['ref-name']), source.pkg.spec.refName, 1),
     allowTag: values['allow-tag'] ?? false,
   });
   if (!derived.imagePinned) io.stderr(`devpkg derive: warning: ${image} is a tag; the dev Package is not pinned to one bundle\n`);

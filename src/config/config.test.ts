@@ -229,3 +229,16 @@ describe('a key sets the flag its command takes, in the flag\'s form', () => {
     expect(values).toEqual(want);
   });
 });
+
+test.each([
+  ['the map plan takes, shared in devpkg.yaml', 'ref-name: antrea.community.tanzu.vmware.com=antrea.tanzu.vmware.com\n', [], 'antrea.tanzu.vmware.com'],
+  ['a map naming another package: the original stays', 'ref-name: calico.community.tanzu.vmware.com=calico.tanzu.vmware.com\n', [], 'antrea.community.tanzu.vmware.com'],
+  ['a bare refName given as a flag over the file', 'ref-name: calico.community.tanzu.vmware.com=calico.tanzu.vmware.com\n', ['--ref-name', 'antrea.example.com'], 'antrea.example.com'],
+])('devpkg derive reads ref-name as plan does: %s', async (_what, file, flags, refName) => {
+  const repo = repoWithPkgs();
+  writeFileSync(join(repo, 'devpkg.yaml'), file);
+  const image = `10.89.0.2:5000/devpkg/antrea@sha256:${'e'.repeat(64)}`;
+  const r = await cli(['derive', '--from', 'pkgs/antrea/1.5.3/package.yaml', '--image', image, '--version', '1.5.4-dev.3', ...flags], { cwd: repo });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(new RegExp(`^  refName: ${refName.replace(/\./g, '\\.')}$`, 'm'));
+});
