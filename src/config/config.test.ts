@@ -4,8 +4,12 @@ import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { jest } from '@jest/globals';
 import { runCli } from '../cli.js';
 import { findConfigFile } from './load.js';
+
+// Each test copies a repository and runs git and plan, some several times: room for a loaded machine.
+jest.setTimeout(30_000);
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -87,7 +87,7 @@ test('with only mode set, a devpkg.yaml holding packages-dir, layout and ref-nam
   // Neither: the packages are not found in addons/packages (so the file is what made the difference).
   const neither = await run(setup({ mode: 'plan', comment: 'false' }).work);
   expect(neither.packages).not.toEqual(withInputs.packages);
-});
+}, 60_000); // three action runs, each with git: a loaded machine takes longer than jest's 5 s
 
 test('an input wins over DEVPKG_* which wins over the file', async () => {
   const { work } = setup({ mode: 'plan', registry: 'ghcr.io/from/input' }, `${FILE}`);
@@ -96,7 +96,7 @@ test('an input wins over DEVPKG_* which wins over the file', async () => {
   const r = await run(work);
   expect(process.exitCode ?? 0).toBe(0);
   expect(r.packages).toEqual([expect.objectContaining({ targetRefName: 'calico.example.com', bundleImage: 'ghcr.io/from/input/calico-bundle:3.22.2-dev.12.3' })]);
-});
+}, 30_000);
 
 test.each([
   ['a bad value', 'packages-dir: pkgs\nlayout: tce\nsettle: 5x\n', {}, '::error::devpkg.yaml:3: settle: "5x" is not a duration'],
@@ -109,4 +109,4 @@ test.each([
   const r = await run(work);
   expect(process.exitCode).toBe(1);
   expect(r.log).toContain(message);
-});
+}, 30_000);
