@@ -246,3 +246,26 @@ test.each([
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(new RegExp(`^  refName: ${refName.replace(/\./g, '\\.')}$`, 'm'));
 });
+
+describe('the action\'s kind mode and a shared registry', () => {
+  test.each([
+    ['kind', {}, undefined],
+    ['cluster', {}, { host: 'ghcr.io', path: 'me/dev' }],
+    ['plan', {}, { host: 'ghcr.io', path: 'me/dev' }],
+    ['kind', { DEVPKG_REGISTRY: 'ghcr.io/env' }, undefined],
+  ])('mode %s with registry in devpkg.yaml (env %j): %j', async (mode, env, registry) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'devpkg.yaml'), 'registry: ghcr.io/me/dev\n');
+    const { configuredInputs } = await import('./index.js');
+    const { parseInputs } = await import('../inputs.js');
+    const { inputsFrom } = await import('../../test/support/inputs.js');
+    expect(parseInputs(configuredInputs(inputsFrom({ mode }), env, dir)).registry).toEqual(registry);
+  });
+
+  test('an input registry in kind mode is still refused', async () => {
+    const { configuredInputs } = await import('./index.js');
+    const { parseInputs } = await import('../inputs.js');
+    const { inputsFrom } = await import('../../test/support/inputs.js');
+    expect(() => parseInputs(configuredInputs(inputsFrom({ mode: 'kind', registry: 'ghcr.io/me' }), {}, tempDir()))).toThrow(/^input registry: mode kind pushes/);
+  });
+});

@@ -69,6 +69,10 @@ export function configuredInputs(input: InputSource, env: NodeJS.ProcessEnv, wor
   const wd = given.get('working-directory')?.text.trim() || env.DEVPKG_WORKING_DIRECTORY?.trim() || '.';
   const start = resolve(workspace, wd);
   const loaded = loadConfig({ start, configFile: input.getInput('config'), configWhat: 'input config', configBase: start, env, cwd: workspace });
+  const mode = input.getInput('mode').trim();
+  // A shared file's registry is for the modes that push to one: kind mode pushes only to the
+  // registry it creates, and refuses the input; from the file or the environment it is ignored.
+  if (mode === 'kind') for (const layer of [loaded.env, loaded.fileLayer]) layer.delete('registry');
   const merged = mergeLayers([given, loaded.env, loaded.fileLayer]);
-  return layerSource(merged, { extra: { mode: input.getInput('mode') }, input });
+  return layerSource(merged, { extra: { mode }, input });
 }
