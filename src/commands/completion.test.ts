@@ -45,7 +45,7 @@ describe.each(Object.keys(COMMANDS))('the completion scripts complete devpkg %s'
     expect(bashLine).toEqual(expect.arrayContaining(flags.map((f) => `--${f}`)));
     expect(bashLine).toHaveLength(flags.length + 1); // and -h
     const zshCase = new RegExp(`^ {4}\\(${name}\\) ([\\s\\S]*?);;`, 'm').exec(scripts.zsh!)?.[1] ?? '';
-    for (const f of flags) expect(zshCase).toContain(`'--${f}[`);
+    for (const f of flags) expect(zshCase).toMatch(new RegExp(`'--${f}=?\\[`));
     const fish = scripts.fish!.split('\n').filter((l) => l.includes(`'__fish_seen_subcommand_from ${name}'`));
     for (const f of flags) expect(fish.some((l) => l.includes(` -l ${f} `))).toBe(true);
   });
@@ -89,6 +89,8 @@ const CASES: Array<[string, string[]]> = [
   ['devpkg push --registry-', ['--registry-username']],
   ['devpkg bootstrap --tkg-custom-image-repository-s', ['--tkg-custom-image-repository-skip-tls-verify']],
   ['devpkg plan --repo ', []],
+  ['devpkg plan --repo = ', []],
+  ['devpkg plan --repo =', []],
   ['devpkg completion ', ['bash', 'zsh', 'fish']],
   ['devpkg completion z', ['zsh']],
   ['devpkg help de', ['detect', 'derive', 'dev']],
@@ -108,7 +110,10 @@ const has = (shell: string) => spawnSync(shell, ['--version']).status === 0;
 
 // zsh and fish are not on every machine; where they are, they run the scripts for real.
 (has('fish') ? describe : describe.skip)('fish really completes', () => {
-  test.each([...CASES.filter(([line]) => !line.endsWith(' ') && !line.startsWith('devpkg nosuch')), ['devpkg kind --kind-config kind-', ['kind-a.yaml', 'kind-b.yaml']] as [string, string[]]])(
+  test.each([...CASES.filter(([line]) => !line.endsWith(' ') && !line.includes('=') && !line.startsWith('devpkg nosuch')),
+    ['devpkg kind --kind-config kind-', ['kind-a.yaml', 'kind-b.yaml']] as [string, string[]],
+    ['devpkg kind --kind-config=kind-', ['--kind-config=kind-a.yaml', '--kind-config=kind-b.yaml']] as [string, string[]],
+  ])(
     '%j',
     (line, expected) => {
       const r = spawnSync('fish', ['--no-config', '-c', `source ./devpkg.fish; complete -C ${JSON.stringify(line)}`], { cwd: work, encoding: 'utf8' });
@@ -134,7 +139,10 @@ zpty -d z
 `;
 
 (has('zsh') ? describe : describe.skip)('zsh really completes', () => {
-  test.each([...CASES.filter(([line]) => !line.startsWith('devpkg nosuch') && line !== 'devpkg plan --repo '), ['devpkg kind --kind-config kind-', ['kind-a.yaml', 'kind-b.yaml']] as [string, string[]]])(
+  test.each([...CASES.filter(([line]) => !line.startsWith('devpkg nosuch') && !line.startsWith('devpkg plan --repo ')),
+    ['devpkg kind --kind-config kind-', ['kind-a.yaml', 'kind-b.yaml']] as [string, string[]],
+    ['devpkg kind --kind-config=kind-', ['kind-a.yaml', 'kind-b.yaml']] as [string, string[]],
+  ])(
     '%j',
     (line, expected) => {
       writeFileSync(join(work, 'capture.zsh'), ZSH_CAPTURE);
@@ -153,7 +161,7 @@ describe('the scripts quote what they are given', () => {
   test('zsh', () => {
     const script = zshScript(spec);
     expect(script).toContain(`'plan:it'\\''s [x]'`);
-    expect(script).toContain(`'--repo[a '\\''dir'\\'' \\[x\\] \\\\ y]:repo:_files'`);
+    expect(script).toContain(`'--repo=[a '\\''dir'\\'' \\[x\\] \\\\ y]:repo:_files'`);
     expect(spawnSync('zsh', ['-n'], { input: script }).status).toBe(has('zsh') ? 0 : null);
   });
   test('fish', () => {

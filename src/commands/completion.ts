@@ -148,8 +148,9 @@ _devpkg() {
 ${cases.join('\n')}
     *) return 0 ;;
   esac
-  # The value of a flag: left to file-name completion (complete -o default).
-  if [[ $values == *" $prev "* ]]; then return 0; fi
+  # The value of a flag (--flag VALUE, or --flag=VALUE: bash splits at "="): left to file-name
+  # completion (complete -o default).
+  if [[ $values == *" $prev "* || $prev == = || $cur == = ]]; then return 0; fi
   if [ -n "$args" ] && [ "$COMP_CWORD" -eq 2 ] && [[ $cur != -* ]]; then
     COMPREPLY=($(compgen -W "$args" -- "$cur"))
   elif [ -z "$cur" ] || [[ $cur == -* ]]; then
@@ -171,7 +172,7 @@ export function zshScript(spec: CompletionSpec): string {
   const described = (f: FlagSpec) => dashed(f).map((d) => zq(`${d}:${f.description}`));
   const cases = commands.map((c) => {
     const specs = [
-      ...c.flags.flatMap((f) => dashed(f).map((d) => zq(`${d}[${zdesc(f.description)}]${f.value ? `:${f.name}:_files` : ''}`))),
+      ...c.flags.flatMap((f) => dashed(f).map((d) => zq(`${d}${f.value ? '=' : ''}[${zdesc(f.description)}]${f.value ? `:${f.name}:_files` : ''}`))),
       ...(c.args.length > 0 ? [zq(`1:${c.name === 'help' ? 'command' : 'argument'}:(${c.args.join(' ')})`)] : []),
     ];
     return specs.length === 0 ? `    (${c.name}) ;;` : `    (${c.name}) _arguments -s \\\n      ${specs.join(' \\\n      ')} ;;`;
