@@ -83,8 +83,9 @@ describe('bad usage, on stderr with exit 2', () => {
     expect(await cli(argv)).toEqual({ code: 2, out: '', err: `${line}\n` });
   });
 
-  test('an unknown command nothing is close to: the line, then the usage', async () => {
-    expect(await cli(['deploy'])).toEqual({ code: 2, out: '', err: `devpkg: unknown command "deploy"\n\n${usage()}\n` });
+  test.each([[['deploy']], [['constructor']], [['help', 'toString']]])('an unknown command nothing is close to: the line, then the usage (%j)', async (argv) => {
+    const name = argv[argv.length - 1];
+    expect(await cli(argv)).toEqual({ code: 2, out: '', err: `devpkg: unknown command "${name}"\n\n${usage()}\n` });
   });
 });
 

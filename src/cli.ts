@@ -62,7 +62,7 @@ export function usage(): string {
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) {
-    // Bad usage: the usage goes where errors go, so `devpkg | less` shows nothing half-right.
+    // No command is bad usage: the usage goes to stderr, as every error does.
     io.stderr(usage() + '\n');
     return 2;
   }
@@ -74,19 +74,24 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
 
-  const entry = COMMANDS[name];
+  const entry = command(name);
   if (!entry) return unknownCommand(name, io);
   return runCommand(name, entry, rest, io);
+}
+
+/** The command of that name (own entries only: `devpkg constructor` is no command). */
+function command(name: string): CommandEntry | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
 }
 
 /** `devpkg help`, `devpkg help <command>` (that command's help), `devpkg --help <command>`. */
 async function help(args: string[], io: CliIO): Promise<number> {
   const [name, ...extra] = args;
-  if (name === undefined || (name in BUILTINS && extra.length === 0)) {
+  if (name === undefined || (Object.hasOwn(BUILTINS, name) && extra.length === 0)) {
     io.stdout(usage() + '\n');
     return 0;
   }
-  const entry = COMMANDS[name];
+  const entry = command(name);
   if (!entry) return unknownCommand(name, io);
   if (extra.length > 0) {
     io.stderr(`devpkg help: give one command, e.g. devpkg help ${name}\n`);
