@@ -1,6 +1,6 @@
 import { UsageError } from './errors.js';
 import { parseImageRepository, type ImageRepository } from './providers/image-repository.js';
-import { parseDuration, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
+import { parseDuration, parseList, parsePackageList, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
 import { checkImageReference, registryText, type Registry } from './bundle/reference.js';
 
 import { MODES, type Mode } from './results.js';
@@ -89,13 +89,14 @@ function bool(src: InputSource, name: string, dflt: boolean): boolean {
   }
 }
 
+/** A list input's text, its lines trimmed (parseList and parsePackageList split it as the CLI's flags). */
+function listText(src: InputSource, name: string, dflt = ''): string {
+  return src.getInput(name) === '' ? dflt : src.getMultilineInput(name).join('\n');
+}
+
 /** A list input: one item a line or comma-separated; `#` starts a comment line. */
 function list(src: InputSource, name: string, dflt = ''): string[] {
-  const lines = src.getInput(name) === '' ? dflt.split('\n') : src.getMultilineInput(name);
-  return lines
-    .flatMap((l) => l.split(','))
-    .map((s) => s.trim())
-    .filter((s) => s !== '' && !s.startsWith('#'));
+  return parseList(listText(src, name, dflt));
 }
 
 /** Builds Inputs from a source of inputs, so tests need no runner. */
@@ -107,12 +108,7 @@ export function parseInputs(src: InputSource): Inputs {
     throw new UsageError(`input mode: "${mode}" is not one of ${MODES.join(', ')}`);
   }
   const dur = (name: string, dflt: string): number => parseDuration(s(name, dflt), `input ${name}`);
-  const packages = list(src, 'packages');
-  for (const p of packages) {
-    if (!/^[^/\s]+\/[^/\s]+$/.test(p)) {
-      throw new UsageError(`input packages: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`);
-    }
-  }
+  const packages = parsePackageList(listText(src, 'packages'), 'input packages');
   const registry = s('registry') ? parseRegistry(s('registry'), 'input registry', 'ghcr.io/my-org/dev') : undefined;
   const waits = parseWaits({ settle: s('settle'), timeout: s('timeout') }, { settle: 'input settle', timeout: 'input timeout' });
   const devVersion = s('dev-version') && parseVersionFlag(s('dev-version'), 'input dev-version');

@@ -18,6 +18,7 @@ annotation devpkg.dev/derived-from naming the original.
   --namespace NS     metadata.namespace of the dev Package (default: the original's)
   --ref-name NAME    spec.refName of the dev Package, e.g. antrea.tanzu.vmware.com (default: the original's)
   --allow-tag        accept --image repo:tag (the Package is then not pinned to one bundle)
+  -h, --help         show this help
 `;
 
 export async function run(argv: string[], io: CliIO): Promise<number> {

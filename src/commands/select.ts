@@ -13,6 +13,7 @@ versionSelection is given by the flags, out of the listed Package versions.
   --prereleases                    versionSelection.prereleases: {} (keep every prerelease)
   --prerelease-identifiers LIST    versionSelection.prereleases.identifiers (keep prereleases having one)
   --explain                        also print, on stderr, why each version was kept or dropped
+  -h, --help                       show this help
 
 Without --prereleases or --prerelease-identifiers prereleases are dropped, unless the constraints
 are one exact prerelease version. Build metadata counts in ordering: 1.0.0+vmware.9 > 1.0.0+vmware.10.
