@@ -110,6 +110,11 @@ const CLI_CASES: Array<[string[], string, number]> = [
   [dev('--derive-from', 'git'), '--derive-from: "git" is not repo or cluster', 2],
   [dev('--package-install', 'x'), '--package-install: "x" is not NAMESPACE/NAME', 2],
   [dev('--ref-name', 'a=b=c'), 'ref-name', 2],
+  // One refName rule (kapp-controller's: three labels) where the flag enters, before git or a package is read.
+  [plan('--all', '--ref-name', 'antrea.example'), 'ref-name: "antrea.example" is not a valid refName: it must be a lower-case DNS name with at least three parts', 2],
+  [plan('--base', 'main', '--ref-name', 'antrea.example'), 'ref-name: "antrea.example" is not a valid refName', 2],
+  [dev('--ref-name', 'antrea.example'), 'ref-name: "antrea.example" is not a valid refName', 2],
+  [['derive', '--from', join(pkgs, 'antrea/1.5.3/package.yaml'), '--image', `localhost:5001/devpkg/antrea@${DIGEST}`, '--dev-version', '1.0.0'], 'dev-version 1.0.0 does not outrank 1.5.3', 2],
   [push('--image', 'Bad Image!!'), '--image: "Bad Image!!" is not an image reference: it contains a space, "!"', 2],
   [push('--image', 'localhost:5001/devpkg/antrea'), '--image: image "localhost:5001/devpkg/antrea" has no tag; give REPO:TAG', 2],
   [push('--image', 'localhost:5001/devpkg/antrea:1.5.4+dev.1'), 'contains "+", which OCI tags cannot hold; use "1.5.4_dev.1"', 2],
