@@ -194,6 +194,45 @@ describe('the action: bad inputs', () => {
   });
 });
 
+// No kubeconfig at all: HOME is an empty folder and KUBECONFIG unset, or naming a file in an empty
+// folder. client-node would fall back to http://localhost:8080 and fail later ("HTTP protocol is
+// not allowed", "cannot reach"); each cluster-using command names the places it looked instead,
+// before it contacts anything.
+describe('no kubeconfig at all', () => {
+  const home = join(fixture, 'empty-home');
+  const missing = join(fixture, 'empty-kube', 'config');
+  const looked = 'no kubeconfig found (looked at --kubeconfig / $KUBECONFIG / ~/.kube/config)';
+  const setHome = (kubeconfig: string | undefined) => {
+    mkdirSync(home, { recursive: true });
+    mkdirSync(join(fixture, 'empty-kube'), { recursive: true });
+    process.env.HOME = home;
+    if (kubeconfig === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = kubeconfig;
+  };
+  const cases: Array<[string, string[]]> = [
+    ['verify', verify()],
+    ['dev', dev('--no-install')],
+  ];
+  test.each(cases.flatMap(([name, argv]) => [[name, argv, undefined] as const, [name, argv, missing] as const]))('%s (%j) with KUBECONFIG=%s', async (name, argv, kubeconfig) => {
+    setHome(kubeconfig);
+    let output = '';
+    const { value, leftovers } = await inScratch(() => runCli([...argv], { stdout: (t) => (output += t), stderr: (t) => (output += t), env: { ...process.env }, cwd: repo }));
+    const detail = kubeconfig ? `: $KUBECONFIG names ${missing}, which does not exist` : '';
+    expect(output).toBe(`devpkg ${name}: ${looked}${detail}; give --kubeconfig FILE, or set KUBECONFIG to the cluster's kubeconfig\n`);
+    expect(value).toBe(2);
+    expect(leftovers).toEqual([]);
+  });
+
+  test('the action in cluster mode', async () => {
+    setHome(undefined);
+    const { value: log, leftovers } = await inScratch(() => action({ mode: 'cluster', registry: 'localhost:5001/devpkg' }));
+    expect(log).toContain("::error::no kubeconfig found (looked at input kubeconfig / $KUBECONFIG / ~/.kube/config); give input kubeconfig FILE, or set KUBECONFIG to the cluster's kubeconfig");
+    expect(log).not.toMatch(/HTTP protocol|localhost:8080|cannot reach/);
+    expect(process.exitCode).toBe(1);
+    expect(leftovers).toEqual([]);
+  });
+});
+
 test('the census is over 40 cases', () => {
   expect(CLI_CASES.length + ACTION_CASES.length).toBeGreaterThan(40);
 });
