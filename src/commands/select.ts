@@ -16,7 +16,9 @@ versionSelection is given by the flags, out of the listed Package versions.
   -h, --help                       show this help
 
 Without --prereleases or --prerelease-identifiers prereleases are dropped, unless the constraints
-are one exact prerelease version. Build metadata counts in ordering: 1.0.0+vmware.9 > 1.0.0+vmware.10.
+are one exact prerelease version. Build metadata counts in ordering, identifier by identifier:
+numbers by value, so 1.0.0+vmware.10 > 1.0.0+vmware.9, but any other identifier byte-wise, so
+1.0.0+vmware.9-tkg.1 > 1.0.0+vmware.10-tkg.1 ("9-tkg" and "10-tkg" are not numbers).
 
 Exit codes: 0 a version was selected, 1 none can be, 2 bad usage.
 `;
