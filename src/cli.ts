@@ -1,5 +1,6 @@
 import { DevpkgError, errorMessage } from './errors.js';
 import type { CliIO, CommandRun } from './commands/io.js';
+import { closest } from './commands/suggest.js';
 
 interface CommandEntry {
   summary: string;
@@ -19,15 +20,38 @@ export const COMMANDS: Record<string, CommandEntry> = {
   verify: { summary: 'wait until a PackageInstall runs the expected version, and say why not', load: () => import('./commands/verify.js') },
   bootstrap: { summary: 'prepare the tanzu providers and create a management cluster with the dev Package', load: () => import('./commands/bootstrap.js') },
   config: { summary: 'the settings from flags, DEVPKG_* variables and devpkg.yaml, and where each came from', load: () => import('./commands/config.js') },
+  completion: {
+    summary: 'print a completion script for bash, zsh or fish',
+    load: async () => {
+      const { run } = await import('./commands/completion.js');
+      return { run: (argv, io) => run(argv, io, { commands: COMMANDS, builtins: BUILTINS, topFlags: TOP_FLAGS }) };
+    },
+  },
+};
+
+/**
+ * What devpkg answers besides COMMANDS, listed with them (usage, completion, "did you mean").
+ * `version` is the version branch of runCli.
+ */
+export const BUILTINS: Record<string, { summary: string; args?: string[] }> = {
+  help: { summary: "this help, or a command's: devpkg help <command>", args: Object.keys(COMMANDS) },
+  version: { summary: "print devpkg's version" },
+};
+
+/** The flags devpkg takes before a command (completion and "did you mean" read them here). */
+export const TOP_FLAGS: Record<string, { short?: string; summary: string }> = {
+  help: { short: 'h', summary: 'show the commands' },
+  version: { summary: "print devpkg's version" },
 };
 
 export function usage(): string {
-  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  const all = { ...COMMANDS, ...BUILTINS };
+  const width = Math.max(...Object.keys(all).map((c) => c.length));
+  const lines = Object.entries(all).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return [
     'devpkg: prove that a Carvel package change is what kapp-controller installs',
     '',
-    'Usage: devpkg <command> [flags]   (devpkg <command> --help for its flags)',
+    'Usage: devpkg <command> [flags]   (devpkg help <command>, or devpkg <command> --help, for its flags)',
     '',
     'Commands:',
     ...lines,
@@ -39,22 +63,65 @@ export function usage(): string {
 
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout(usage() + '\n');
-    return name === undefined ? 2 : 0;
+  if (name === undefined) {
+    // No command is bad usage: the usage goes to stderr, as every error does.
+    io.stderr(usage() + '\n');
+    return 2;
   }
+  if (name === '--help' || name === '-h' || name === 'help') return help(rest, io);
+
+  // version: the pkg helper's part of issue 32 (`--version`, `-V`, `version`) goes here.
   if (name === '--version') {
     io.stdout('devpkg 0.1.0\n');
     return 0;
   }
-  const entry = COMMANDS[name];
-  if (!entry) {
-    io.stderr(`devpkg: unknown command "${name}"\n\n${usage()}\n`);
+
+  const entry = command(name);
+  if (!entry) return unknownCommand(name, io);
+  return runCommand(name, entry, rest, io);
+}
+
+/** The command of that name (own entries only: `devpkg constructor` is no command). */
+function command(name: string): CommandEntry | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
+
+/** `devpkg help`, `devpkg help <command>` (that command's help), `devpkg --help <command>`. */
+async function help(args: string[], io: CliIO): Promise<number> {
+  const [name, ...extra] = args;
+  if (name === undefined || (Object.hasOwn(BUILTINS, name) && extra.length === 0)) {
+    io.stdout(usage() + '\n');
+    return 0;
+  }
+  const entry = command(name);
+  if (!entry) return unknownCommand(name, io);
+  if (extra.length > 0) {
+    io.stderr(`devpkg help: give one command, e.g. devpkg help ${name}\n`);
     return 2;
   }
+  return runCommand(name, entry, ['--help'], io);
+}
+
+function unknownCommand(name: string, io: CliIO): number {
+  if (name.startsWith('-')) {
+    const guess = closest(name.replace(/^--?/, ''), Object.keys(TOP_FLAGS));
+    io.stderr(
+      guess === undefined
+        ? `devpkg: unknown flag ${name}; flags go after the command: devpkg <command> ${name} (devpkg --help lists the commands)\n`
+        : `devpkg: unknown flag ${name}; did you mean --${guess}?\n`,
+    );
+    return 2;
+  }
+  const guess = closest(name, [...Object.keys(COMMANDS), ...Object.keys(BUILTINS)]);
+  if (guess !== undefined) io.stderr(`devpkg: unknown command "${name}"; did you mean ${guess}?\n`);
+  else io.stderr(`devpkg: unknown command "${name}"\n\n${usage()}\n`);
+  return 2;
+}
+
+async function runCommand(name: string, entry: CommandEntry, args: string[], io: CliIO): Promise<number> {
   try {
     const mod = await entry.load();
-    return await mod.run(rest, io);
+    return await mod.run(args, io);
   } catch (err) {
     const code = err instanceof DevpkgError ? err.exitCode : 1;
     const where = err instanceof DevpkgError && err.file ? `${err.file}${err.line ? `:${err.line}` : ''}: ` : '';

@@ -1,6 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
 import { joinNegativeValues } from './commands/io.js';
-import { MAX_DURATION_MS, parseDuration, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
+import { MAX_DURATION_MS, parseDuration, parseList, parsePackageList, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
+import { UsageError } from './errors.js';
+import { parseInputs } from './inputs.js';
+import { inputsFrom } from '../test/support/inputs.js';
 
 test.each([
   ['90', 90_000],
@@ -52,5 +55,33 @@ describe('parseRegistry: the one parser of registry text (--registry, --cluster-
     ['172.18.0.3:5000/Upper', /^--cluster-registry: repository "172\.18\.0\.3:5000\/Upper": path component "Upper" is not valid/],
   ])('refuses %j', (text, msg) => {
     expect(() => parseRegistry(text, '--cluster-registry')).toThrow(msg);
+  });
+});
+
+describe('parseList: the one list parser of the CLI flags and the action inputs (packages, ignore)', () => {
+  test.each<[string, string[]]>([
+    ['antrea/1.5.3,calico/3.22.1', ['antrea/1.5.3', 'calico/3.22.1']],
+    ['antrea/1.5.3\ncalico/3.22.1\n', ['antrea/1.5.3', 'calico/3.22.1']],
+    [' antrea/1.5.3 , calico/3.22.1 ,\n\n pinniped/0.12.1', ['antrea/1.5.3', 'calico/3.22.1', 'pinniped/0.12.1']],
+    ['# the CNIs, both\nantrea/1.5.3\n  # calico/3.22.1\n', ['antrea/1.5.3']],
+    ['**/*.md,docs/**', ['**/*.md', 'docs/**']],
+    ['', []],
+    [' , \n', []],
+  ])('%j', (text, items) => {
+    expect(parseList(text)).toEqual(items);
+  });
+
+  test('--packages and input packages take the same text the same way, and name themselves when it is wrong', () => {
+    const text = 'antrea/1.5.3, calico/3.22.1\n# not this one\npinniped/0.12.1';
+    const fromInputs = parseInputs(inputsFrom({ packages: text })).packages;
+    expect(parsePackageList(text, '--packages')).toEqual(fromInputs);
+    expect(fromInputs).toEqual(['antrea/1.5.3', 'calico/3.22.1', 'pinniped/0.12.1']);
+    expect(() => parsePackageList('antrea/1.5.3\ncalico', '--packages')).toThrow(new UsageError('--packages: "calico" is not NAME/VERSION (e.g. antrea/1.5.3)'));
+    expect(() => parseInputs(inputsFrom({ packages: 'antrea/1.5.3\ncalico' }))).toThrow(new UsageError('input packages: "calico" is not NAME/VERSION (e.g. antrea/1.5.3)'));
+  });
+
+  test('input ignore is read the same way', () => {
+    expect(parseInputs(inputsFrom({ ignore: '**/*.md\n# docs too\ndocs/**, *.txt' })).ignore).toEqual(['**/*.md', 'docs/**', '*.txt']);
+    expect(parseInputs(inputsFrom({})).ignore).toEqual(['**/*.md']);
   });
 });

@@ -137,3 +137,25 @@ export function parseImageFlag(text: string, what: string): { repository: Reposi
     throw new UsageError(`${what}: ${errorMessage(err)}`);
   }
 }
+
+/**
+ * A list, as both the action's inputs and the CLI's flags take one (packages, ignore): items
+ * separated by commas or newlines, each trimmed; empty items and `#` comment lines are dropped.
+ */
+export function parseList(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('#'))
+    .flatMap((line) => line.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** `--packages` / input `packages`: a list (parseList) of NAME/VERSION, e.g. antrea/1.5.3. */
+export function parsePackageList(text: string, what: string): string[] {
+  const packages = parseList(text);
+  for (const p of packages) {
+    if (!/^[^/\s]+\/[^/\s]+$/.test(p)) throw new UsageError(`${what}: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`);
+  }
+  return packages;
+}

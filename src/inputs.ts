@@ -1,6 +1,6 @@
 import { UsageError } from './errors.js';
 import { parseImageRepository, type ImageRepository } from './providers/image-repository.js';
-import { parseDuration, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
+import { parseDuration, parseList, parsePackageList, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
 import { checkImageReference, registryText, type Registry } from './bundle/reference.js';
 
 import { MODES, type Mode } from './results.js';
@@ -94,13 +94,14 @@ function bool(src: InputSource, name: string): boolean {
 
 const whatOf = (src: InputSource, name: string): string => src.what?.(name) ?? `input ${name}`;
 
+/** A list input's text, its lines trimmed (parseList and parsePackageList split it as the CLI's flags); empty means its default. */
+function listText(src: InputSource, name: string): string {
+  return src.getInput(name) === '' ? defaultOf(name) : src.getMultilineInput(name).join('\n');
+}
+
 /** A list input: one item a line or comma-separated; `#` starts a comment line. */
 function list(src: InputSource, name: string): string[] {
-  const lines = src.getInput(name) === '' ? defaultOf(name).split('\n') : src.getMultilineInput(name);
-  return lines
-    .flatMap((l) => l.split(','))
-    .map((s) => s.trim())
-    .filter((s) => s !== '' && !s.startsWith('#'));
+  return parseList(listText(src, name));
 }
 
 /** Builds Inputs from a source of inputs, so tests need no runner. */
@@ -116,12 +117,7 @@ export function parseInputs(src: InputSource): Inputs {
     throw new UsageError(`input mode: "${mode}" is not one of ${MODES.join(', ')}`);
   }
   const dur = (name: string): number => parseDuration(s(name), what(name));
-  const packages = list(src, 'packages');
-  for (const p of packages) {
-    if (!/^[^/\s]+\/[^/\s]+$/.test(p)) {
-      throw new UsageError(`${what('packages')}: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`);
-    }
-  }
+  const packages = parsePackageList(listText(src, 'packages'), what('packages'));
   const registry = s('registry') ? parseRegistry(s('registry'), what('registry'), 'ghcr.io/my-org/dev') : undefined;
   const waits = parseWaits({ settle: s('settle'), timeout: s('timeout') }, { settle: what('settle'), timeout: what('timeout') });
   const devVersion = s('dev-version') && parseVersionFlag(s('dev-version'), what('dev-version'));

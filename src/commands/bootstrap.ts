@@ -73,6 +73,7 @@ ytt must be on PATH: without it devpkg stops before changing anything.
   --work-dir DIR           logs, dry-run render, kubeconfig (default ./devpkg-bootstrap)
   --no-install             refuse instead of installing a missing ytt (pinned, checksum-checked, into ~/.cache/devpkg)
   --json                   print the result as JSON on stdout (progress stays on stderr)
+  -h, --help               show this help
 
 Ctrl-C (SIGINT) or SIGTERM during the create or the wait: the result is interrupted, the providers
 folder is restored, and the clusters are left with the commands that delete them (exit 130/143).

@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import { UsageError } from '../errors.js';
 import type { CliIO } from './io.js';
 import { run as derive } from './derive.js';
+import { run as plan } from './plan.js';
 import { run as overlay } from './overlay.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/tce-packages', import.meta.url));
@@ -25,7 +26,7 @@ describe('devpkg derive', () => {
 
   test('prints the dev Package', async () => {
     const x = io();
-    expect(await derive(['--from', FROM, '--image', IMAGE, '--version', '1.5.4-dev.3', '--namespace', 'tkg-system', '--ref-name', 'antrea.tanzu.vmware.com'], x)).toBe(0);
+    expect(await derive(['--from', FROM, '--image', IMAGE, '--dev-version', '1.5.4-dev.3', '--namespace', 'tkg-system', '--ref-name', 'antrea.tanzu.vmware.com'], x)).toBe(0);
     const pkg = parse(x.out);
     expect(pkg.metadata).toEqual({
       name: 'antrea.tanzu.vmware.com.1.5.4-dev.3',
@@ -36,7 +37,7 @@ describe('devpkg derive', () => {
     expect(x.err).toBe('');
   });
 
-  test('plans a version above the Package when --version is omitted', async () => {
+  test('plans a version above the Package when --dev-version is omitted', async () => {
     const x = io();
     expect(await derive(['--from', FROM, '--image', IMAGE], x)).toBe(0);
     const pkg = parse(x.out);
@@ -50,13 +51,30 @@ describe('devpkg derive', () => {
     [['--from', FROM], /--image is required/],
     [['--from', 'nope.yaml', '--image', IMAGE], /cannot read nope.yaml: no such file/],
     [['--from', 'addons/packages/antrea/1.5.3', '--image', IMAGE], /it is a folder; name its package.yaml/],
-    [['--from', FROM, '--image', 'x/antrea:1.0', '--version', '1.0.0'], /referenced by tag/],
-    [['--bogus'], /Unknown option '--bogus'/],
+    [['--from', FROM, '--image', 'x/antrea:1.0', '--dev-version', '1.5.4'], /referenced by tag/],
+    [['--from', FROM, '--image', IMAGE, '--dev-version', 'v1.5.4'], /^--dev-version: "v1.5.4" starts with "v"/],
+    [['--from', FROM, '--image', IMAGE, '--ref-name', 'antrea.example'], /^--ref-name: "antrea.example" is not a valid refName: it must be a lower-case DNS name with at least three parts/],
+    [['--bogus'], /^unknown flag --bogus; devpkg derive --help lists the flags$/],
   ])('%j fails with a usage error', async (argv, message) => {
     const err = await derive(argv, io()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toMatch(message);
     expect((err as UsageError).exitCode).toBe(2);
+  });
+
+  test.each(['1.0.0', '1.5.3', '1.5.3-dev.1'])('--dev-version %s, which kapp-controller would not pick over 1.5.3, is refused as plan refuses it', async (v) => {
+    const x = io();
+    const err = await derive(['--from', FROM, '--image', IMAGE, '--dev-version', v], x).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toBe(
+      `dev-version ${v} does not outrank 1.5.3, the highest antrea.community.tanzu.vmware.com version in play; kapp-controller would keep 1.5.3. ` +
+        'Give a higher dev-version, or leave it empty and devpkg chooses one',
+    );
+    expect(x.out).toBe('');
+    // plan, given the same version for the same package.yaml, says the same (its name for the package is the folder's).
+    const p = io();
+    const planErr = await plan(['--repo', '.', '--packages', 'antrea/1.5.3', '--dev-version', v], p).catch((e: unknown) => e);
+    expect((planErr as Error).message).toBe((err as Error).message.replace('antrea.community.tanzu.vmware.com version', 'antrea version'));
   });
 
   test('a broken package.yaml names file and line', async () => {
@@ -69,7 +87,7 @@ describe('devpkg derive', () => {
 describe('devpkg overlay', () => {
   test('prints the ytt file for a derived Package', async () => {
     const d = io();
-    await derive(['--from', FROM, '--image', IMAGE, '--version', '1.5.4-dev.3', '--ref-name', 'antrea.tanzu.vmware.com'], d);
+    await derive(['--from', FROM, '--image', IMAGE, '--dev-version', '1.5.4-dev.3', '--ref-name', 'antrea.tanzu.vmware.com'], d);
     const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(`${tmpdir()}/devpkg-overlay-cmd-`);

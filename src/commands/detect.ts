@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { parseList } from '../flags.js';
 import { DEFAULT_IGNORE, detectChanges, listAllVersions, type PackageVersionRef } from '../detect/index.js';
 import { Git } from '../tools/git.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
@@ -24,22 +25,17 @@ Flags:
   --all                 list every version folder at head instead of changes
   --packages-dir D      folder holding <name>/<version>/ (default addons/packages)
   --layout L            auto (default), tce, kctrl or repository (see README, "Layouts")
-  --ignore GLOBS        comma-separated globs of files that do not count (default **/*.md; "" for none)
+  --released-version V  kctrl layout: the released version (default: the highest matching git tag, else 0.0.0)
+  --ignore GLOBS        globs of files that do not count, comma- or newline-separated (default **/*.md; "" for none)
   --json                print {"packages":[{name,version,path}],"removed":[...],"problems":[...]}
                         (+ "base","head","mergeBase" when comparing commits)
+  -h, --help            show this help
 
 Output: one name/version per line; removed versions as "- name/version (removed)".
 Each listed package.yaml (at head) is checked as plan checks it; problems go to stderr
 as path:line: severity: message. Exit 1 when a package.yaml cannot be used (the others
 are still listed), 2 on bad usage.
 `;
-
-function splitList(text: string): string[] {
-  return text
-    .split(/[\n,]/)
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
 
 const strip = (r: PackageVersionRef): PackageVersionRef => ({ name: r.name, version: r.version, path: r.path });
 
@@ -68,7 +64,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       base: values.base as string,
       head: values.head ?? 'HEAD',
       kind: values.range ? 'range' : 'pr',
-      ignore: values.ignore === undefined ? DEFAULT_IGNORE : splitList(values.ignore),
+      ignore: values.ignore === undefined ? DEFAULT_IGNORE : parseList(values.ignore),
       log: (m) => io.stderr(`devpkg detect: ${m}\n`),
     });
     packages = r.changed;

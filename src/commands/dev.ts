@@ -48,6 +48,7 @@ verify that kapp-controller installs it. Prints the verdict.
                              in the temp folder, outside the work tree)
   --no-install               refuse instead of installing a missing imgpkg (pinned, checksum-checked, into ~/.cache/devpkg)
   --json                     print the results as JSON (a list of PackageResult)
+  -h, --help                 show this help
 
 Registry credentials, when needed: DEVPKG_REGISTRY_USERNAME and DEVPKG_REGISTRY_PASSWORD.
 Exit codes: 0 the dev version won everywhere, 1 it did not, 2 bad usage.

@@ -3,6 +3,7 @@ import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { applyConfig } from '../config/index.js';
+import { closest } from './suggest.js';
 
 /** What a command may touch of the outside world; tests hand in their own. */
 export interface CliIO {
@@ -10,25 +11,32 @@ export interface CliIO {
   stderr: (text: string) => void;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * Asked for its help, a command also hands its flag table here (parseCommand does): how
+   * `devpkg completion` learns each command's flags from the table that parses them.
+   */
+  flagTable?: (options: Options) => void;
 }
 
 export type CommandRun = (argv: string[], io: CliIO) => Promise<number>;
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+export type Options = NonNullable<ParseArgsConfig['options']>;
 
 /**
  * A command's first steps, with devpkg's conventions: util.parseArgs over its flags, where an
- * unknown flag or a missing value is a usage error (exit 2) naming the flag, and `--help` is
+ * unknown flag or a missing value is a usage error (exit 2) naming the flag, and the help is
  * always accepted and answered with the command's usage text. Returns the flag values, or
  * undefined once the usage is printed (the command then exits 0).
  */
 export function parseCommand<O extends Options>(argv: string[], io: CliIO, usage: string, options: O) {
-  const values = parseFlags(argv, { ...options, ...CONFIG_FLAG });
-  if (!(values as { help?: boolean }).help) {
+  const all = { ...options, ...CONFIG_FLAG };
+  if (!wantsHelp(argv)) {
+    const values = parseFlags(argv, all, usage);
     // Flags not given come from DEVPKG_* and devpkg.yaml (--config FILE names another).
     applyConfig(values as Record<string, string | boolean | undefined>, options as Record<string, { type: 'string' | 'boolean' }>, io);
     return values;
   }
+  io.flagTable?.(all);
   io.stdout(usage);
   return undefined;
 }
@@ -36,12 +44,44 @@ export function parseCommand<O extends Options>(argv: string[], io: CliIO, usage
 /** Every command takes --config FILE: the devpkg.yaml to read instead of the one found. */
 const CONFIG_FLAG = { config: { type: 'string' } } as const;
 
-function parseFlags<O extends Options>(argv: string[], options: O) {
+/**
+ * `--help` or `-h` anywhere before `--` wins over every other flag, a wrong one included; so does
+ * `help` when it is the only argument (no command takes a positional value, so it shadows none;
+ * `--repo help` is still a value).
+ */
+export function wantsHelp(argv: string[]): boolean {
+  if (argv.length === 1 && argv[0] === 'help') return true;
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+const HELP = { help: { type: 'boolean', short: 'h' } } as const;
+
+function parseFlags<O extends Options>(argv: string[], options: O, usage: string) {
+  const args = joinNegativeValues(argv, options);
+  const unknown = unknownFlag(args, options);
+  if (unknown !== undefined) throw new UsageError(unknownFlagMessage(unknown, Object.keys(options), usage));
   try {
-    return parseArgs({ args: joinNegativeValues(argv, options), options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true }).values;
+    return parseArgs({ args, options: { ...HELP, ...options }, strict: true }).values;
   } catch (err) {
     throw new UsageError((err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ''));
   }
+}
+
+/** The first flag the table does not know, as written (`--rpo`, `-x`, `-repo`; without `=VALUE`). */
+function unknownFlag(args: string[], options: Options): string | undefined {
+  const { tokens } = parseArgs({ args, options: { ...HELP, ...options }, strict: false, tokens: true });
+  const known = new Set(['help', 'h', ...Object.keys(options)]);
+  const token = tokens.find((t) => t.kind === 'option' && !known.has(t.name));
+  return token && args[token.index]!.replace(/=.*$/s, '');
+}
+
+/** One line: the flag, and the flag meant (by edit distance) or where the flags are listed. */
+export function unknownFlagMessage(flag: string, names: string[], usage: string): string {
+  const guess = closest(flag.replace(/^--?/, ''), names);
+  if (guess !== undefined) return `unknown flag ${flag}; did you mean --${guess}?`;
+  const command = /^Usage: (devpkg [a-z-]+)/.exec(usage)?.[1] ?? 'devpkg <command>';
+  return `unknown flag ${flag}; ${command} --help lists the flags`;
 }
 
 /**

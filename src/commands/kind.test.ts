@@ -132,9 +132,14 @@ describe('devpkg kind', () => {
     await expect(run([], cli, { onSignal: noSignals })).rejects.toThrow('give --base REF (the diff to test), --packages NAME/VERSION,... or --all');
   });
 
+  test('--packages is a list of NAME/VERSION, named as the flag', async () => {
+    const { io: cli } = io(tmpdir());
+    await expect(run(['--packages', 'antrea/1.5.3,\ncalico'], cli, { onSignal: noSignals })).rejects.toThrow(/^--packages: "calico" is not NAME\/VERSION \(e\.g\. antrea\/1\.5\.3\)$/);
+  });
+
   test('registry-style flags do not exist here', async () => {
     const { io: cli } = io(tmpdir());
-    await expect(run(['--registry', 'ghcr.io/x'], cli)).rejects.toThrow(/Unknown option '--registry'/);
+    await expect(run(['--registry', 'ghcr.io/x'], cli)).rejects.toThrow(/^unknown flag --registry; devpkg kind --help lists the flags$/);
     expect(existsSync(join(tmpdir(), 'devpkg-results'))).toBe(false);
   });
 });

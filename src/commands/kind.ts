@@ -11,6 +11,7 @@ import type { GithubContext } from '../action/context.js';
 import { CLEANUP_STATE, CleanupList, describe as describeItem, runCleanup } from '../cleanup.js';
 import { DevpkgError, UsageError } from '../errors.js';
 import { watchSignals } from '../interrupt.js';
+import { parsePackageList } from '../flags.js';
 import { parseInputs } from '../inputs.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import type { InstallPolicy } from '../tools/toolcache.js';
@@ -36,8 +37,10 @@ them), the files the flags name, then Docker, kind and imgpkg, all that is missi
 kind and imgpkg are installed when missing (pinned, checksum-checked, into ~/.cache/devpkg).
 
   --repo DIR                    the packages repository (default: .)
-  --base REF / --head REF       the diff that marks changed versions (head default: HEAD)
-  --packages LIST               NAME/VERSION,... instead of the diff; --all: every version folder
+  --base REF                    the diff that marks changed versions: merge-base(REF, head)..head
+  --head REF                    head of the diff (default: HEAD)
+  --packages LIST               NAME/VERSION, comma- or newline-separated, instead of the diff
+  --all                         every version folder instead of the diff
   --packages-dir D              default addons/packages
   --layout L                    auto (default), tce, kctrl or repository
   --released-version V          kctrl layout: the released version (default: highest matching git tag, else 0.0.0)
@@ -59,6 +62,7 @@ kind and imgpkg are installed when missing (pinned, checksum-checked, into ~/.ca
   --keep                        leave the cluster and registry running (prints how to delete them)
   --no-install                  refuse instead of installing a missing kind or imgpkg
   --json                        print the results as JSON (a list of PackageResult)
+  -h, --help                    show this help
 
 Flags not given are read from DEVPKG_* variables, then devpkg.yaml (devpkg config shows them):
 --kind-node-image, --kind-config, --registry-image and --kapp-controller-manifest from
@@ -137,6 +141,8 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
       throw new UsageError(`--assert: cannot read ${file}: ${err.code ?? err.message}; give a YAML file with a list of assertions`);
     });
   }
+  // Checked here too, to name the flag (parseInputs names the input).
+  if (record.packages !== undefined) parsePackageList(record.packages, '--packages');
   if (!record.packages && !record['base-ref'] && !v.all) {
     throw new DevpkgError('give --base REF (the diff to test), --packages NAME/VERSION,... or --all', { exitCode: 2 });
   }

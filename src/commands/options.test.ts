@@ -3,7 +3,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { parseCommand, type CliIO } from './io.js';
+import type { CliIO } from './io.js';
 import { booleans, CLUSTER_VERDICT_FLAGS, clusterVerdictSettings, DEFAULT_DIAGNOSTICS_DIR, strings } from './options.js';
 
 function io(cwd = '/'): CliIO & { out: string } {
@@ -21,40 +21,6 @@ describe('flag tables from names', () => {
   });
   test('the cluster verdict group holds the waits, --json and what a verdict on a cluster needs', () => {
     expect(Object.keys(CLUSTER_VERDICT_FLAGS).sort()).toEqual(['assert', 'diagnostics', 'json', 'kubeconfig', 'settle', 'timeout']);
-  });
-});
-
-describe('parseCommand', () => {
-  const table = { ...strings('timeout'), ...booleans('json') };
-
-  test('returns the values', () => {
-    const t = io();
-    expect(parseCommand(['--timeout', '5m', '--json'], t, 'Usage: x\n', table)).toEqual({ timeout: '5m', json: true });
-    expect(t.out).toBe('');
-  });
-  test.each([['--help'], ['-h']])('%s prints the usage and returns undefined', (flag) => {
-    const t = io();
-    expect(parseCommand(['--timeout', '5m', flag], t, 'Usage: x\n', table)).toBeUndefined();
-    expect(t.out).toBe('Usage: x\n');
-  });
-  test('a negative-looking value goes to its flag, for the flag\'s own check to refuse', () => {
-    expect(parseCommand(['--timeout', '-5m'], io(), '', table)).toEqual({ timeout: '-5m' });
-  });
-  test.each<[string[], RegExp]>([
-    [['--nope'], /^Unknown option '--nope'/],
-    [['--timeout'], /^Option '--timeout <value>' argument missing/],
-    [['stray'], /^Unexpected argument 'stray'/],
-  ])('%j is a usage error naming it', (argv, msg) => {
-    const err = (() => {
-      try {
-        parseCommand(argv, io(), '', table);
-      } catch (e) {
-        return e;
-      }
-      return undefined;
-    })();
-    expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(msg);
   });
 });
 

@@ -25,7 +25,7 @@ export const booleans = <const N extends string>(...names: N[]): Typed<N, 'boole
 /** Which package versions of a packages repository a run is about (plan, detect, kind). */
 export const SELECTION_FLAGS = { ...strings('repo', 'base', 'head', 'packages-dir', 'layout', 'released-version'), ...booleans('all') };
 
-/** How a dev Package is named and versioned (plan, dev, kind, bootstrap). */
+/** How a dev Package is named and versioned (plan, dev, kind, bootstrap, derive). */
 export const DEV_PACKAGE_FLAGS = strings('ref-name', 'dev-version');
 
 /** How a bundle is pushed (push, dev, kind). */

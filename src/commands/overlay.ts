@@ -16,6 +16,7 @@ holding the dev Package, so that a new management cluster gets the dev Package.
   --namespace NS              namespace of the Package in the new cluster (default: its own, else tkg-system)
   --name NAME                 short name for the file and objects (default: first part of spec.refName)
   --all-clusters              also for workload clusters (default: only when TKG_CLUSTER_ROLE != workload)
+  -h, --help                  show this help
 `;
 
 export async function run(argv: string[], io: CliIO): Promise<number> {

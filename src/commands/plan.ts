@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { parseRegistry, parseVersionFlag } from '../flags.js';
+import { parseList, parsePackageList, parseRegistry, parseVersionFlag } from '../flags.js';
 import { packageSummary, plan, renderPlanText, type Selection } from '../pipeline/plan.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
 import { parseCommand, requireFolder, type CliIO } from './io.js';
@@ -16,7 +16,7 @@ What devpkg would push and apply for the changed package versions; needs no clus
   --head REF            head of the diff (default: HEAD)
   --range               diff REF..head directly, as on a push
   --all                 every version folder
-  --packages LIST       explicit NAME/VERSION list instead of detection
+  --packages LIST       NAME/VERSION, comma- or newline-separated, instead of detection
   --packages-dir D      default: addons/packages
   --layout L            auto (default), tce, kctrl or repository (see README, "Layouts")
   --released-version V  kctrl layout: the released version (default: the highest matching git tag, else 0.0.0)
@@ -24,8 +24,9 @@ What devpkg would push and apply for the changed package versions; needs no clus
   --ref-name MAP        FROM=TO[,FROM=TO] refName mapping, or a bare TO for one package
   --dev-version V       force the dev version
   --addon-type C/N      addon-type annotation of the overlay, e.g. cni/antrea
-  --ignore GLOBS        changed files that do not count (default: **/*.md)
+  --ignore GLOBS        changed files that do not count, comma- or newline-separated (default: **/*.md)
   --json                machine-readable output (packages, removed, problems)
+  -h, --help            show this help
 
 A package.yaml that disagrees with its folder or its own name is a warning (path:line);
 one that cannot be used is an error of that package: the others are still planned, and
@@ -44,7 +45,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   if (chosen !== 1) throw new UsageError('give exactly one of --base REF, --all or --packages LIST (see devpkg plan --help)');
   let selection: Selection;
   if (values.all) selection = { kind: 'all' };
-  else if (values.packages !== undefined) selection = { kind: 'explicit', packages: values.packages.split(',').map((s) => s.trim()).filter(Boolean) };
+  else if (values.packages !== undefined) selection = { kind: 'explicit', packages: parsePackageList(values.packages, '--packages') };
   else selection = { kind: 'diff', base: values.base!, head: values.head, rangeKind: values.range ? 'range' : 'pr' };
   // Flags are checked here, before any package is read: a bad flag is bad usage (exit 2), not a
   // problem of a package.yaml.
@@ -63,7 +64,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     seq: { timestamp: new Date() },
     devVersion,
     addonType: values['addon-type'],
-    ignore: values.ignore?.split(',').map((s) => s.trim()).filter(Boolean),
+    ignore: values.ignore === undefined ? undefined : parseList(values.ignore),
     log: (m) => io.stderr(`${m}\n`),
   });
   if (values.json) {

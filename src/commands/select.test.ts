@@ -37,6 +37,16 @@ describe('devpkg select', () => {
     expect(r).toEqual({ code: 0, out: expected, err: '' });
   });
 
+  test("every ordering the help claims (A > B) is what select picks, in either order", async () => {
+    const help = (await select('--help')).out;
+    const claims = [...help.replace(/\s+/g, ' ').matchAll(/(\d+\.\d+\.\d+\S*) > (\d+\.\d+\.\d+[^\s,()]*)/g)].map((m) => [m[1]!, m[2]!.replace(/[.]$/, '')]);
+    expect(claims.length).toBeGreaterThan(0);
+    for (const [higher, lower] of claims) {
+      await expect(select('--versions', `${higher},${lower}`)).resolves.toEqual({ code: 0, out: `${higher}\n`, err: '' });
+      await expect(select('--versions', `${lower},${higher}`)).resolves.toEqual({ code: 0, out: `${higher}\n`, err: '' });
+    }
+  });
+
   test('--explain lists each version on stderr', async () => {
     const r = await select('--versions', '1.0.0,1.1.0-dev.1', '--explain');
     expect(r.code).toBe(0);

@@ -13,9 +13,12 @@ versionSelection is given by the flags, out of the listed Package versions.
   --prereleases                    versionSelection.prereleases: {} (keep every prerelease)
   --prerelease-identifiers LIST    versionSelection.prereleases.identifiers (keep prereleases having one)
   --explain                        also print, on stderr, why each version was kept or dropped
+  -h, --help                       show this help
 
 Without --prereleases or --prerelease-identifiers prereleases are dropped, unless the constraints
-are one exact prerelease version. Build metadata counts in ordering: 1.0.0+vmware.9 > 1.0.0+vmware.10.
+are one exact prerelease version. Build metadata counts in ordering, identifier by identifier:
+numbers by value, so 1.0.0+vmware.10 > 1.0.0+vmware.9, but any other identifier byte-wise, so
+1.0.0+vmware.9-tkg.1 > 1.0.0+vmware.10-tkg.1 ("9-tkg" and "10-tkg" are not numbers).
 
 Exit codes: 0 a version was selected, 1 none can be, 2 bad usage.
 `;

@@ -30,6 +30,7 @@ status.lastAttemptedVersion are the expected version, the App of the same name s
                               (default: devpkg-diagnostics in the temp folder,
                               outside the work tree)
   --json                      print the result as JSON (PackageResult)
+  -h, --help                  show this help
 
 Verdicts: won, not-selected, reconcile-failed, downgrade-blocked, timed-out, lost, interrupted, error.
 Exit codes: 0 won (and every assertion held), 1 any other verdict, 2 bad usage,

@@ -242,7 +242,7 @@ test.each([
   const repo = repoWithPkgs();
   writeFileSync(join(repo, 'devpkg.yaml'), file);
   const image = `10.89.0.2:5000/devpkg/antrea@sha256:${'e'.repeat(64)}`;
-  const r = await cli(['derive', '--from', 'pkgs/antrea/1.5.3/package.yaml', '--image', image, '--version', '1.5.4-dev.3', ...flags], { cwd: repo });
+  const r = await cli(['derive', '--from', 'pkgs/antrea/1.5.3/package.yaml', '--image', image, '--dev-version', '1.5.4-dev.3', ...flags], { cwd: repo });
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(new RegExp(`^  refName: ${refName.replace(/\./g, '\\.')}$`, 'm'));
 });

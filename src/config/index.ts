@@ -3,6 +3,7 @@
  * inputs. Both read the same devpkg.yaml and DEVPKG_* variables (src/config/load.ts).
  */
 import { resolve } from 'node:path';
+import { parseList } from '../flags.js';
 import type { InputSource } from '../inputs.js';
 import { checkValues, layerSource, loadConfig, mergeLayers, type Layer } from './load.js';
 import { flagOf, setting, SETTING_NAMES } from './schema.js';
@@ -41,17 +42,8 @@ export function applyConfig(values: FlagValues, flags: FlagTable, ctx: { env: No
     if (v.origin.kind === 'flag' || flag === undefined || !(flag in flags)) continue;
     const spec = setting(key)!;
     if (flags[flag]!.type === 'boolean') values[flag] = TRUE.includes(v.text.trim()) !== Boolean(spec.invert);
-    else values[flag] = spec.kind === 'list' ? listItems(v.text).join(',') : v.text;
+    else values[flag] = spec.kind === 'list' ? parseList(v.text).join(',') : v.text;
   }
-}
-
-/** A list value's items: one a line or comma-separated, `#` lines dropped (as the inputs read them). */
-function listItems(text: string): string[] {
-  return text
-    .split('\n')
-    .flatMap((l) => l.split(','))
-    .map((s) => s.trim())
-    .filter((s) => s !== '' && !s.startsWith('#'));
 }
 
 /**

@@ -86,6 +86,7 @@ async function resolveCommit(git: Git, ref: string, what: string, remote: string
   if (local) return local;
   const url = await git.remoteUrl(remote);
   if (url === undefined) {
+    await git.requireCommits();
     throw new DevpkgError(`unknown git ref "${ref}" (${what}): no such commit in ${git.repoDir}, and there is no remote "${remote}" to fetch it from`);
   }
   const shallow = await git.isShallow();

@@ -28,7 +28,23 @@ describe('matchesGlob', () => {
     ['**/1.0.0+vmware.1/*', 'p/x/1.0.0vmware11/package.yaml', false],
     ['**/my file.yaml', 'a/my file.yaml', true],
     ['./docs/*.md', 'docs/x.md', true],
-    ['a(b)/*', 'a(b)/c', true],
+    // Parentheses are picomatch's groups (as in micromatch and fast-glob); `\(` is a literal one.
+    ['a\\(b\\)/*', 'a(b)/c', true],
+    ['a\\(b\\)/*', 'ab/c', false],
+    // Nested braces and escapes, which the hand-written matcher got wrong.
+    ['a/{b,c/{d,e}}/f', 'a/c/e/f', true],
+    ['a/{b,c/{d,e}}/f', 'a/c/d/f', true],
+    ['a/{b,c/{d,e}}/f', 'a/b/f', true],
+    ['a/{b,c/{d,e}}/f', 'a/c/f', false],
+    ['a/{b,c/{d,e}}/f', 'a/c/{d,e}/f', false],
+    ['\\*.md', '*.md', true],
+    ['\\*.md', 'docs/*.md', true],
+    ['\\*.md', 'README.md', false],
+    ['docs/\\?.md', 'docs/?.md', true],
+    ['docs/\\?.md', 'docs/a.md', false],
+    ['*.md', 'docs/.hidden.md', true], // dot files too
+    ['!docs/*', '!docs/a', true], // a leading ! is literal, not "everything but"
+    ['!docs/*', 'other/a', false],
   ])('%s ~ %s -> %s', (glob, path, expected) => {
     expect(matchesGlob(path, glob)).toBe(expected);
   });

@@ -1,81 +1,28 @@
 /**
- * A small glob matcher for repository paths ('/'-separated), the same on Node 20 and 24
- * (path.matchesGlob is experimental in Node 20 and warns when used).
+ * The ignore globs, matched against repository paths ('/'-separated) by picomatch (its POSIX
+ * entry: a backslash escapes, it never separates), with two rules of .gitignore on top:
  *
- * - `*` any run of characters except '/'; `?` one character except '/';
- * - `**` as a whole path segment: zero or more directories (`**\/*.md`, `docs/**`);
- * - `[abc]`, `[a-z]`, `[!a]` character classes; `{a,b}` alternatives;
- * - a pattern without '/' matches the file name at any depth (as in .gitignore): `*.md`;
- * - a pattern ending in '/' matches everything below that directory.
+ * - a pattern without '/' matches the file name at any depth: `*.md`;
+ * - a pattern ending in '/' matches everything below that directory: `docs/`.
+ *
+ * Otherwise picomatch's syntax: `*`, `?`, `**` as a whole segment, `[a-z]`, `[!a]`, nested
+ * `{a,b/{c,d}}`, `\*` for a literal star. `*` matches dot files too, and a leading `!` is literal
+ * (an ignore list has no "but not").
  */
-export function globToRegExp(glob: string): RegExp {
+import picomatch from 'picomatch/posix.js';
+
+const OPTIONS: picomatch.PicomatchOptions = { dot: true, posix: true, nonegate: true };
+
+/** The pattern picomatch is given: trimmed, `./` dropped, and the two .gitignore rules applied. */
+function normalize(glob: string): string {
   let g = glob.trim().replace(/^\.\//, '');
   if (g.endsWith('/')) g += '**';
   if (!g.includes('/')) g = `**/${g}`;
-  return new RegExp(`^${translate(g)}$`);
+  return g;
 }
 
-function escape(c: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
-}
-
-function translate(g: string): string {
-  let re = '';
-  let i = 0;
-  while (i < g.length) {
-    const c = g[i];
-    if (c === '*') {
-      if (g[i + 1] === '*') {
-        const segStart = i === 0 || g[i - 1] === '/';
-        const segEnd = i + 2 === g.length || g[i + 2] === '/';
-        if (segStart && segEnd) {
-          if (i + 2 === g.length) {
-            re += '.*';
-            i += 2;
-          } else {
-            re += '(?:[^/]*/)*';
-            i += 3;
-          }
-          continue;
-        }
-        i += 2;
-        re += '[^/]*';
-        continue;
-      }
-      re += '[^/]*';
-      i++;
-    } else if (c === '?') {
-      re += '[^/]';
-      i++;
-    } else if (c === '[') {
-      const close = g.indexOf(']', i + 2);
-      if (close === -1) {
-        re += '\\[';
-        i++;
-        continue;
-      }
-      let body = g.slice(i + 1, close);
-      const negate = body.startsWith('!') || body.startsWith('^');
-      if (negate) body = body.slice(1);
-      body = body.replace(/[\\\]^]/g, (m) => `\\${m}`);
-      re += negate ? `[^/${body}]` : `[${body}]`;
-      i = close + 1;
-    } else if (c === '{') {
-      const close = g.indexOf('}', i + 1);
-      if (close === -1) {
-        re += '\\{';
-        i++;
-        continue;
-      }
-      const alts = g.slice(i + 1, close).split(',').map(translate);
-      re += `(?:${alts.join('|')})`;
-      i = close + 1;
-    } else {
-      re += escape(c);
-      i++;
-    }
-  }
-  return re;
+export function globToRegExp(glob: string): RegExp {
+  return picomatch.makeRe(normalize(glob), OPTIONS);
 }
 
 /** A predicate that is true when a repository path matches any of the globs. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { loadKubeConfig } from '../cluster/kubeconfig.js';
+import { loadKubeConfig, requireKubeconfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
 import { ClusterClient } from '../cluster/client.js';
 import { REGISTRY_HOSTING, resolvePullRegistry } from '../cluster/registry-hosting.js';
@@ -24,9 +24,11 @@ export async function run(ctx: ModeContext): Promise<void> {
   // A kctrl package whose released version neither released-version nor a git tag gives takes
   // it from the cluster's Packages of its refName (read only then, once per refName).
   const kubeconfigPath = inputs.kubeconfig ? path.resolve(root, inputs.kubeconfig) : undefined;
+  // No kubeconfig anywhere is said now, before git, a registry or the cluster is asked anything.
+  requireKubeconfig(kubeconfigPath, 'input kubeconfig');
   openRepo(inputs, root, {
     clusterReleased: clusterReleasedLookup({
-      client: async () => ClusterClient.create(await loadKubeConfig(kubeconfigPath)),
+      client: async () => ClusterClient.create(await loadKubeConfig(kubeconfigPath, 'input kubeconfig')),
       refNames: parseRefNameMap(inputs.refName),
       ...(inputs.packageInstall ? { packageInstall: parsePackageInstallRef(inputs.packageInstall, 'input package-install') } : {}),
     }),
@@ -40,7 +42,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     return;
   }
   parseAssertions(inputs.assert);
-  const kc = await loadKubeConfig(kubeconfigPath);
+  const kc = await loadKubeConfig(kubeconfigPath, 'input kubeconfig');
   if (!inputs.pushCommand) await checkNeeds('cluster', [imgpkgNeed({ version: inputs.imgpkgVersion, install: ctx.install, log: (m) => host.info(m) })], ctx.install, (m) => host.info(m));
   const refs = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version), ...(p.plan?.layout ? { layout: p.plan.layout } : {}) }));
   let results: Awaited<ReturnType<typeof pushApplyVerify>> = [];

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { refNameProblem } from './model.js';
 
 /**
  * How a repository refName maps to the refName the cluster uses, e.g. TCE's
@@ -9,8 +10,6 @@ export interface RefNameMap {
   pairs: Map<string, string>;
   bare?: string;
 }
-
-const REFNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/;
 
 export function parseRefNameMap(text: string | undefined): RefNameMap {
   const map: RefNameMap = { pairs: new Map() };
@@ -36,10 +35,10 @@ export function parseRefNameMap(text: string | undefined): RefNameMap {
   return map;
 }
 
+/** The one refName rule (model.ts refNameProblem, kapp-controller's), checked where the flag enters. */
 function checkRefName(name: string, whole: string): void {
-  if (!REFNAME.test(name)) {
-    throw new UsageError(`ref-name: "${name}" (in "${whole}") is not a valid refName; a refName is a DNS name with at least two parts, e.g. antrea.tanzu.vmware.com`);
-  }
+  const problem = refNameProblem(name);
+  if (problem) throw new UsageError(`ref-name: ${problem}${name === whole.trim() ? '' : ` (in "${whole}")`}`);
 }
 
 /** The cluster refName for a repository refName; `packageCount` guards the bare form. */

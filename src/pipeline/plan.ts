@@ -104,11 +104,12 @@ export async function baseTreeOf(req: Pick<PlanRequest, 'root' | 'exec'>, base: 
 
 /** Works out, for each package version in play, the dev version, dev Package and overlay. */
 export async function plan(req: PlanRequest): Promise<PlanOutput> {
+  // A bad --ref-name is bad usage, refused before git or any package file is read.
+  const map = parseRefNameMap(req.refName);
   const layouts = layoutsOf(req);
   const tree = workTree(req.root);
   const { refs, removed, base, head } = await resolveSelection({ ...req, layouts });
   const baseTree = base ? await baseTreeOf(req, base) : undefined;
-  const map = parseRefNameMap(req.refName);
   const registry = req.registry ?? DEFAULT_PLAN_REGISTRY;
   const packages: PlannedPackage[] = [];
   const problems: Problem[] = [];

@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { ExecFn } from './exec.js';
-import { Git, gitArgs, parseGitVersion, parseLsTreeZ, parseNameStatusZ } from './git.js';
+import { detectChanges } from '../detect/detect.js';
+import { execTool, type ExecFn } from './exec.js';
+import { Git, gitArgs, gitTopLevel, parseGitVersion, parseLsTreeZ, parseNameStatusZ } from './git.js';
 
 describe('gitArgs', () => {
   test.each<[string, string[], string[]]>([
@@ -100,6 +101,14 @@ describe('Git.create', () => {
     expect(seen.every((s) => s.cwd === '/r')).toBe(true);
     await expect(git.revParse('--upload-pack=x')).rejects.toThrow(/not a valid git ref/);
   });
+
+  test('exit 128 of rev-parse is not read as "no such ref": git\'s message is kept', async () => {
+    const exec: ExecFn = async (_cmd, args) =>
+      args[0] === 'version' ? { code: 0, stdout: 'git version 2.39.5', stderr: '' } : { code: 128, stdout: '', stderr: "fatal: unable to read tree 1234\n" };
+    const git = await Git.create('/r', exec);
+    await expect(git.tryRevParse('HEAD')).rejects.toThrow('git rev-parse HEAD failed (exit 128) in /r: fatal: unable to read tree 1234');
+    await expect(git.revParse('HEAD')).rejects.toThrow('fatal: unable to read tree 1234');
+  });
 });
 
 describe('Git on a real repository', () => {
@@ -176,5 +185,62 @@ describe('Git on a real repository', () => {
     } finally {
       rmSync(plain, { recursive: true, force: true });
     }
+  });
+});
+
+describe("git's own refusals are kept", () => {
+  // HOME in a temp folder and no system config: the user's safe.directory settings do not apply.
+  let root: string;
+  let env: Record<string, string>;
+  let exec: ExecFn;
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@devpkg.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'devpkg-git-refusals-'));
+    mkdirSync(join(root, 'home'));
+    env = { HOME: join(root, 'home'), XDG_CONFIG_HOME: join(root, 'home', '.config'), GIT_CONFIG_NOSYSTEM: '1' };
+    exec = (cmd, args, opts) => execTool(cmd, args, { ...opts, env: { ...env, ...opts?.env } });
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  test('a repository owned by another user names the safe.directory command', async () => {
+    const dir = join(root, 'theirs');
+    mkdirSync(join(dir, 'pkgs'), { recursive: true });
+    git(dir, 'init', '-q', '-b', 'main');
+    writeFileSync(join(dir, 'pkgs', 'a.yaml'), 'a\n');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'one');
+    // Root (containers, CI) can hand the repository to another uid, as a volume mounted from the
+    // host is; otherwise git's own test switch makes it see a different owner.
+    let asOther = exec;
+    if (process.getuid?.() === 0) {
+      execFileSync('chown', ['-R', '12345:12345', dir]);
+    } else {
+      asOther = (cmd, args, opts) => exec(cmd, args, { ...opts, env: { GIT_TEST_ASSUME_DIFFERENT_OWNER: '1', ...opts?.env } });
+    }
+    const g = await Git.create(dir, asOther);
+    const fix = `git config --global --add safe.directory ${dir}`;
+    await expect(g.revParse('HEAD')).rejects.toThrow(`git refuses ${dir}: the repository is owned by another user ("detected dubious ownership"); if you trust it, run: ${fix}`);
+    await expect(g.tryRevParse('HEAD')).rejects.toThrow(fix);
+    await expect(g.listFiles('HEAD', ['pkgs'])).rejects.toThrow(fix);
+    await expect(detectChanges({ git: g, packagesDir: 'pkgs', base: 'main', head: 'HEAD' })).rejects.toThrow(fix);
+    await expect(gitTopLevel(asOther, join(dir, 'pkgs'))).rejects.toThrow(fix);
+    // The command it names is the fix: with it, the same calls work.
+    git(root, 'config', '--global', '--add', 'safe.directory', dir);
+    await expect(g.revParse('HEAD')).resolves.toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  test('an empty repository says it has no commits', async () => {
+    const dir = join(root, 'empty');
+    mkdirSync(dir);
+    git(dir, 'init', '-q', '-b', 'main');
+    const g = await Git.create(dir, exec);
+    const noCommits = `${dir} is a git repository with no commits yet: commit the packages (git add, git commit) and run devpkg again`;
+    await expect(g.revParse('HEAD')).rejects.toThrow(noCommits);
+    await expect(detectChanges({ git: g, packagesDir: 'pkgs', base: 'main', head: 'HEAD' })).rejects.toThrow(noCommits);
+    // Once there is a commit, an unknown ref is still named as one.
+    git(dir, 'commit', '-q', '--allow-empty', '-m', 'one');
+    await expect(g.revParse('no-such-branch')).rejects.toThrow(`unknown git ref "no-such-branch" in ${dir}: no such commit`);
   });
 });

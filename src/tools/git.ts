@@ -69,19 +69,36 @@ export const gitArgs = {
     ...paths,
   ],
   show: (ref: string, path: string): string[] => ['cat-file', 'blob', `${ref}:${path}`],
+  anyCommit: (): string[] => ['rev-list', '-n', '1', '--all'],
 };
+
+/**
+ * Git's refusal of a repository owned by another user (containers, shared runners), reworded
+ * with the command git itself suggests; undefined for any other stderr.
+ */
+export function dubiousOwnership(stderr: string, dir: string): DevpkgError | undefined {
+  const m = /detected dubious ownership in repository at '([^'\n]*)'/.exec(stderr);
+  if (!m) return undefined;
+  const at = m[1] || dir;
+  return new DevpkgError(
+    `git refuses ${at}: the repository is owned by another user ("detected dubious ownership"); if you trust it, run: git config --global --add safe.directory ${at}`,
+  );
+}
 
 /**
  * The top level of the git work tree holding `dir`, or undefined when it is in none (or git is
  * missing): where a repository's own commands (push-command) run.
  */
 export async function gitTopLevel(exec: ExecFn, dir: string, gitPath = 'git'): Promise<string | undefined> {
+  let r: ExecResult;
   try {
-    const r = await exec(gitPath, gitArgs.topLevel(dir), { allowFail: true });
-    return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : undefined;
+    r = await exec(gitPath, gitArgs.topLevel(dir), { allowFail: true });
   } catch {
     return undefined;
   }
+  const refused = r.code === 0 ? undefined : dubiousOwnership(r.stderr, dir);
+  if (refused) throw refused;
+  return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : undefined;
 }
 
 // ---- output parsers (pure) ----
@@ -178,6 +195,8 @@ export class Git {
     if (r.code !== 0 && /not a git repository/i.test(r.stderr)) {
       throw new DevpkgError(`${this.repoDir} is not a git repository (or any of its parents); pass the repository root`);
     }
+    const refused = r.code === 0 ? undefined : dubiousOwnership(r.stderr, this.repoDir);
+    if (refused) throw refused;
     if (r.code !== 0 && !allowFail) {
       throw new DevpkgError(`git ${args.join(' ')} failed (exit ${r.code}) in ${this.repoDir}: ${lastLines(r.stderr || r.stdout, 5)}`);
     }
@@ -187,15 +206,30 @@ export class Git {
   /** The commit a ref names; throws a DevpkgError naming the ref when it does not exist. */
   async revParse(ref: string): Promise<string> {
     const sha = await this.tryRevParse(ref);
-    if (sha === undefined) throw new DevpkgError(`unknown git ref "${ref}" in ${this.repoDir}: no such commit`);
+    if (sha === undefined) {
+      await this.requireCommits();
+      throw new DevpkgError(`unknown git ref "${ref}" in ${this.repoDir}: no such commit`);
+    }
     return sha;
   }
 
+  /** undefined when the ref names no commit (`--verify --quiet` exits 1); git's other refusals are kept. */
   async tryRevParse(ref: string): Promise<string | undefined> {
     const r = await this.run(gitArgs.revParse(checkRef(ref)), true);
     if (r.code === 0) return r.stdout.trim();
-    if (r.code === 1 || r.code === 128) return undefined;
-    throw new DevpkgError(`git rev-parse ${ref} failed (exit ${r.code}): ${lastLines(r.stderr, 5)}`);
+    if (r.code === 1) return undefined;
+    throw new DevpkgError(`git rev-parse ${ref} failed (exit ${r.code}) in ${this.repoDir}: ${lastLines(r.stderr || r.stdout, 5)}`);
+  }
+
+  /**
+   * Throws "has no commits yet" in a repository without a single commit (a fresh `git init`),
+   * where every ref, HEAD included, is unknown; callers ask this once a ref was not found.
+   */
+  async requireCommits(): Promise<void> {
+    const r = await this.run(gitArgs.anyCommit());
+    if (r.stdout.trim() === '') {
+      throw new DevpkgError(`${this.repoDir} is a git repository with no commits yet: commit the packages (git add, git commit) and run devpkg again`);
+    }
   }
 
   /** Several refs in one call; undefined when any of them does not resolve (then ask one by one). */

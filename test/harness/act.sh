@@ -25,8 +25,8 @@ ensure_workflow_packages() {
   [ ${#missing[@]} -eq 0 ] && return 0
   [ "$(id -u)" = 0 ] || die "missing Debian packages the workflows use: ${missing[*]}; apt-get install ${missing[*]} (or run as root)"
   log "installing Debian packages: ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || die "apt-get update failed"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || die "apt-get update failed"
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >&2 \
     || die "apt-get install ${missing[*]} failed"
 }
 

@@ -28,13 +28,13 @@ ensure_debian_packages() {
   fi
   log "installing Debian packages: ${missing[*]}"
   if [ $APT_UPDATED = 0 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || die "apt-get update failed"
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || die "apt-get update failed"
     APT_UPDATED=1
   fi
   # policy-rc.d keeps the packages' own services (docker-registry on :5000) from starting.
   local policy=/usr/sbin/policy-rc.d created_policy=0
   if [ ! -e $policy ]; then printf '#!/bin/sh\nexit 101\n' > $policy; chmod +x $policy; created_policy=1; fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >&2 \
     || { [ $created_policy = 1 ] && rm -f $policy; die "apt-get install ${missing[*]} failed"; }
   [ $created_policy = 1 ] && rm -f $policy
   return 0

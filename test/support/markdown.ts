@@ -139,3 +139,39 @@ export function brokenLinks(root: string, files: string[]): string[] {
   }
   return problems;
 }
+
+/** The cells of a table row as GitHub splits them (GFM): outer pipes dropped, `\|` kept in its cell. */
+export function tableCells(row: string): string[] {
+  return row
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
+}
+
+const TABLE_DELIMITER = /^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+
+/**
+ * The table rows (outside code, inside block quotes too) whose cell count is not their header's:
+ * "file:line: N cells, the header has M". GFM splits a row on every unescaped `|` before it reads
+ * code spans, so a bare `|` inside backticks counts as a split, as it does on GitHub.
+ */
+export function misshapenTableRows(file: string, markdown: string): string[] {
+  const lines = proseLines(markdown).map((l) => l.text);
+  const bad: string[] = [];
+  const isRow = (l: string | undefined) => l !== undefined && l.trimStart().startsWith('|');
+  for (let i = 0; i < lines.length; i++) {
+    if (!isRow(lines[i]) || !TABLE_DELIMITER.test(lines[i + 1] ?? '')) continue;
+    const width = tableCells(lines[i]!).length;
+    const delimiter = tableCells(lines[i + 1]!).length;
+    if (delimiter !== width) bad.push(`${file}:${i + 2}: the delimiter row has ${delimiter} cells, the header ${width}`);
+    let j = i + 2;
+    for (; isRow(lines[j]); j++) {
+      const n = tableCells(lines[j]!).length;
+      if (n !== width) bad.push(`${file}:${j + 1}: ${n} cells, the header has ${width}`);
+    }
+    i = j - 1;
+  }
+  return bad;
+}

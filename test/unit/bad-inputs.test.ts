@@ -73,7 +73,9 @@ const CLI_CASES: Array<[string[], string, number]> = [
   [['verify', '--expect-version', '1.5.4'], '--package-install is required (see devpkg verify --help)', 2],
   [['verify', '--package-install', 'antrea', '--expect-version', '1.5.4'], '--package-install: "antrea" is not NAMESPACE/NAME', 2],
   [verify('--bundle', 'sha256:xyz'), '--bundle: "sha256:xyz" is not sha256:<64 hex>', 2],
-  [verify('--colour'), "Unknown option '--colour'", 2],
+  [verify('--colour'), 'devpkg verify: unknown flag --colour; devpkg verify --help lists the flags', 2],
+  [verify('--expect-verison', '1.5.4'), 'devpkg verify: unknown flag --expect-verison; did you mean --expect-version?', 2],
+  [['plna', '--all'], 'devpkg: unknown command "plna"; did you mean plan?', 2],
   [verify('--timeout'), "Option '--timeout <value>' argument missing", 2],
   [verify('--kubeconfig', '/nonexistent/kubeconfig'), 'cannot load kubeconfig /nonexistent/kubeconfig', 1],
   [verify('--diagnostics', '/proc/nope'), '--diagnostics: cannot create /proc/nope (ENOENT at /proc/nope); give a folder devpkg can create', 2],
@@ -110,6 +112,11 @@ const CLI_CASES: Array<[string[], string, number]> = [
   [dev('--derive-from', 'git'), '--derive-from: "git" is not repo or cluster', 2],
   [dev('--package-install', 'x'), '--package-install: "x" is not NAMESPACE/NAME', 2],
   [dev('--ref-name', 'a=b=c'), 'ref-name', 2],
+  // One refName rule (kapp-controller's: three labels) where the flag enters, before git or a package is read.
+  [plan('--all', '--ref-name', 'antrea.example'), 'ref-name: "antrea.example" is not a valid refName: it must be a lower-case DNS name with at least three parts', 2],
+  [plan('--base', 'main', '--ref-name', 'antrea.example'), 'ref-name: "antrea.example" is not a valid refName', 2],
+  [dev('--ref-name', 'antrea.example'), 'ref-name: "antrea.example" is not a valid refName', 2],
+  [['derive', '--from', join(pkgs, 'antrea/1.5.3/package.yaml'), '--image', `localhost:5001/devpkg/antrea@${DIGEST}`, '--dev-version', '1.0.0'], 'dev-version 1.0.0 does not outrank 1.5.3', 2],
   [push('--image', 'Bad Image!!'), '--image: "Bad Image!!" is not an image reference: it contains a space, "!"', 2],
   [push('--image', 'localhost:5001/devpkg/antrea'), '--image: image "localhost:5001/devpkg/antrea" has no tag; give REPO:TAG', 2],
   [push('--image', 'localhost:5001/devpkg/antrea:1.5.4+dev.1'), 'contains "+", which OCI tags cannot hold; use "1.5.4_dev.1"', 2],
@@ -184,6 +191,45 @@ describe('the action: bad inputs', () => {
   test.each(ACTION_CASES)('%j %j', async (inputs, env, fragment) => {
     const { value: log, leftovers } = await inScratch(() => action(inputs, env));
     expect(log).toContain(`::error::${fragment}`);
+    expect(process.exitCode).toBe(1);
+    expect(leftovers).toEqual([]);
+  });
+});
+
+// No kubeconfig at all: HOME is an empty folder and KUBECONFIG unset, or naming a file in an empty
+// folder. client-node would fall back to http://localhost:8080 and fail later ("HTTP protocol is
+// not allowed", "cannot reach"); each cluster-using command names the places it looked instead,
+// before it contacts anything.
+describe('no kubeconfig at all', () => {
+  const home = join(fixture, 'empty-home');
+  const missing = join(fixture, 'empty-kube', 'config');
+  const looked = 'no kubeconfig found (looked at --kubeconfig / $KUBECONFIG / ~/.kube/config)';
+  const setHome = (kubeconfig: string | undefined) => {
+    mkdirSync(home, { recursive: true });
+    mkdirSync(join(fixture, 'empty-kube'), { recursive: true });
+    process.env.HOME = home;
+    if (kubeconfig === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = kubeconfig;
+  };
+  const cases: Array<[string, string[]]> = [
+    ['verify', verify()],
+    ['dev', dev('--no-install')],
+  ];
+  test.each(cases.flatMap(([name, argv]) => [[name, argv, undefined] as const, [name, argv, missing] as const]))('%s (%j) with KUBECONFIG=%s', async (name, argv, kubeconfig) => {
+    setHome(kubeconfig);
+    let output = '';
+    const { value, leftovers } = await inScratch(() => runCli([...argv], { stdout: (t) => (output += t), stderr: (t) => (output += t), env: { ...process.env }, cwd: repo }));
+    const detail = kubeconfig ? `: $KUBECONFIG names ${missing}, which does not exist` : '';
+    expect(output).toBe(`devpkg ${name}: ${looked}${detail}; give --kubeconfig FILE, or set KUBECONFIG to the cluster's kubeconfig\n`);
+    expect(value).toBe(2);
+    expect(leftovers).toEqual([]);
+  });
+
+  test('the action in cluster mode', async () => {
+    setHome(undefined);
+    const { value: log, leftovers } = await inScratch(() => action({ mode: 'cluster', registry: 'localhost:5001/devpkg' }));
+    expect(log).toContain("::error::no kubeconfig found (looked at input kubeconfig / $KUBECONFIG / ~/.kube/config); give input kubeconfig FILE, or set KUBECONFIG to the cluster's kubeconfig");
+    expect(log).not.toMatch(/HTTP protocol|localhost:8080|cannot reach/);
     expect(process.exitCode).toBe(1);
     expect(leftovers).toEqual([]);
   });

@@ -36,6 +36,25 @@ test('the README opens with the two set-up commands', () => {
   expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('\n## '));
 });
 
+test('before any command, one sentence says what devpkg is and who it is for', () => {
+  const intro = readme.slice(readme.indexOf('\n') + 1, readme.indexOf('```')).trim();
+  expect(intro.split(/(?<=[.!?])\s+/)).toHaveLength(1);
+  expect(intro.replace(/\s+/g, ' ')).toMatch(/^devpkg is a GitHub Action and command-line tool for [^.]+ that [^.]+\.$/);
+});
+
+describe('the README modes table', () => {
+  const rows = tableRows(readme, '| mode | command | cluster | what it does |');
+  test('names each mode of action.yml once, with its command (or why it has none)', () => {
+    const modes = /^([a-z]+(?: \| [a-z]+)*)\./.exec(action.inputs.mode!.description)![1]!.split(' | ');
+    expect([...rows.keys()]).toEqual(modes);
+    for (const [mode, row] of rows) {
+      const command = row.split(' | ')[1]!;
+      if (mode === 'report') expect(command).toMatch(/^none: /);
+      else expect(Object.keys(COMMANDS)).toContain(/^`devpkg (\w+)`/.exec(command)?.[1]);
+    }
+  });
+});
+
 describe('the README\'s try kind mode', () => {
   const commands = tryKindModeCommands();
   test('comes right after the two set-up commands: the README\'s second shell block', () => {
