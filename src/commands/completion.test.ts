@@ -82,7 +82,7 @@ complete -p devpkg >&2`;
 const CASES: Array<[string, string[]]> = [
   ['devpkg pl', ['plan']],
   ['devpkg de', ['detect', 'derive', 'dev']],
-  ['devpkg co', ['completion']],
+  ['devpkg com', ['completion']],
   ['devpkg -', ['-h', '--help', '--version']],
   ['devpkg plan --re', ['--repo', '--released-version', '--registry', '--ref-name']],
   ['devpkg kind --no', ['--no-install']],

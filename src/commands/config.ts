@@ -29,6 +29,7 @@ refused with its file:line. Paths in the file are relative to the file's folder.
   --repo DIR       the packages repository (default: .)
   --config FILE    the devpkg.yaml to read instead of the one found
   --json           {"file", "settings": {KEY: {"value", "source", "env"}}}; unset keys have value null
+  -h, --help       show this help
 
 Exit codes: 0 ok, 2 bad usage or a bad devpkg.yaml.
 `;

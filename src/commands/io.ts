@@ -36,9 +36,19 @@ export function parseCommand<O extends Options>(argv: string[], io: CliIO, usage
     applyConfig(values as Record<string, string | boolean | undefined>, options as Record<string, { type: 'string' | 'boolean' }>, io);
     return values;
   }
-  io.flagTable?.(all);
-  io.stdout(usage);
+  // The table as the command declares it (completion's); --config is shown in every help below.
+  io.flagTable?.(options);
+  io.stdout(withConfigLine(usage));
   return undefined;
+}
+
+/** A command's help with the --config line every command takes, above its -h line. */
+export function withConfigLine(usage: string): string {
+  const h = /^ {2}-h, --help( +)show this help$/m.exec(usage);
+  if (!h || /^ {2}--config /m.test(usage)) return usage;
+  const line = `  ${'--config FILE'.padEnd('-h, --help'.length + h[1]!.length - 1)} the devpkg.yaml to read instead of the one found (devpkg config --help)`;
+  return usage.replace(h[0], `${line}
+${h[0]}`);
 }
 
 /** Every command takes --config FILE: the devpkg.yaml to read instead of the one found. */

@@ -47,6 +47,8 @@ test('every flag a command lists is a key\'s flag or a per-call flag, and every 
     for (const f of set) if (!keyFlags.has(f) && !(PER_CALL_FLAGS as readonly string[]).includes(f)) unplaced.push(`devpkg ${command} --${f}`);
   }
   expect(unplaced).toEqual([]);
+  // Every command takes --config FILE (parseCommand adds it) and its help says so.
+  expect([...flags].filter(([, set]) => !set.has('config')).map(([c]) => c)).toEqual([]);
   const all = new Set([...flags.values()].flatMap((s) => [...s]));
   expect([...keyFlags].filter((f) => !all.has(f))).toEqual([]);
 });
