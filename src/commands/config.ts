@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { defaultLayer, loadConfig, mergeLayers, originLabel, type Layer } from '../config/load.js';
 import { envName, SETTING_NAMES, setting } from '../config/schema.js';
-import { parseCommand, type CliIO } from './io.js';
+import { parseCommand, requireFolder, type CliIO } from './io.js';
 import { booleans, strings } from './options.js';
 
 const USAGE = `Usage: devpkg config [--repo DIR] [--config FILE] [--json]
@@ -43,6 +43,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const given: Layer = new Map();
   if (values.repo !== undefined) given.set('working-directory', { text: values.repo, origin: { kind: 'flag', name: 'repo' } });
   const repo = values.repo ?? io.env.DEVPKG_WORKING_DIRECTORY?.trim() ?? '.';
+  await requireFolder(resolve(io.cwd, repo || '.'), values.repo !== undefined ? '--repo' : 'DEVPKG_WORKING_DIRECTORY');
   // parseCommand has checked the file and the variables; this reads them again for their origins.
   const loaded = loadConfig({ start: resolve(io.cwd, repo || '.'), configFile: values.config, env: io.env, cwd: io.cwd });
   const merged = mergeLayers([given, loaded.env, loaded.fileLayer, defaultLayer()]);

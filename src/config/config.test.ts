@@ -178,6 +178,10 @@ test('devpkg config prints each value and where it came from', async () => {
   expect(text.stdout).toContain('timeout: 10m  # default\n');
 });
 
+test('devpkg config --repo names a folder that exists', async () => {
+  expect(await cli(['config', '--repo', '/nonexistent/devpkg'])).toEqual({ code: 2, stdout: '', stderr: 'devpkg config: --repo: the folder /nonexistent/devpkg does not exist\n' });
+});
+
 describe('where devpkg.yaml is looked for', () => {
   test.each([
     ['the folder itself', ['devpkg.yaml'], '.', 'devpkg.yaml'],
