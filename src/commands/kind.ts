@@ -33,7 +33,7 @@ stops the run, writes an interrupted result per package, then deletes them (exit
 second one deletes them and exits at once.
 Everything is checked before anything starts: the flags, the packages (as devpkg plan plans
 them), the files the flags name, then Docker, kind and imgpkg, all that is missing named at once.
-kind and imgpkg are installed when missing (pinned, checksum-checked, into ~/.cache/devpkg).
+kind and imgpkg (kbld with --lock-images) are installed when missing (checksum-checked, into ~/.cache/devpkg).
 
   --repo DIR                    the packages repository (default: .)
   --base REF / --head REF       the diff that marks changed versions (head default: HEAD)
@@ -46,6 +46,7 @@ kind and imgpkg are installed when missing (pinned, checksum-checked, into ~/.ca
   --lock-images                 refresh .imgpkg/images.yml with kbld first
   --dev-version V               use this dev version instead of planning one
   --kind-version V              kind release (default v0.33.0: the one on PATH if it is that version, else downloaded, sha256-checked, cached)
+  --kind-sha256 HEX             sha256 of that kind binary for this platform, instead of the release's .sha256sum
   --kind-node-image IMAGE       node image (default: kind v0.33.0's, pinned by digest)
   --kind-config FILE            a kind config, merged with kind's local-registry settings
   --registry-image IMAGE        the local registry's image (default: registry:3 pinned by digest)
@@ -57,7 +58,12 @@ kind and imgpkg are installed when missing (pinned, checksum-checked, into ~/.ca
   --assert FILE                 YAML list of assertions checked after a win
   --results-dir DIR             where results.json, report.md, diagnostics go (default ./devpkg-results)
   --keep                        leave the cluster and registry running (prints how to delete them)
-  --no-install                  refuse instead of installing a missing kind or imgpkg
+  --imgpkg-version V            imgpkg release to install when none is on PATH (default v0.41.1;
+                                pinned: v0.41.1, v0.48.2); another version needs --imgpkg-sha256
+  --imgpkg-sha256 HEX           sha256 of that release's binary for this platform (imgpkg-linux-amd64, ...)
+  --kbld-version V              kbld release for --lock-images (default v0.42.0, pinned); another needs --kbld-sha256
+  --kbld-sha256 HEX             sha256 of that kbld release's binary for this platform
+  --no-install                  refuse instead of installing a missing kind, imgpkg or kbld
   --json                        print the results as JSON (a list of PackageResult)
 
 Without the flag, --kind-node-image, --kind-config, --registry-image and --kapp-controller-manifest
@@ -69,8 +75,9 @@ Exit codes: 0 every dev version won, 1 one did not (or setup failed: an error re
 
 /** Flags that are action inputs of the same name (string-valued). */
 const INPUT_FLAGS = [
-  'base-ref', 'head-ref', 'packages', 'packages-dir', 'layout', 'released-version', 'ref-name', 'push-command', 'dev-version', 'kind-version', 'kind-node-image',
+  'base-ref', 'head-ref', 'packages', 'packages-dir', 'layout', 'released-version', 'ref-name', 'push-command', 'dev-version', 'kind-version', 'kind-sha256', 'kind-node-image',
   'kind-config', 'registry-image', 'kapp-controller-version', 'kapp-controller-manifest', 'kapp-controller-sha256', 'settle', 'timeout',
+  'imgpkg-version', 'imgpkg-sha256', 'kbld-version', 'kbld-sha256',
 ] as const;
 
 /** A host for the terminal: logs to stderr, outputs and state kept in memory. */

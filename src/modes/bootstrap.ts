@@ -8,6 +8,8 @@ import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
 import { ensureTanzuCli } from '../providers/tanzu-cli.js';
 import { ensureYtt } from '../tools/install.js';
+import { checkPin, platformName } from '../tools/releases.js';
+import { toolPins } from '../inputs.js';
 import { renderResultText } from '../verify/render.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageResult } from '../results.js';
@@ -26,6 +28,10 @@ export async function run(ctx: ModeContext): Promise<void> {
   const root = path.resolve(github.workspace, inputs.workingDirectory);
   if (!inputs.registry) throw new UsageError('mode bootstrap: input registry is required (HOST[:PORT]/PATH the new cluster can pull from)');
   if (!inputs.clusterConfig) throw new UsageError('mode bootstrap: input cluster-config is required (the management cluster config file, with CLUSTER_NAME)');
+  const tools = toolPins(inputs);
+  // The releases asked for, checked before any work: a version without its sha256 is a usage error.
+  checkPin('ytt', tools.ytt, platformName(process.platform, process.arch));
+  if (!inputs.pushCommand) checkPin('imgpkg', tools.imgpkg, platformName(process.platform, process.arch));
   const refs = await host.group('Changed packages', () => changedRefs(ctx, root));
   if (refs.length === 0) {
     host.info('no package version changed; nothing to verify');
@@ -43,7 +49,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     const problems = await host.group('Can this runner bootstrap?', async () => checkHost(await readHostFacts(ctx.exec)));
     if (problems.length) throw new UsageError(hostRefusal(problems, 'host-check: false'));
   }
-  const yttPath = await host.group('ytt', () => ensureYtt({ env: ctx.env, log: (m) => host.info(m), install: ctx.install }));
+  const yttPath = await host.group('ytt', () => ensureYtt({ pin: tools.ytt, env: ctx.env, log: (m) => host.info(m), install: ctx.install }));
   const paths = tanzuPaths(inputs.tanzuDir || undefined, ctx.env, root);
   const tanzuPath = await host.group('tanzu CLI', () =>
     ensureTanzuCli({
@@ -79,6 +85,8 @@ export async function run(ctx: ModeContext): Promise<void> {
         registry: inputs.registry,
         credentials: inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined,
         pushCommand: inputs.pushCommand || undefined,
+        tools,
+        install: ctx.install,
         devVersion: inputs.devVersion || undefined,
         seq: sequenceFromContext(ctx),
         tanzuPath,

@@ -8,7 +8,8 @@ import { CleanupList } from '../cleanup-list.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../results.js';
 import { ensureImgpkg, finishRun, plannedRefs, pushApplyVerify } from '../pipeline/steps.js';
-import { imgpkgNeed } from '../tools/carvel.js';
+import { carvelNeed } from '../tools/carvel.js';
+import { toolPins } from '../inputs.js';
 import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageVersionRef } from '../detect/index.js';
@@ -35,7 +36,15 @@ export async function run(ctx: ModeContext): Promise<void> {
   // Everything is checked before anything starts, in this order: the inputs (parseInputs), the
   // packages (planned as `devpkg plan` plans them), the files the inputs name, then every tool
   // and daemon, all that is missing named at once. Nothing is created before the last check.
-  for (const [v, what] of [[inputs.kindVersion, 'kind-version'], [inputs.kappControllerVersion, 'kapp-controller-version']] as const) if (v) normalizeReleaseVersion(v, what);
+  if (inputs.kappControllerVersion) normalizeReleaseVersion(inputs.kappControllerVersion, 'kapp-controller-version');
+  const tools = toolPins(inputs);
+  // The releases asked for, resolved now: a version without its sha256 is refused before any work.
+  const toolNeeds = [
+    dockerNeed(ctx.exec),
+    kindNeed({ version: inputs.kindVersion, sha256: inputs.kindSha256 || undefined, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }),
+    ...(inputs.pushCommand ? [] : [carvelNeed('imgpkg', { pin: tools.imgpkg, install: ctx.install, log: (m) => host.info(m) })]),
+    ...(inputs.lockImages ? [carvelNeed('kbld', { pin: tools.kbld, install: ctx.install, log: (m) => host.info(m) })] : []),
+  ];
   const { planned, unplanned } = await host.group('Changed packages', () => plannedRefs(ctx, root, 'kind'));
   if (planned.length + unplanned.length === 0) {
     host.info('no package version changed; nothing to verify');
@@ -59,7 +68,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   };
   try {
     await host.group('Tools', () =>
-      checkNeeds('kind', [dockerNeed(ctx.exec), kindNeed({ version: inputs.kindVersion, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }), ...(inputs.pushCommand ? [] : [imgpkgNeed({ version: inputs.imgpkgVersion, install: ctx.install, log: (m) => host.info(m) })])], ctx.install, (m) => host.info(m)),
+      checkNeeds('kind', toolNeeds, ctx.install, (m) => host.info(m)),
     );
   } catch (err) {
     await setupFailed(err, []);
@@ -87,6 +96,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         cleanup,
         name: kindClusterName(github.runId, github.runAttempt),
         kindVersion: inputs.kindVersion || undefined,
+        kindSha256: inputs.kindSha256 || undefined,
         nodeImage: inputs.kindNodeImage || undefined,
         kindConfig: inputs.kindConfig || undefined,
         registryImage: inputs.registryImage || undefined,

@@ -18,6 +18,7 @@ import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '.
 import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult, PlannedPackage } from '../results.js';
 import { ensureCarvelTool } from '../tools/carvel.js';
+import { toolPins } from '../inputs.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
 import { annotateProblems, failedResult, interruptedResult, loadForMode } from './problems.js';
 import { repoOf } from './repo.js';
@@ -134,9 +135,15 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   return [...verified, ...errors];
 }
 
-/** imgpkg on PATH: the runner's, or a pinned, checksum-checked release on GitHub runners. */
+/**
+ * imgpkg (and kbld for lock-images) on PATH: the runner's, or the release the inputs ask for
+ * (pinned, or with its sha256), checksum-checked, from the tool cache.
+ */
 export async function ensureImgpkg(ctx: ModeContext): Promise<void> {
-  await ensureCarvelTool('imgpkg', { version: ctx.inputs.imgpkgVersion || undefined, log: (m) => ctx.host.info(m), install: ctx.install });
+  const tools = toolPins(ctx.inputs);
+  const log = (m: string) => ctx.host.info(m);
+  await ensureCarvelTool('imgpkg', { pin: tools.imgpkg, log, install: ctx.install });
+  if (ctx.inputs.lockImages) await ensureCarvelTool('kbld', { pin: tools.kbld, log, install: ctx.install });
 }
 
 /** Outputs, report, and one failure for everything that did not win. */
