@@ -64,9 +64,9 @@ export function pinNames(tool: Installable, what: 'version' | 'sha256'): { input
 }
 
 /** `0.45.0` / `v0.45.0` -> `v0.45.0`; a usage error naming `name` for anything else (pure). */
-export function normalizeToolVersion(v: string, name: string): string {
+export function normalizeToolVersion(v: string, name: string, example = 'v0.45.0'): string {
   const t = v.trim();
-  if (!/^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(t)) throw new UsageError(`${name}: "${v}" is not a release version such as v0.45.0`);
+  if (!/^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(t)) throw new UsageError(`${name}: "${v}" is not a release version such as ${example}`);
   return t.startsWith('v') ? t : `v${t}`;
 }
 
@@ -77,7 +77,7 @@ export function normalizeToolVersion(v: string, name: string): string {
  */
 export function parseToolPin(tool: Installable, version: string | undefined, sha256: string | undefined, names: 'input' | 'flag'): ToolPin {
   const name = (what: 'version' | 'sha256') => (names === 'input' ? `input ${pinNames(tool, what).input}` : pinNames(tool, what).flag);
-  const v = version?.trim() ? normalizeToolVersion(version, name('version')) : undefined;
+  const v = version?.trim() ? normalizeToolVersion(version, name('version'), DEFAULT_TOOL_VERSIONS[tool]) : undefined;
   const sum = sha256?.trim().toLowerCase() || undefined;
   if (sum && !/^[0-9a-f]{64}$/.test(sum)) {
     throw new UsageError(`${name('sha256')}: "${sha256}" is not a sha256 (64 hex digits), e.g. the output of sha256sum ${tool}-linux-amd64`);
