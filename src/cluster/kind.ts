@@ -16,7 +16,8 @@ import { checkSha256 } from '../tools/checksum.js';
 import { Docker } from '../tools/docker.js';
 import type { ExecFn } from '../tools/exec.js';
 import { Kind } from '../tools/kind.js';
-import { checksumFor, fetchWithRetry, findCached, GITHUB, installPinnedTool, releasePlatform, type InstallPolicy, type ToolCacheApi } from '../tools/toolcache.js';
+import { fetchWithRetry } from '../tools/download.js';
+import { checksumFor, findCached, GITHUB, installPinnedTool, releasePlatform, type InstallPolicy, type ToolCacheApi } from '../tools/toolcache.js';
 import { localRegistryHostingConfigMap, mergeKindConfig, registryHostsDir, registryHostsToml, type MergedKindConfig } from './kind-config.js';
 import type { Need } from '../tools/needs.js';
 
