@@ -79,6 +79,8 @@ describe('ensureCarvelTool (a local release server, the real tool cache layout)'
     expect(execFileSync(path, ['version'], { encoding: 'utf8' })).toBe('kbld version 0.45.0\n');
     server.requests.length = 0;
     await expect(ensureCarvelTool('kbld', { ...base(), pin: { version: 'v0.45.0', sha256: sum } })).resolves.toBe(path);
+    // --no-install refuses a download, not a release already cached.
+    await expect(ensureCarvelTool('kbld', { ...base(), pin: { version: 'v0.45.0', sha256: sum }, install: { refuse: true } })).resolves.toBe(path);
     expect(server.requests).toEqual([]);
     // The cached binary is held to the sum asked for: another sum for the same version is refused.
     await expect(ensureCarvelTool('kbld', { ...base(), pin: { version: 'v0.45.0', sha256: 'f'.repeat(64) } })).rejects.toThrow(

@@ -68,10 +68,11 @@ export async function ensureCarvelTool(tool: CarvelTool, o: EnsureToolOptions = 
   const env = o.env ?? process.env;
   const onPath = await findOnPath(tool, env);
   if (onPath) return onPath;
-  if (o.install?.refuse) {
+  const arch = o.arch ?? process.arch;
+  // --no-install refuses a download; a release devpkg cached before is still used (and checked).
+  if (o.install?.refuse && !(await findCached(tool, o.pin?.version ?? DEFAULT_TOOL_VERSIONS[tool], { toolCache: o.toolCache, arch }))) {
     throw new DevpkgError(`${tool} is not on PATH (and --no-install: devpkg does not install it); ${carvelHowTo(tool)}`, { exitCode: 2 });
   }
-  const arch = o.arch ?? process.arch;
   const platform = platformName(o.platform ?? process.platform, arch);
   const { version, sha256 } = resolveRelease(tool, o.pin, platform);
   const given = pinNames(tool, 'sha256');
