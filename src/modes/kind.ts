@@ -84,12 +84,10 @@ export async function run(ctx: ModeContext): Promise<void> {
   let cluster: KindCluster;
   try {
     cluster = await host.group('kind cluster, registry and kapp-controller', async () => {
-      if (!inputs.pushCommand) {
-        try {
-          await ensureImgpkg(kctx);
-        } catch (err) {
-          throw new SetupError('imgpkg', err);
-        }
+      try {
+        await ensureImgpkg(kctx);
+      } catch (err) {
+        throw new SetupError('imgpkg', err);
       }
       return createKindCluster({
         exec: ctx.exec,

@@ -60,7 +60,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   const credentials = inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined;
   const assertions = parseAssertions(inputs.assert);
   const seq = sequenceFromContext(ctx);
-  if (!inputs.pushCommand) await ensureImgpkg(ctx);
+  await ensureImgpkg(ctx);
 
   const errors: PackageResult[] = [];
   const requests: VerifyRequest[] = [];
@@ -142,7 +142,8 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
 export async function ensureImgpkg(ctx: ModeContext): Promise<void> {
   const tools = toolPins(ctx.inputs);
   const log = (m: string) => ctx.host.info(m);
-  await ensureCarvelTool('imgpkg', { pin: tools.imgpkg, log, install: ctx.install });
+  // A push command pushes by itself; kbld still locks the images first when asked.
+  if (!ctx.inputs.pushCommand) await ensureCarvelTool('imgpkg', { pin: tools.imgpkg, log, install: ctx.install });
   if (ctx.inputs.lockImages) await ensureCarvelTool('kbld', { pin: tools.kbld, log, install: ctx.install });
 }
 
