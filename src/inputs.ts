@@ -60,6 +60,8 @@ export interface Inputs {
   yttVersion: string;
   yttSha256: string;
   kindSha256: string;
+  /** A checksums file (relative to working-directory) with the sha256 of the tool versions named (readToolPins). */
+  toolChecksums: string;
   tanzuCli: string;
   tanzuCliUrl: string;
   tanzuCliSha256: string;
@@ -186,6 +188,7 @@ export function parseInputs(src: InputSource): Inputs {
     kbldSha256: pins.kbld.sha256 ?? '',
     yttVersion: pins.ytt.version ?? '',
     yttSha256: pins.ytt.sha256 ?? '',
+    toolChecksums: s('tool-checksums'),
     tanzuCli: s('tanzu-cli'),
     tanzuCliUrl: s('tanzu-cli-url'),
     tanzuCliSha256: s('tanzu-cli-sha256'),

@@ -138,6 +138,8 @@ export interface EnsureKindOptions {
   version?: string;
   /** kind-sha256: the sum of the kind binary (instead of the release's .sha256sum). */
   sha256?: string;
+  /** Where that sum came from, when not kind-sha256 (a tool-checksums file). */
+  sha256From?: string;
   exec: ExecFn;
   log?: (m: string) => void;
   toolCache?: ToolCacheApi;
@@ -173,7 +175,7 @@ export async function ensureKind(o: EnsureKindOptions): Promise<Kind> {
   const base = `${releases}/${want}`;
   o.log?.(`kind ${want}: ${onPath ? `PATH has v${onPath.version}` : 'not on PATH'}; installing the release into the tool cache`);
   // The user's sha256 (kind-sha256) replaces the listing published beside the binary.
-  const sums = o.sha256 ? { sha256: o.sha256, sha256From: 'kind-sha256, CLI: --kind-sha256' } : { sumsUrl: `${base}/${asset}.sha256sum`, sumsName: asset };
+  const sums = o.sha256 ? { sha256: o.sha256, sha256From: o.sha256From ?? 'kind-sha256, CLI: --kind-sha256' } : { sumsUrl: `${base}/${asset}.sha256sum`, sumsName: asset };
   const path = await installPinnedTool(
     { tool: 'kind', version: want, url: `${base}/${asset}`, ...sums },
     { toolCache: o.toolCache, fetch: o.fetch, log: o.log, arch: o.arch },
@@ -205,7 +207,7 @@ export async function checkKindFiles(o: { kindConfig?: string; kappControllerMan
 }
 
 /** kind at the wanted version as a need of the kind mode's preflight (on PATH at that version, or in the tool cache). */
-export function kindNeed(o: { version?: string; sha256?: string; exec: ExecFn; install?: InstallPolicy; log?: (m: string) => void }): Need {
+export function kindNeed(o: { version?: string; sha256?: string; sha256From?: string; exec: ExecFn; install?: InstallPolicy; log?: (m: string) => void }): Need {
   const want = normalizeReleaseVersion(o.version || DEFAULT_KIND_VERSION, 'kind-version');
   return {
     what: `kind ${want}`,
@@ -215,7 +217,7 @@ export function kindNeed(o: { version?: string; sha256?: string; exec: ExecFn; i
       if (await findCached('kind', want)) return undefined;
       return onPath ? `PATH has v${onPath.version}` : 'not on PATH';
     },
-    install: async () => void (await ensureKind({ version: want, sha256: o.sha256, exec: o.exec, log: o.log, install: o.install })),
+    install: async () => void (await ensureKind({ version: want, sha256: o.sha256, sha256From: o.sha256From, exec: o.exec, log: o.log, install: o.install })),
     howTo: KIND_HOW_TO.replace('VERSION', want),
   };
 }
@@ -242,8 +244,9 @@ export interface KindClusterOptions {
   cleanup: CleanupList;
   name: string;
   kindVersion?: string;
-  /** kind-sha256 (with kindVersion). */
+  /** kind-sha256 (with kindVersion), and where it came from when not that input. */
   kindSha256?: string;
+  kindSha256From?: string;
   nodeImage?: string;
   /** kind-config: a kind config file merged with devpkg's registry settings. */
   kindConfig?: string;
@@ -280,7 +283,7 @@ export async function createKindCluster(o: KindClusterOptions): Promise<KindClus
   const phase = (n: string) => o.onPhase?.(n, new Date().toISOString());
   const cwd = o.cwd ?? process.cwd();
   // Everything that can be checked without a cluster comes first: a bad input costs no cluster.
-  const kind = await step('kind', () => (o.ensureKind ?? ensureKind)({ version: o.kindVersion, sha256: o.kindSha256, exec: o.exec, log: o.log, fetch: o.fetch, install: o.install }));
+  const kind = await step('kind', () => (o.ensureKind ?? ensureKind)({ version: o.kindVersion, sha256: o.kindSha256, sha256From: o.kindSha256From, exec: o.exec, log: o.log, fetch: o.fetch, install: o.install }));
   const docker = await step('docker', () => Docker.create(o.exec));
   const config = await step('kind config', async () => {
     const merged = await readKindConfig(o.kindConfig, cwd);

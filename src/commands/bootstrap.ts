@@ -81,6 +81,8 @@ ytt must be on PATH: without it devpkg stops before changing anything.
   --imgpkg-version V       imgpkg release for the --registry push (default v0.41.1; pinned: v0.41.1,
                            v0.48.2); another version needs --imgpkg-sha256
   --imgpkg-sha256 SUM      sha256 of that imgpkg release's binary for this platform
+  --tool-checksums FILE    "<sha256>  <file>" lines (e.g. a release's checksums.txt) with the
+                           sums of the versions given, instead of each --*-sha256
   --json                   print the result as JSON on stdout (progress stays on stderr)
 
 Ctrl-C (SIGINT) or SIGTERM during the create or the wait: the result is interrupted, the providers
@@ -151,7 +153,7 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
   const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
   const registry = values.registry === undefined ? undefined : parseRegistry(values.registry, '--registry');
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
-  const tools = toolPinsFlags(values, ['ytt', 'imgpkg']);
+  const tools = await toolPinsFlags(values, ['ytt', 'imgpkg'], io);
   const platform = platformName(process.platform, process.arch);
   checkPin('ytt', tools.ytt, platform);
   if (!values.image) checkPin('imgpkg', tools.imgpkg, platform);

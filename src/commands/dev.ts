@@ -52,6 +52,8 @@ verify that kapp-controller installs it. Prints the verdict.
   --imgpkg-sha256 SUM        sha256 of that release's binary for this platform (imgpkg-linux-amd64, ...)
   --kbld-version V           kbld release for --lock-images (default v0.42.0, pinned); another needs --kbld-sha256
   --kbld-sha256 SUM          sha256 of that kbld release's binary for this platform
+  --tool-checksums FILE      "<sha256>  <file>" lines (e.g. a release's checksums.txt) with the
+                             sums of the versions given, instead of each --*-sha256
   --json                     print the results as JSON (a list of PackageResult)
 
 Registry credentials, when needed: DEVPKG_REGISTRY_USERNAME and DEVPKG_REGISTRY_PASSWORD.
@@ -80,7 +82,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const refNames = parseRefNameMap(values['ref-name']);
   const named = values['package-install'] ? parsePackageInstallRef(values['package-install']) : undefined;
   const log = values.json ? () => undefined : (m: string) => io.stderr(`${m}\n`);
-  const tools = toolPinsFlags(values, ['imgpkg', 'kbld']);
+  const tools = await toolPinsFlags(values, ['imgpkg', 'kbld'], io);
   const install = { refuse: !!values['no-install'] };
   // The releases asked for, resolved now: a version without its sha256 is refused before any work.
   const toolNeeds = [

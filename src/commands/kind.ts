@@ -63,6 +63,8 @@ kind and imgpkg (kbld with --lock-images) are installed when missing (checksum-c
   --imgpkg-sha256 HEX           sha256 of that release's binary for this platform (imgpkg-linux-amd64, ...)
   --kbld-version V              kbld release for --lock-images (default v0.42.0, pinned); another needs --kbld-sha256
   --kbld-sha256 HEX             sha256 of that kbld release's binary for this platform
+  --tool-checksums FILE         "<sha256>  <file>" lines (e.g. a release's checksums.txt) with the sums of the
+                                versions given (imgpkg-linux-amd64, kind-linux-amd64, ...), instead of each --*-sha256
   --no-install                  refuse instead of installing a missing kind, imgpkg or kbld
   --json                        print the results as JSON (a list of PackageResult)
 
@@ -77,7 +79,7 @@ Exit codes: 0 every dev version won, 1 one did not (or setup failed: an error re
 const INPUT_FLAGS = [
   'base-ref', 'head-ref', 'packages', 'packages-dir', 'layout', 'released-version', 'ref-name', 'push-command', 'dev-version', 'kind-version', 'kind-sha256', 'kind-node-image',
   'kind-config', 'registry-image', 'kapp-controller-version', 'kapp-controller-manifest', 'kapp-controller-sha256', 'settle', 'timeout',
-  'imgpkg-version', 'imgpkg-sha256', 'kbld-version', 'kbld-sha256',
+  'imgpkg-version', 'imgpkg-sha256', 'kbld-version', 'kbld-sha256', 'tool-checksums',
 ] as const;
 
 /** A host for the terminal: logs to stderr, outputs and state kept in memory. */
@@ -139,6 +141,7 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
   for (const [f, env] of Object.entries(ENV_DEFAULTS)) if (record[f] === undefined && io.env[env]) record[f] = io.env[env]!;
   // Files named on the command line are relative to where it runs (the action's, to working-directory).
   if (record['kind-config']) record['kind-config'] = resolve(io.cwd, record['kind-config']);
+  if (record['tool-checksums']) record['tool-checksums'] = resolve(io.cwd, record['tool-checksums']);
   const manifest = record['kapp-controller-manifest'];
   if (manifest && !/^https?:\/\//i.test(manifest)) record['kapp-controller-manifest'] = resolve(io.cwd, manifest);
   if (typeof v.base === 'string') record['base-ref'] = v.base;

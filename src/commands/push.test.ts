@@ -116,6 +116,22 @@ describe('inputs first, then tools: a local release server stands in for GitHub 
     expect(r.err).toContain('download imgpkg v0.45.0: HTTP 503; trying again in 1s (attempt 2 of 4)');
   });
 
+  test('--tool-checksums: the sum of the version named, read from a checksums file', async () => {
+    server.bodies.set(ASSET, FAKE_IMGPKG);
+    const platform = `${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`;
+    await writeFile(join(dir, 'checksums.txt'), `${SUM}  imgpkg-${platform}\n`);
+    const r = await push(['--bundle', 'bundle', ...IMAGE, '--imgpkg-version', 'v0.45.0', '--tool-checksums', 'checksums.txt']);
+    expect(r.error).toBeUndefined();
+    expect(r.out).toBe(`localhost:5001/devpkg/antrea@sha256:${'d'.repeat(64)}\n`);
+  });
+
+  test('--tool-checksums naming a file that is not there: exit 2 naming the flag; nothing downloaded', async () => {
+    const r = await push(['--bundle', 'bundle', ...IMAGE, '--imgpkg-version', 'v0.45.0', '--tool-checksums', 'nosuch.txt']);
+    expect(r.error?.exitCode).toBe(2);
+    expect(r.error?.message).toBe(`--tool-checksums: cannot read ${join(dir, 'nosuch.txt')}: ENOENT; give a file of "<sha256>  <file>" lines`);
+    expect(server.requests).toEqual([]);
+  });
+
   test('a wrong sha256: refused naming both digests, and nothing is left in the tool cache', async () => {
     server.bodies.set(ASSET, FAKE_IMGPKG);
     const wrong = 'e'.repeat(64);

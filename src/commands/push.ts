@@ -34,6 +34,8 @@ Flags:
   --imgpkg-sha256 SUM        sha256 of that release's binary for this platform (imgpkg-linux-amd64, ...)
   --kbld-version V           kbld release for --lock-images (default v0.42.0, pinned); another needs --kbld-sha256
   --kbld-sha256 SUM          sha256 of that kbld release's binary for this platform
+  --tool-checksums FILE      "<sha256>  <file>" lines (e.g. a release's checksums.txt) with the
+                             sums of the versions given, instead of each --*-sha256
   -h, --help                 show this help
 
 Every flag and the bundle folder are checked before anything is downloaded or pushed.
@@ -91,7 +93,7 @@ export async function run(argv: string[], io: CliIO, deps: PushCommandDeps = {})
 
   const { repository, tag } = parseImageFlag(imageFlag, '--image');
   const lockImages = values['lock-images'] === true;
-  const tools = toolPinsFlags(values, ['imgpkg', 'kbld']);
+  const tools = await toolPinsFlags(values, ['imgpkg', 'kbld'], io);
   const platform = platformName(process.platform, process.arch);
   if (!values['push-command']) checkPin('imgpkg', tools.imgpkg, platform);
   if (lockImages) checkPin('kbld', tools.kbld, platform);

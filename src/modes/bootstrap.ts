@@ -9,11 +9,10 @@ import { tanzuPaths } from '../providers/paths.js';
 import { ensureTanzuCli } from '../providers/tanzu-cli.js';
 import { ensureYtt } from '../tools/install.js';
 import { checkPin, platformName } from '../tools/releases.js';
-import { toolPins } from '../inputs.js';
 import { renderResultText } from '../verify/render.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageResult } from '../results.js';
-import { changedRefs, finishRun } from '../pipeline/steps.js';
+import { changedRefs, finishRun, readToolPins } from '../pipeline/steps.js';
 import { sequenceFromContext } from '../pipeline/selection.js';
 import { failedResult, loadForMode } from '../pipeline/problems.js';
 import type { ModeContext } from '../pipeline/context.js';
@@ -28,7 +27,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   const root = path.resolve(github.workspace, inputs.workingDirectory);
   if (!inputs.registry) throw new UsageError('mode bootstrap: input registry is required (HOST[:PORT]/PATH the new cluster can pull from)');
   if (!inputs.clusterConfig) throw new UsageError('mode bootstrap: input cluster-config is required (the management cluster config file, with CLUSTER_NAME)');
-  const tools = toolPins(inputs);
+  const tools = await readToolPins(ctx);
   // The releases asked for, checked before any work: a version without its sha256 is a usage error.
   checkPin('ytt', tools.ytt, platformName(process.platform, process.arch));
   if (!inputs.pushCommand) checkPin('imgpkg', tools.imgpkg, platformName(process.platform, process.arch));

@@ -5,9 +5,8 @@ import { ClusterClient } from '../cluster/client.js';
 import { REGISTRY_HOSTING, resolvePullRegistry } from '../cluster/registry-hosting.js';
 import { Docker } from '../tools/docker.js';
 import type { ModeContext } from '../pipeline/context.js';
-import { finishRun, plannedRefs, pushApplyVerify } from '../pipeline/steps.js';
+import { finishRun, plannedRefs, pushApplyVerify, readToolPins } from '../pipeline/steps.js';
 import { carvelNeed } from '../tools/carvel.js';
-import { toolPins } from '../inputs.js';
 import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { clusterReleasedLookup } from '../cluster/released.js';
@@ -33,7 +32,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     }),
   });
   // The tool releases asked for, resolved first: a version without its sha256 is a usage error now.
-  const tools = toolPins(inputs);
+  const tools = await readToolPins(ctx);
   const needs = [
     ...(inputs.pushCommand ? [] : [carvelNeed('imgpkg', { pin: tools.imgpkg, install: ctx.install, log: (m) => host.info(m) })]),
     ...(inputs.lockImages ? [carvelNeed('kbld', { pin: tools.kbld, install: ctx.install, log: (m) => host.info(m) })] : []),

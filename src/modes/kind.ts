@@ -7,9 +7,8 @@ import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { CleanupList } from '../cleanup-list.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../results.js';
-import { ensureImgpkg, finishRun, plannedRefs, pushApplyVerify } from '../pipeline/steps.js';
+import { ensureImgpkg, finishRun, plannedRefs, pushApplyVerify, readToolPins } from '../pipeline/steps.js';
 import { carvelNeed } from '../tools/carvel.js';
-import { toolPins } from '../inputs.js';
 import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageVersionRef } from '../detect/index.js';
@@ -37,11 +36,11 @@ export async function run(ctx: ModeContext): Promise<void> {
   // packages (planned as `devpkg plan` plans them), the files the inputs name, then every tool
   // and daemon, all that is missing named at once. Nothing is created before the last check.
   if (inputs.kappControllerVersion) normalizeReleaseVersion(inputs.kappControllerVersion, 'kapp-controller-version');
-  const tools = toolPins(inputs);
+  const tools = await readToolPins(ctx);
   // The releases asked for, resolved now: a version without its sha256 is refused before any work.
   const toolNeeds = [
     dockerNeed(ctx.exec),
-    kindNeed({ version: inputs.kindVersion, sha256: inputs.kindSha256 || undefined, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }),
+    kindNeed({ version: inputs.kindVersion, sha256: tools.kind?.sha256, sha256From: tools.kind?.sha256From, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }),
     ...(inputs.pushCommand ? [] : [carvelNeed('imgpkg', { pin: tools.imgpkg, install: ctx.install, log: (m) => host.info(m) })]),
     ...(inputs.lockImages ? [carvelNeed('kbld', { pin: tools.kbld, install: ctx.install, log: (m) => host.info(m) })] : []),
   ];
@@ -94,7 +93,8 @@ export async function run(ctx: ModeContext): Promise<void> {
         cleanup,
         name: kindClusterName(github.runId, github.runAttempt),
         kindVersion: inputs.kindVersion || undefined,
-        kindSha256: inputs.kindSha256 || undefined,
+        kindSha256: tools.kind?.sha256,
+        kindSha256From: tools.kind?.sha256From,
         nodeImage: inputs.kindNodeImage || undefined,
         kindConfig: inputs.kindConfig || undefined,
         registryImage: inputs.registryImage || undefined,

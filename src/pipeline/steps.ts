@@ -1,6 +1,6 @@
 // Steps the cluster, kind and bootstrap modes share: which packages changed, push + apply +
 // verify, imgpkg on PATH, and the end of a run (outputs, report, failure).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -19,6 +19,7 @@ import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult, PlannedPackage } from '../results.js';
 import { ensureCarvelTool } from '../tools/carvel.js';
 import { toolPins } from '../inputs.js';
+import { platformName, withChecksums, type ToolPins } from '../tools/releases.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
 import { annotateProblems, failedResult, interruptedResult, loadForMode } from './problems.js';
 import { repoOf } from './repo.js';
@@ -136,11 +137,25 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
 }
 
 /**
+ * The tool releases the inputs ask for, with the sums of a tool-checksums file (read here,
+ * relative to working-directory: a file that cannot be read is a usage error naming the input).
+ */
+export async function readToolPins(ctx: Pick<ModeContext, 'inputs' | 'github'>): Promise<ToolPins> {
+  const pins = toolPins(ctx.inputs);
+  if (!ctx.inputs.toolChecksums) return pins;
+  const file = path.resolve(ctx.github.workspace, ctx.inputs.workingDirectory, ctx.inputs.toolChecksums);
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`input tool-checksums: cannot read ${file}: ${err.code ?? err.message}; give a file of "<sha256>  <file>" lines`);
+  });
+  return withChecksums(pins, text, file, platformName(process.platform, process.arch));
+}
+
+/**
  * imgpkg (and kbld for lock-images) on PATH: the runner's, or the release the inputs ask for
  * (pinned, or with its sha256), checksum-checked, from the tool cache.
  */
 export async function ensureImgpkg(ctx: ModeContext): Promise<void> {
-  const tools = toolPins(ctx.inputs);
+  const tools = await readToolPins(ctx);
   const log = (m: string) => ctx.host.info(m);
   // A push command pushes by itself; kbld still locks the images first when asked.
   if (!ctx.inputs.pushCommand) await ensureCarvelTool('imgpkg', { pin: tools.imgpkg, log, install: ctx.install });

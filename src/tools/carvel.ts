@@ -77,7 +77,7 @@ export async function ensureCarvelTool(tool: CarvelTool, o: EnsureToolOptions = 
   const { version, sha256 } = resolveRelease(tool, o.pin, platform);
   const given = pinNames(tool, 'sha256');
   return installPinnedTool(
-    { tool, version, url: releaseUrl(tool, version, platform, o.install?.github), sha256, ...(o.pin?.sha256 ? { sha256From: `${given.input}, CLI: ${given.flag}` } : {}) },
+    { tool, version, url: releaseUrl(tool, version, platform, o.install?.github), sha256, ...(o.pin?.sha256 ? { sha256From: o.pin.sha256From ?? `${given.input}, CLI: ${given.flag}` } : {}) },
     { toolCache: o.toolCache, arch, log: o.log, fetch: o.fetch, sleep: o.sleep, addToPath: o.env === undefined || o.env === process.env },
   );
 }

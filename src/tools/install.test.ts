@@ -41,7 +41,7 @@ describe('yttRelease', () => {
   });
   test('an unpinned version or platform names what is pinned and how to give a sha256', () => {
     expect(() => yttRelease({ version: 'v0.50.0' }, 'linux', 'x64')).toThrow(
-      'devpkg pins no sha256 for ytt v0.50.0 on linux-amd64 (pinned: v0.44.3); give the sha256 of its ytt-linux-amd64 with ytt-sha256 (CLI: --ytt-sha256) next to ytt-version (CLI: --ytt-version), choose a pinned version, or put ytt on PATH before devpkg (e.g. carvel-dev/setup-action)',
+      'devpkg pins no sha256 for ytt v0.50.0 on linux-amd64 (pinned: v0.44.3); give the sha256 of its ytt-linux-amd64 with ytt-sha256 (CLI: --ytt-sha256) or in a tool-checksums file (CLI: --tool-checksums) next to ytt-version (CLI: --ytt-version), choose a pinned version, or put ytt on PATH before devpkg (e.g. carvel-dev/setup-action)',
     );
     expect(() => yttRelease(undefined, 'win32', 'x64')).toThrow(/no sha256 for ytt v0.44.3 on win32-amd64 \(pinned: none for this platform\)/);
   });

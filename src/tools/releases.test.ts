@@ -1,4 +1,4 @@
-import { checkPin, normalizeToolVersion, parseToolPin, PINNED_RELEASES, resolveRelease } from './releases.js';
+import { checkPin, normalizeToolVersion, parseToolPin, PINNED_RELEASES, resolveRelease, withChecksums } from './releases.js';
 
 const SUM = 'ab'.repeat(32);
 
@@ -38,7 +38,7 @@ describe('resolveRelease', () => {
       expect.objectContaining({
         exitCode: 2,
         message:
-          'devpkg pins no sha256 for imgpkg v0.45.0 on linux-amd64 (pinned: v0.41.1, v0.48.2); give the sha256 of its imgpkg-linux-amd64 with imgpkg-sha256 (CLI: --imgpkg-sha256) ' +
+          'devpkg pins no sha256 for imgpkg v0.45.0 on linux-amd64 (pinned: v0.41.1, v0.48.2); give the sha256 of its imgpkg-linux-amd64 with imgpkg-sha256 (CLI: --imgpkg-sha256) or in a tool-checksums file (CLI: --tool-checksums) ' +
           'next to imgpkg-version (CLI: --imgpkg-version), choose a pinned version, or put imgpkg on PATH before devpkg (e.g. carvel-dev/setup-action)',
       }),
     );
@@ -54,4 +54,20 @@ describe('resolveRelease', () => {
 test('normalizeToolVersion', () => {
   expect(normalizeToolVersion('0.45.0', 'x')).toBe('v0.45.0');
   expect(normalizeToolVersion('v0.45.0-rc.1', 'x')).toBe('v0.45.0-rc.1');
+});
+
+describe('withChecksums: a checksums file gives the sums of the versions named', () => {
+  const listing = `${'1'.repeat(64)}  imgpkg-linux-amd64\n${'2'.repeat(64)} *./kind-linux-amd64\n${'3'.repeat(64)}  ytt-darwin-arm64\nnot a line\n`;
+  test('each tool with a version and no sha256 gets the line naming its binary for this platform', () => {
+    expect(withChecksums({ imgpkg: { version: 'v0.45.0' }, kind: { version: 'v0.29.0' }, ytt: { version: 'v0.50.0' }, kbld: {} }, listing, '/x/sums.txt', 'linux-amd64')).toEqual({
+      imgpkg: { version: 'v0.45.0', sha256: '1'.repeat(64), sha256From: 'tool-checksums /x/sums.txt' },
+      kind: { version: 'v0.29.0', sha256: '2'.repeat(64), sha256From: 'tool-checksums /x/sums.txt' },
+      ytt: { version: 'v0.50.0' },
+      kbld: {},
+    });
+  });
+  test('a sha256 given on its own wins; no version, nothing taken', () => {
+    const pins = { imgpkg: { version: 'v0.45.0', sha256: SUM }, kind: {} };
+    expect(withChecksums(pins, listing, 'f', 'linux-amd64')).toEqual(pins);
+  });
 });

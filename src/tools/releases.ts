@@ -53,6 +53,8 @@ export const DEFAULT_TOOL_VERSIONS: Record<Installable, string> = { imgpkg: 'v0.
 export interface ToolPin {
   version?: string;
   sha256?: string;
+  /** Where that sha256 came from when not from `<tool>-sha256` (a tool-checksums file). */
+  sha256From?: string;
 }
 
 /** A pin per tool (absent: the default). */
@@ -117,7 +119,7 @@ export function resolveRelease(tool: Installable, pin: ToolPin | undefined, plat
     .map(([ver]) => ver);
   throw new UsageError(
     `devpkg pins no sha256 for ${tool} ${version} on ${platform} (pinned: ${known.join(', ') || 'none for this platform'}); ` +
-      `give the sha256 of its ${tool}-${platform} with ${s.input} (CLI: ${s.flag}) next to ${v.input} (CLI: ${v.flag}), ` +
+      `give the sha256 of its ${tool}-${platform} with ${s.input} (CLI: ${s.flag}) or in a tool-checksums file (CLI: --tool-checksums) next to ${v.input} (CLI: ${v.flag}), ` +
       `choose a pinned version, or put ${tool} on PATH before devpkg (e.g. carvel-dev/setup-action)`,
   );
 }
@@ -129,4 +131,25 @@ export function resolveRelease(tool: Installable, pin: ToolPin | undefined, plat
  */
 export function checkPin(tool: Installable, pin: ToolPin | undefined, platform: string): void {
   if (pin?.version) resolveRelease(tool, pin, platform);
+}
+
+/**
+ * Fills in, from a checksums file (`<sha256>  <file>` a line, as sha256sum and Carvel's
+ * checksums.txt write them), the sha256 of each tool whose version is named and whose sha256 is
+ * not: the line naming its binary for this platform (`imgpkg-linux-amd64`). A sha256 given on its
+ * own wins (pure).
+ */
+export function withChecksums(pins: ToolPins, listing: string, source: string, platform: string): ToolPins {
+  const sums = new Map<string, string>();
+  for (const line of listing.split('\n')) {
+    const m = /^([0-9a-fA-F]{64})\s+\*?(?:\.\/)?(\S+)\s*$/.exec(line.trim());
+    if (m) sums.set(m[2]!.slice(m[2]!.lastIndexOf('/') + 1), m[1]!.toLowerCase());
+  }
+  const out: ToolPins = { ...pins };
+  for (const tool of INSTALLABLE) {
+    const pin = pins[tool];
+    const sum = sums.get(`${tool}-${platform}`);
+    if (pin?.version && !pin.sha256 && sum) out[tool] = { ...pin, sha256: sum, sha256From: `tool-checksums ${source}` };
+  }
+  return out;
 }

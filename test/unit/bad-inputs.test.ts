@@ -183,6 +183,7 @@ const ACTION_CASES: Array<[Record<string, string>, Record<string, string>, strin
   [{ 'imgpkg-sha256': 'a'.repeat(64) }, {}, 'input imgpkg-sha256 needs input imgpkg-version'],
   [{ 'ytt-version': 'latest' }, {}, 'input ytt-version: "latest" is not a release version such as v0.44.3'],
   [{ mode: 'cluster', registry: 'localhost:5001/devpkg', 'imgpkg-version': 'v0.45.0' }, {}, 'devpkg pins no sha256 for imgpkg v0.45.0'],
+  [{ mode: 'cluster', registry: 'localhost:5001/devpkg', 'imgpkg-version': 'v0.45.0', 'tool-checksums': 'nosuch.txt' }, {}, 'input tool-checksums: cannot read '],
   [{}, { GITHUB_OUTPUT: '/nonexistent/dir/output' }, 'GITHUB_OUTPUT is set to /nonexistent/dir/output, which cannot be created or written (ENOENT)'],
   [{}, { GITHUB_STEP_SUMMARY: '/nonexistent/dir/summary' }, 'GITHUB_STEP_SUMMARY is set to /nonexistent/dir/summary'],
 ];
