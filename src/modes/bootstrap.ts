@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
-import { runBootstrap } from '../bootstrap/run.js';
+import { planBootstrapDev, runBootstrap } from '../bootstrap/run.js';
 import { CleanupList } from '../cleanup-list.js';
 import { DevpkgError, UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';
@@ -47,6 +47,21 @@ export async function run(ctx: ModeContext): Promise<void> {
   if (inputs.hostCheck) {
     const problems = await host.group('Can this runner bootstrap?', async () => checkHost(await readHostFacts(ctx.exec)));
     if (problems.length) throw new UsageError(hostRefusal(problems, 'host-check: false'));
+  }
+  // A dev-version that would lose is refused before ytt or the tanzu CLI is fetched: its error
+  // result is the run's (a package the mode cannot take is left to the full run below).
+  if (inputs.devVersion) {
+    try {
+      const early = await loadForMode(ctx, root, ref);
+      if (early.bundleFolder === `${early.path}/bundle`) {
+        await planBootstrapDev({ loaded: { ...early, path: path.join(root, early.path) }, seq: sequenceFromContext(ctx), devVersion: inputs.devVersion, registry: inputs.registry });
+      }
+    } catch (err) {
+      const result = failedResult(ctx, ref, err, 'bootstrap');
+      host.info(renderResultText(result));
+      await finishRun(ctx, [result]);
+      return;
+    }
   }
   const yttPath = await host.group('ytt', () => ensureYtt({ pin: tools.ytt, env: ctx.env, log: (m) => host.info(m), install: ctx.install }));
   const paths = tanzuPaths(inputs.tanzuDir || undefined, ctx.env, root);
