@@ -6,6 +6,7 @@ import { checkImageReference, registryText, type Registry } from './bundle/refer
 import { MODES, type Mode } from './results.js';
 import { parseLayoutChoice, type LayoutChoice } from './layouts/index.js';
 import { defaultOf } from './config/schema.js';
+import { parseToolPin, type ToolPins } from './tools/releases.js';
 
 /**
  * Every action input, read once and validated here; nothing else reads inputs, so the rest of
@@ -52,7 +53,16 @@ export interface Inputs {
   /** kind mode: a release manifest file or URL instead of downloading kapp-controller-version. */
   kappControllerManifest: string;
   kappControllerSha256: string;
+  /** Tool releases to install when missing: a version (normalized, v-prefixed) and, for one devpkg does not pin, its sha256 (toolPins). */
   imgpkgVersion: string;
+  imgpkgSha256: string;
+  kbldVersion: string;
+  kbldSha256: string;
+  yttVersion: string;
+  yttSha256: string;
+  kindSha256: string;
+  /** A checksums file (relative to working-directory) with the sha256 of the tool versions named (readToolPins). */
+  toolChecksums: string;
   tanzuCli: string;
   tanzuCliUrl: string;
   tanzuCliSha256: string;
@@ -136,6 +146,8 @@ export function parseInputs(src: InputSource): Inputs {
       `${both('kapp-controller-manifest', 'kapp-controller-version')}: give one; the manifest replaces the download of a release version`,
     );
   }
+  const pin = (tool: 'imgpkg' | 'kbld' | 'ytt' | 'kind') => parseToolPin(tool, s(`${tool}-version`), s(`${tool}-sha256`), what);
+  const pins = { imgpkg: pin('imgpkg'), kbld: pin('kbld'), ytt: pin('ytt'), kind: pin('kind') };
   const kcSha = s('kapp-controller-sha256').toLowerCase();
   if (kcSha && !/^[0-9a-f]{64}$/.test(kcSha)) {
     throw new UsageError(`${what('kapp-controller-sha256')}: "${kcSha}" is not a sha256 (64 hex digits), e.g. the output of sha256sum release.yml`);
@@ -167,14 +179,21 @@ export function parseInputs(src: InputSource): Inputs {
     githubToken: get('github-token').trim(),
     comment: bool(src, 'comment'),
     commentHeader: s('comment-header'),
-    kindVersion: s('kind-version'),
+    kindVersion: pins.kind.version ?? '',
+    kindSha256: pins.kind.sha256 ?? '',
     kindNodeImage: s('kind-node-image'),
     kindConfig: s('kind-config'),
     registryImage: s('registry-image'),
     kappControllerVersion: s('kapp-controller-version'),
     kappControllerManifest: kcManifest,
     kappControllerSha256: kcSha,
-    imgpkgVersion: s('imgpkg-version'),
+    imgpkgVersion: pins.imgpkg.version ?? '',
+    imgpkgSha256: pins.imgpkg.sha256 ?? '',
+    kbldVersion: pins.kbld.version ?? '',
+    kbldSha256: pins.kbld.sha256 ?? '',
+    yttVersion: pins.ytt.version ?? '',
+    yttSha256: pins.ytt.sha256 ?? '',
+    toolChecksums: s('tool-checksums'),
     tanzuCli: s('tanzu-cli'),
     tanzuCliUrl: s('tanzu-cli-url'),
     tanzuCliSha256: s('tanzu-cli-sha256'),
@@ -190,5 +209,16 @@ export function parseInputs(src: InputSource): Inputs {
     }),
     artifactName: s('artifact-name'),
     resultsPath: s('results-path'),
+  };
+}
+
+/** The tool releases the inputs ask for, as the installers take them (pure). */
+export function toolPins(i: Pick<Inputs, 'imgpkgVersion' | 'imgpkgSha256' | 'kbldVersion' | 'kbldSha256' | 'yttVersion' | 'yttSha256' | 'kindVersion' | 'kindSha256'>): ToolPins {
+  const pin = (version: string, sha256: string) => ({ ...(version ? { version } : {}), ...(sha256 ? { sha256 } : {}) });
+  return {
+    imgpkg: pin(i.imgpkgVersion, i.imgpkgSha256),
+    kbld: pin(i.kbldVersion, i.kbldSha256),
+    ytt: pin(i.yttVersion, i.yttSha256),
+    kind: pin(i.kindVersion, i.kindSha256),
   };
 }

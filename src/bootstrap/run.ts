@@ -21,6 +21,8 @@ import { prepareProviders, validateProviders, type PrepareResult } from '../prov
 import type { TanzuPaths } from '../providers/paths.js';
 import { clusterNameOf, explainRenderFailure, listSome, type DryRunCheck } from '../providers/validate.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
+import type { ToolPins } from '../tools/releases.js';
+import type { InstallPolicy } from '../tools/toolcache.js';
 import { Tanzu, SUPPRESS_PROVIDERS_UPDATE, tanzuArgs } from '../tools/tanzu.js';
 import { Ytt } from '../tools/ytt.js';
 import type { DevSequence } from '../versions/index.js';
@@ -47,6 +49,10 @@ export interface BootstrapOptions {
   registry?: Registry;
   credentials?: RegistryCredentials;
   pushCommand?: string;
+  /** The imgpkg release to install for a push, when none is on PATH. */
+  tools?: ToolPins;
+  /** May devpkg install a missing imgpkg for the push (default yes; --no-install refuses). */
+  install?: InstallPolicy;
   devVersion?: string;
   seq: DevSequence;
   tanzuPath: string;
@@ -139,6 +145,23 @@ export interface PreparedBootstrap {
   digest?: string;
 }
 
+/**
+ * The dev version, decided before anything is written or installed: planned as plan mode plans
+ * it, against the package's version folders beside this one, under the addons manager's
+ * versionSelection; a forced version that would lose is refused here.
+ */
+export async function planBootstrapDev(o: Pick<BootstrapOptions, 'loaded' | 'seq' | 'devVersion' | 'registry'>): Promise<ReturnType<typeof planDev>> {
+  return planDev({
+    name: o.loaded.name,
+    released: o.loaded.pkg.pkg.spec.version,
+    inPlay: await versionFoldersIn(path.dirname(o.loaded.path)),
+    selection: ADDONS_MANAGER_SELECTION,
+    seq: o.seq,
+    forced: o.devVersion,
+    registry: o.registry,
+  });
+}
+
 /** The dev version, its bundle (given or pushed), the prepared providers folder and its dry-run check. */
 async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap> {
   const log = o.log ?? (() => undefined);
@@ -147,17 +170,7 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
   const pkgName = o.loaded.name;
   const addonType = o.addonType || defaultAddonType(pkgName);
   const [category] = categoryOf(addonType);
-  // The dev version first, before anything is written: planned as plan mode plans it, against the
-  // package's version folders beside this one, under the addons manager's versionSelection.
-  const plan = planDev({
-    name: pkgName,
-    released: o.loaded.pkg.pkg.spec.version,
-    inPlay: await versionFoldersIn(path.dirname(o.loaded.path)),
-    selection: ADDONS_MANAGER_SELECTION,
-    seq: o.seq,
-    forced: o.devVersion,
-    registry: o.registry,
-  });
+  const plan = await planBootstrapDev(o);
   log(`dev version ${plan.version}: ${plan.reason}`);
   const tanzu = new Tanzu(o.tanzuPath, exec, o.paths.home ? { HOME: o.paths.home } : {});
   const ytt = new Ytt(o.yttPath ?? 'ytt', exec);
@@ -177,6 +190,8 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
       tag: plan.tag,
       credentials: o.credentials,
       pushCommand: o.pushCommand,
+      tools: o.tools,
+      install: o.install,
       // DEVPKG_VERSION is the version of the Package the bundle is for, as in the other modes.
       env: { package: pkgName, version: plan.version },
       exec,

@@ -9,6 +9,8 @@ import { gitTopLevel } from '../tools/git.js';
 import { lastLines } from '../tools/tool.js';
 import { checkBundleDir, parseBundleLock } from './folder.js';
 import { ensureCarvelTool } from '../tools/carvel.js';
+import type { ToolPins } from '../tools/releases.js';
+import type { InstallPolicy } from '../tools/toolcache.js';
 import { formatRepository, usesPlainHttp, validateTag, type Repository } from './reference.js';
 import { RegistryClient, type RegistryCredentials } from './registry.js';
 
@@ -42,8 +44,10 @@ export interface PushBundleOptions {
   plainHttp?: boolean;
   /** Default: the imgpkg on PATH, or on a GitHub runner a pinned, checksummed release (ensureCarvelTool). */
   imgpkg?: Imgpkg;
-  /** imgpkg release to install when none is on PATH (imgpkg-version input). */
-  imgpkgVersion?: string;
+  /** The imgpkg / kbld releases to install when none is on PATH (imgpkg-version, imgpkg-sha256, ...). */
+  tools?: ToolPins;
+  /** May devpkg install a missing imgpkg / kbld (default yes; --no-install refuses). */
+  install?: InstallPolicy;
   kbld?: Kbld;
   exec?: ExecFn;
   log?: (m: string) => void;
@@ -137,7 +141,7 @@ export async function pushBundle(o: PushBundleOptions): Promise<PushBundleResult
   const scrub = (t: string) => (login ? scrubSecrets(t, [login.password], login) : t);
 
   if (o.lockImages) {
-    const kbld = o.kbld ?? (await Kbld.create(exec, await ensureCarvelTool('kbld', { log })));
+    const kbld = o.kbld ?? (await Kbld.create(exec, await ensureCarvelTool('kbld', { pin: o.tools?.kbld, install: o.install, log })));
     log(`locking the images of ${bundleDir}/config with kbld`);
     await kbld.lockImages(bundleDir, login);
   }
@@ -167,7 +171,7 @@ export async function pushBundle(o: PushBundleOptions): Promise<PushBundleResult
     return { image: `${repo}@${digest}`, digest, tag };
   }
 
-  const imgpkg = o.imgpkg ?? (await Imgpkg.create(exec, await ensureCarvelTool('imgpkg', { version: o.imgpkgVersion, log })));
+  const imgpkg = o.imgpkg ?? (await Imgpkg.create(exec, await ensureCarvelTool('imgpkg', { pin: o.tools?.imgpkg, install: o.install, log })));
   const tmp = o.lockOutput ? undefined : await mkdtemp(join(tmpdir(), 'devpkg-lock-'));
   try {
     const lockFile = o.lockOutput ? resolve(o.lockOutput) : join(tmp as string, 'bundle.lock.yml');

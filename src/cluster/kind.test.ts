@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CleanupList } from '../cleanup.js';
 import { sha256 } from '../tools/checksum.js';
-import type { ExecFn } from '../tools/exec.js';
+import { execTool, type ExecFn } from '../tools/exec.js';
 import { Kind } from '../tools/kind.js';
 import {
   createKindCluster,
@@ -118,7 +118,6 @@ describe('ensureKind', () => {
     const asked: string[] = [];
     const toolCache = {
       find: (tool: string, version: string) => (asked.push(`${tool}@${version}`), '/cache/kind/0.33.0/x64'),
-      downloadTool: async () => '',
       cacheFile: async () => '',
     };
     const logs: string[] = [];
@@ -128,6 +127,35 @@ describe('ensureKind', () => {
     // The cached binary is what runs next (and what the post step gets).
     expect(kind.path).toBe('/cache/kind/0.33.0/x64/kind');
     expect(t.calls.at(-1)).toEqual(['/cache/kind/0.33.0/x64/kind', 'version']);
+  });
+});
+
+describe('ensureKind with kind-sha256: the given sum replaces the release listing', () => {
+  const BIN = '#!/bin/sh\necho "kind v0.29.0 go1.24 linux/amd64"\n';
+  const base = 'https://github.com/kubernetes-sigs/kind/releases/download/v0.29.0';
+  const savedCache = process.env.RUNNER_TOOL_CACHE;
+  afterAll(() => {
+    if (savedCache === undefined) delete process.env.RUNNER_TOOL_CACHE;
+    else process.env.RUNNER_TOOL_CACHE = savedCache;
+  });
+  const install = (sum: string, seen: string[]) => {
+    process.env.RUNNER_TOOL_CACHE = mkdtempSync(join(dir, 'cache-'));
+    // No kind on PATH; the installed binary itself is run for its version.
+    const exec: ExecFn = async (cmd, args, o) => (cmd === 'kind' ? { code: 127, stdout: '', stderr: 'not found' } : execTool(cmd, args, o));
+    return ensureKind({ version: 'v0.29.0', sha256: sum, exec, arch: 'x64', platform: 'linux', fetch: fakeFetch({ [`${base}/kind-linux-amd64`]: BIN }, seen), log: () => undefined });
+  };
+  test('the right sum: installed from the binary alone (no .sha256sum asked for)', async () => {
+    const seen: string[] = [];
+    const kind = await install(sha256(BIN), seen);
+    expect(kind.path).toBe(join(process.env.RUNNER_TOOL_CACHE!, 'kind', '0.29.0', 'x64', 'kind'));
+    expect(kind.version).toBe('0.29.0');
+    expect(seen).toEqual([`${base}/kind-linux-amd64`]);
+  });
+  test('a wrong sum: refused naming both sums and kind-sha256; nothing cached', async () => {
+    await expect(install('0'.repeat(64), [])).rejects.toThrow(
+      `kind v0.29.0 from ${base}/kind-linux-amd64 has sha256 ${sha256(BIN)}, expected ${'0'.repeat(64)} (kind-sha256, CLI: --kind-sha256); not installing it`,
+    );
+    expect(readdirSync(process.env.RUNNER_TOOL_CACHE!)).toEqual([]);
   });
 });
 

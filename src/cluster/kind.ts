@@ -16,7 +16,8 @@ import { checkSha256 } from '../tools/checksum.js';
 import { Docker } from '../tools/docker.js';
 import type { ExecFn } from '../tools/exec.js';
 import { Kind } from '../tools/kind.js';
-import { checksumFor, fetchWithRetry, findCached, GITHUB, installPinnedTool, releasePlatform, type InstallPolicy, type ToolCacheApi } from '../tools/toolcache.js';
+import { fetchWithRetry } from '../tools/download.js';
+import { checksumFor, findCached, GITHUB, installPinnedTool, releasePlatform, type InstallPolicy, type ToolCacheApi } from '../tools/toolcache.js';
 import { localRegistryHostingConfigMap, mergeKindConfig, registryHostsDir, registryHostsToml, type MergedKindConfig } from './kind-config.js';
 import type { Need } from '../tools/needs.js';
 
@@ -135,6 +136,10 @@ export async function kappControllerManifest(o: ManifestSource): Promise<{ text:
 
 export interface EnsureKindOptions {
   version?: string;
+  /** kind-sha256: the sum of the kind binary (instead of the release's .sha256sum). */
+  sha256?: string;
+  /** Where that sum came from, when not kind-sha256 (a tool-checksums file). */
+  sha256From?: string;
   exec: ExecFn;
   log?: (m: string) => void;
   toolCache?: ToolCacheApi;
@@ -169,8 +174,10 @@ export async function ensureKind(o: EnsureKindOptions): Promise<Kind> {
   const releases = o.releases ?? (o.install?.github ? `${o.install.github}/kubernetes-sigs/kind/releases/download` : KIND_RELEASES);
   const base = `${releases}/${want}`;
   o.log?.(`kind ${want}: ${onPath ? `PATH has v${onPath.version}` : 'not on PATH'}; installing the release into the tool cache`);
+  // The user's sha256 (kind-sha256) replaces the listing published beside the binary.
+  const sums = o.sha256 ? { sha256: o.sha256, sha256From: o.sha256From ?? 'kind-sha256, CLI: --kind-sha256' } : { sumsUrl: `${base}/${asset}.sha256sum`, sumsName: asset };
   const path = await installPinnedTool(
-    { tool: 'kind', version: want, url: `${base}/${asset}`, sumsUrl: `${base}/${asset}.sha256sum`, sumsName: asset },
+    { tool: 'kind', version: want, url: `${base}/${asset}`, ...sums },
     { toolCache: o.toolCache, fetch: o.fetch, log: o.log, arch: o.arch },
   );
   return Kind.create(o.exec, path);
@@ -200,7 +207,7 @@ export async function checkKindFiles(o: { kindConfig?: string; kappControllerMan
 }
 
 /** kind at the wanted version as a need of the kind mode's preflight (on PATH at that version, or in the tool cache). */
-export function kindNeed(o: { version?: string; exec: ExecFn; install?: InstallPolicy; log?: (m: string) => void }): Need {
+export function kindNeed(o: { version?: string; sha256?: string; sha256From?: string; exec: ExecFn; install?: InstallPolicy; log?: (m: string) => void }): Need {
   const want = normalizeReleaseVersion(o.version || DEFAULT_KIND_VERSION, 'kind-version');
   return {
     what: `kind ${want}`,
@@ -210,7 +217,7 @@ export function kindNeed(o: { version?: string; exec: ExecFn; install?: InstallP
       if (await findCached('kind', want)) return undefined;
       return onPath ? `PATH has v${onPath.version}` : 'not on PATH';
     },
-    install: async () => void (await ensureKind({ version: want, exec: o.exec, log: o.log, install: o.install })),
+    install: async () => void (await ensureKind({ version: want, sha256: o.sha256, sha256From: o.sha256From, exec: o.exec, log: o.log, install: o.install })),
     howTo: KIND_HOW_TO.replace('VERSION', want),
   };
 }
@@ -237,6 +244,9 @@ export interface KindClusterOptions {
   cleanup: CleanupList;
   name: string;
   kindVersion?: string;
+  /** kind-sha256 (with kindVersion), and where it came from when not that input. */
+  kindSha256?: string;
+  kindSha256From?: string;
   nodeImage?: string;
   /** kind-config: a kind config file merged with devpkg's registry settings. */
   kindConfig?: string;
@@ -273,7 +283,7 @@ export async function createKindCluster(o: KindClusterOptions): Promise<KindClus
   const phase = (n: string) => o.onPhase?.(n, new Date().toISOString());
   const cwd = o.cwd ?? process.cwd();
   // Everything that can be checked without a cluster comes first: a bad input costs no cluster.
-  const kind = await step('kind', () => (o.ensureKind ?? ensureKind)({ version: o.kindVersion, exec: o.exec, log: o.log, fetch: o.fetch, install: o.install }));
+  const kind = await step('kind', () => (o.ensureKind ?? ensureKind)({ version: o.kindVersion, sha256: o.kindSha256, sha256From: o.kindSha256From, exec: o.exec, log: o.log, fetch: o.fetch, install: o.install }));
   const docker = await step('docker', () => Docker.create(o.exec));
   const config = await step('kind config', async () => {
     const merged = await readKindConfig(o.kindConfig, cwd);

@@ -58,3 +58,17 @@ test('without ytt on PATH and --no-install, --prepare-only fails up front naming
   expect(r.err).toMatch(/^devpkg bootstrap: ytt is not on PATH \(and --no-install: devpkg does not install it\): bootstrap renders the package config and the providers with it for its dry-run check, and will not run that check weakened; install ytt/);
   expect(r.err).not.toContain('the dry-run check renders the providers with ytt');
 });
+
+test('a --dev-version that would lose is refused before ytt is looked for or installed', async () => {
+  // No ytt on PATH and --no-install: before the fix, the missing ytt was what this run reported.
+  const r = await cli(['bootstrap', '--package', resolve('examples/tce-packages/addons/packages/antrea/1.5.3'), '--image', 'i', '--prepare-only', '--no-install', '--dev-version', '1.5.2']);
+  expect(r.code).toBe(2);
+  expect(r.err).toMatch(/^devpkg bootstrap: dev-version 1\.5\.2 does not outrank 1\.5\.3, the highest antrea version in play/);
+  expect(r.err).not.toContain('ytt');
+});
+
+test('a --ytt-version devpkg does not pin, without --ytt-sha256: a usage error naming the flag, before anything else', async () => {
+  const r = await cli(['bootstrap', '--package', resolve('examples/tce-packages/addons/packages/antrea/1.5.3'), '--image', 'i', '--prepare-only', '--ytt-version', 'v0.50.0']);
+  expect(r.code).toBe(2);
+  expect(r.err).toMatch(/^devpkg bootstrap: devpkg pins no sha256 for ytt v0\.50\.0 on \S+ .*with ytt-sha256 \(CLI: --ytt-sha256\)/);
+});

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { cleanupBootstrap, cleanupInterrupted, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
-import { CLUSTER_CONFIG_PLACEHOLDER, runBootstrap } from '../bootstrap/run.js';
+import { CLUSTER_CONFIG_PLACEHOLDER, planBootstrapDev, runBootstrap } from '../bootstrap/run.js';
 import { findOnPath } from '../tools/carvel.js';
 import { UsageError } from '../errors.js';
 import { watchSignals, type SignalSource } from '../interrupt.js';
@@ -17,10 +17,12 @@ import { Tanzu } from '../tools/tanzu.js';
 import { listSome } from '../providers/validate.js';
 import { execTool } from '../tools/exec.js';
 import { ensureYtt } from '../tools/install.js';
+import { checkPin, platformName } from '../tools/releases.js';
+import type { InstallPolicy } from '../tools/toolcache.js';
 import { passed } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import { parseCommand, parseDuration, requireFlag, type CliIO } from './io.js';
-import { assertionsFlag, booleans, DEV_PACKAGE_FLAGS, strings, VERDICT_FLAGS } from './options.js';
+import { assertionsFlag, booleans, DEV_PACKAGE_FLAGS, IMGPKG_FLAGS, strings, toolPinsFlags, VERDICT_FLAGS, YTT_FLAGS } from './options.js';
 
 const USAGE = `Usage: devpkg bootstrap --package <version folder> (--image REPO@sha256:... | --registry REPO)
                         --cluster-config FILE [--ref-name FROM=TO] [--addon-type CATEGORY/NAME]
@@ -71,7 +73,16 @@ ytt must be on PATH: without it devpkg stops before changing anything.
   --timeout DURATION       wait this long for phase 3, and again for the verdict (default 10m)
   --bootstrap-timeout D    limit for tanzu management-cluster create (default 45m)
   --work-dir DIR           logs, dry-run render, kubeconfig (default ./devpkg-bootstrap)
-  --no-install             refuse instead of installing a missing ytt (pinned, checksum-checked, into ~/.cache/devpkg)
+  --no-install             refuse instead of installing a missing ytt (or, with --registry, imgpkg)
+                           (checksum-checked, into ~/.cache/devpkg)
+  --ytt-version V          ytt release to install when none is on PATH (default v0.44.3, pinned);
+                           another version needs --ytt-sha256
+  --ytt-sha256 SUM         sha256 of that release's binary for this platform (ytt-linux-amd64, ...)
+  --imgpkg-version V       imgpkg release for the --registry push (default v0.41.1; pinned: v0.41.1,
+                           v0.48.2); another version needs --imgpkg-sha256
+  --imgpkg-sha256 SUM      sha256 of that imgpkg release's binary for this platform
+  --tool-checksums FILE    "<sha256>  <file>" lines (e.g. a release's checksums.txt) with the
+                           sums of the versions given, instead of each --*-sha256
   --json                   print the result as JSON on stdout (progress stays on stderr)
   -h, --help               show this help
 
@@ -93,6 +104,8 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
     ...booleans('skip-host-check', 'tkg-custom-image-repository-skip-tls-verify', 'prepare-only', 'keep', 'cleanup', 'no-install'),
     ...DEV_PACKAGE_FLAGS,
     ...VERDICT_FLAGS,
+    ...YTT_FLAGS,
+    ...IMGPKG_FLAGS,
   });
   if (!values) return 0;
   // Progress always goes to stderr (a bootstrap takes many minutes); --json only changes stdout.
@@ -141,17 +154,25 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
   const bootstrapTimeoutMs = parseDuration(values['bootstrap-timeout'] ?? '45m', '--bootstrap-timeout');
   const registry = values.registry === undefined ? undefined : parseRegistry(values.registry, '--registry');
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
+  const tools = await toolPinsFlags(values, ['ytt', 'imgpkg'], io);
+  const platform = platformName(process.platform, process.arch);
+  checkPin('ytt', tools.ytt, platform);
+  if (!values.image) checkPin('imgpkg', tools.imgpkg, platform);
+  const install: InstallPolicy = { refuse: !!values['no-install'] };
   const { root, loaded } = await loadVersionFolder(folder, '--package');
+  loaded.path = join(root, loaded.path);
+  // The dev version before any tool is fetched: a --dev-version that would lose is refused now.
+  const seq = { timestamp: new Date() };
+  await planBootstrapDev({ loaded, seq, devVersion, registry });
   // ytt renders the package config and (without a tanzu CLI) the providers for the dry-run check:
   // missing, it fails here, before anything is changed, rather than weakening the check.
-  const yttPath = await ensureYtt({ env: io.env, log, install: { refuse: !!values['no-install'] } });
+  const yttPath = await ensureYtt({ pin: tools.ytt, env: io.env, log, install });
   if (dryRunWithYtt) log('no tanzu CLI on PATH (and no --tanzu): the dry-run check renders the providers with ytt the way tanzu management-cluster create --dry-run does');
   if (!values['prepare-only'] && !values['skip-host-check']) {
     const problems = checkHost(await readHostFacts(execTool));
     if (problems.length) throw new UsageError(hostRefusal(problems, '--skip-host-check'));
   }
   if (!dryRunWithYtt) await requireManagementCluster(new Tanzu(tanzuPath, execTool, paths.home ? { HOME: paths.home } : {}), tanzuPath);
-  loaded.path = join(root, loaded.path);
   const refName = targetRefName(parseRefNameMap(values['ref-name']), loaded.pkg.pkg.spec.refName, 1);
 
   const previous = await readState(state);
@@ -175,7 +196,9 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
       registry,
       credentials: io.env.DEVPKG_REGISTRY_USERNAME && io.env.DEVPKG_REGISTRY_PASSWORD ? { username: io.env.DEVPKG_REGISTRY_USERNAME, password: io.env.DEVPKG_REGISTRY_PASSWORD } : undefined,
       devVersion,
-      seq: { timestamp: new Date() },
+      seq,
+      tools,
+      install,
       tanzuPath,
       yttPath,
       dryRunWithYtt,

@@ -13,9 +13,9 @@ import { Docker } from '../tools/docker.js';
 import { parsePackageInstallRef, passed, verifyAll } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import { checkNeeds } from '../tools/needs.js';
-import { imgpkgNeed } from '../tools/carvel.js';
+import { carvelNeed, ensureCarvelTool } from '../tools/carvel.js';
 import { parseCommand, requireFlag, type CliIO } from './io.js';
-import { booleans, CLUSTER_VERDICT_FLAGS, clusterVerdictSettings, DEV_PACKAGE_FLAGS, PUSH_FLAGS, strings } from './options.js';
+import { booleans, CLUSTER_VERDICT_FLAGS, clusterVerdictSettings, DEV_PACKAGE_FLAGS, IMGPKG_FLAGS, KBLD_FLAGS, PUSH_FLAGS, strings, toolPinsFlags } from './options.js';
 
 const USAGE = `Usage: devpkg dev --package <version folder> --registry HOST[:PORT]/PATH [--cluster-registry HOST[:PORT][/PATH]]
                   [--kubeconfig K] [--ref-name FROM=TO] [--package-install NS/NAME] [--settle S] [--timeout T] [--no-install] [--json]
@@ -46,7 +46,14 @@ verify that kapp-controller installs it. Prints the verdict.
   --assert FILE              YAML list of assertions checked after a win
   --diagnostics DIR          on failure, objects, events and logs go here (default: devpkg-diagnostics
                              in the temp folder, outside the work tree)
-  --no-install               refuse instead of installing a missing imgpkg (pinned, checksum-checked, into ~/.cache/devpkg)
+  --no-install               refuse instead of installing a missing imgpkg (or kbld) (checksum-checked, into ~/.cache/devpkg)
+  --imgpkg-version V         imgpkg release to install when none is on PATH (default v0.41.1;
+                             pinned: v0.41.1, v0.48.2); another version needs --imgpkg-sha256
+  --imgpkg-sha256 SUM        sha256 of that release's binary for this platform (imgpkg-linux-amd64, ...)
+  --kbld-version V           kbld release for --lock-images (default v0.42.0, pinned); another needs --kbld-sha256
+  --kbld-sha256 SUM          sha256 of that kbld release's binary for this platform
+  --tool-checksums FILE      "<sha256>  <file>" lines (e.g. a release's checksums.txt) with the
+                             sums of the versions given, instead of each --*-sha256
   --json                     print the results as JSON (a list of PackageResult)
   -h, --help                 show this help
 
@@ -61,6 +68,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     ...DEV_PACKAGE_FLAGS,
     ...PUSH_FLAGS,
     ...CLUSTER_VERDICT_FLAGS,
+    ...IMGPKG_FLAGS,
+    ...KBLD_FLAGS,
   });
   if (!values) return 0;
   const folder = resolve(io.cwd, requireFlag(values.package, '--package', 'dev'));
@@ -74,12 +83,22 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const refNames = parseRefNameMap(values['ref-name']);
   const named = values['package-install'] ? parsePackageInstallRef(values['package-install']) : undefined;
   const log = values.json ? () => undefined : (m: string) => io.stderr(`${m}\n`);
+  const tools = await toolPinsFlags(values, ['imgpkg', 'kbld'], io);
+  const install = { refuse: !!values['no-install'] };
+  // The releases asked for, resolved now: a version without its sha256 is refused before any work.
+  const toolNeeds = [
+    ...(values['push-command'] ? [] : [carvelNeed('imgpkg', { pin: tools.imgpkg, install, log })]),
+    ...(values['lock-images'] ? [carvelNeed('kbld', { pin: tools.kbld, install, log })] : []),
+  ];
 
   // A version folder is <root>/<name>/<version>: loaded with the packages dir being its grandparent.
   const { root, loaded } = await loadVersionFolder(folder, '--package');
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
   // The tools last, before the cluster is touched: imgpkg installed (pinned) when missing, unless refused.
-  if (!values['push-command']) await checkNeeds('dev', [imgpkgNeed({ install: { refuse: !!values['no-install'] }, log })], { refuse: !!values['no-install'] }, log);
+  if (toolNeeds.length) await checkNeeds('dev', toolNeeds, install, log);
+  // From the tool cache onto PATH too, where the push looks for them.
+  if (!values['push-command']) await ensureCarvelTool('imgpkg', { pin: tools.imgpkg, install, log });
+  if (values['lock-images']) await ensureCarvelTool('kbld', { pin: tools.kbld, install, log });
   const client = await ClusterClient.create(kc);
   // Pushing to localhost without --cluster-registry: the cluster's local registry says where it
   // pulls from (kind's local-registry-hosting ConfigMap, the registry container on kind's network).

@@ -34,7 +34,7 @@ stops the run, writes an interrupted result per package, then deletes them (exit
 second one deletes them and exits at once.
 Everything is checked before anything starts: the flags, the packages (as devpkg plan plans
 them), the files the flags name, then Docker, kind and imgpkg, all that is missing named at once.
-kind and imgpkg are installed when missing (pinned, checksum-checked, into ~/.cache/devpkg).
+kind and imgpkg (kbld with --lock-images) are installed when missing (checksum-checked, into ~/.cache/devpkg).
 
   --repo DIR                    the packages repository (default: .)
   --base REF                    the diff that marks changed versions: merge-base(REF, head)..head
@@ -49,6 +49,7 @@ kind and imgpkg are installed when missing (pinned, checksum-checked, into ~/.ca
   --lock-images                 refresh .imgpkg/images.yml with kbld first
   --dev-version V               use this dev version instead of planning one
   --kind-version V              kind release (default v0.33.0: the one on PATH if it is that version, else downloaded, sha256-checked, cached)
+  --kind-sha256 HEX             sha256 of that kind binary for this platform, instead of the release's .sha256sum
   --kind-node-image IMAGE       node image (default: kind v0.33.0's, pinned by digest)
   --kind-config FILE            a kind config, merged with kind's local-registry settings
   --registry-image IMAGE        the local registry's image (default: registry:3 pinned by digest)
@@ -60,7 +61,14 @@ kind and imgpkg are installed when missing (pinned, checksum-checked, into ~/.ca
   --assert FILE                 YAML list of assertions checked after a win
   --results-dir DIR             where results.json, report.md, diagnostics go (default ./devpkg-results)
   --keep                        leave the cluster and registry running (prints how to delete them)
-  --no-install                  refuse instead of installing a missing kind or imgpkg
+  --imgpkg-version V            imgpkg release to install when none is on PATH (default v0.41.1;
+                                pinned: v0.41.1, v0.48.2); another version needs --imgpkg-sha256
+  --imgpkg-sha256 HEX           sha256 of that release's binary for this platform (imgpkg-linux-amd64, ...)
+  --kbld-version V              kbld release for --lock-images (default v0.42.0, pinned); another needs --kbld-sha256
+  --kbld-sha256 HEX             sha256 of that kbld release's binary for this platform
+  --tool-checksums FILE         "<sha256>  <file>" lines (e.g. a release's checksums.txt) with the sums of the
+                                versions given (imgpkg-linux-amd64, kind-linux-amd64, ...), instead of each --*-sha256
+  --no-install                  refuse instead of installing a missing kind, imgpkg or kbld
   --json                        print the results as JSON (a list of PackageResult)
   -h, --help                    show this help
 
@@ -74,8 +82,9 @@ Exit codes: 0 every dev version won, 1 one did not (or setup failed: an error re
 
 /** Flags that are action inputs of the same name (string-valued). */
 const INPUT_FLAGS = [
-  'base-ref', 'head-ref', 'packages', 'packages-dir', 'layout', 'released-version', 'ref-name', 'push-command', 'dev-version', 'kind-version', 'kind-node-image',
+  'base-ref', 'head-ref', 'packages', 'packages-dir', 'layout', 'released-version', 'ref-name', 'push-command', 'dev-version', 'kind-version', 'kind-sha256', 'kind-node-image',
   'kind-config', 'registry-image', 'kapp-controller-version', 'kapp-controller-manifest', 'kapp-controller-sha256', 'settle', 'timeout',
+  'imgpkg-version', 'imgpkg-sha256', 'kbld-version', 'kbld-sha256', 'tool-checksums',
 ] as const;
 
 /** A host for the terminal: logs to stderr, outputs and state kept in memory. */
@@ -128,6 +137,7 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
   for (const f of INPUT_FLAGS) if (typeof v[f] === 'string') record[f] = v[f] as string;
   // Files named on the command line are relative to where it runs (the action's, to working-directory).
   if (record['kind-config']) record['kind-config'] = resolve(io.cwd, record['kind-config']);
+  if (record['tool-checksums']) record['tool-checksums'] = resolve(io.cwd, record['tool-checksums']);
   const manifest = record['kapp-controller-manifest'];
   if (manifest && !/^https?:\/\//i.test(manifest)) record['kapp-controller-manifest'] = resolve(io.cwd, manifest);
   if (typeof v.base === 'string') record['base-ref'] = v.base;

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseWaits } from '../flags.js';
 import { parseAssertions, type Assertion } from '../verify/assertions.js';
+import { UsageError } from '../errors.js';
+import { parseToolPin, platformName, withChecksums, type Installable, type ToolPins } from '../tools/releases.js';
 import { requireCreatableFolder, type CliIO } from './io.js';
 
 type Typed<N extends string, T extends 'string' | 'boolean'> = { [K in N]: { type: T } };
@@ -30,6 +32,31 @@ export const DEV_PACKAGE_FLAGS = strings('ref-name', 'dev-version');
 
 /** How a bundle is pushed (push, dev, kind). */
 export const PUSH_FLAGS = { ...strings('push-command'), ...booleans('lock-images') };
+
+/**
+ * The releases of the tools a command may install, each a version and (for one devpkg does not
+ * pin) its sha256: --imgpkg-version/--imgpkg-sha256 (push, dev, kind, bootstrap), --kbld-* (with
+ * --lock-images), --ytt-* (bootstrap). The action's inputs of the same names.
+ */
+export const IMGPKG_FLAGS = strings('imgpkg-version', 'imgpkg-sha256', 'tool-checksums');
+export const KBLD_FLAGS = strings('kbld-version', 'kbld-sha256');
+export const YTT_FLAGS = strings('ytt-version', 'ytt-sha256');
+
+/**
+ * The releases those flags ask for, checked (a usage error naming the flag), with the sums of a
+ * --tool-checksums file (relative to the current folder); absent tools get the default.
+ */
+export async function toolPinsFlags(values: Record<string, unknown>, tools: readonly Installable[], io: CliIO): Promise<ToolPins> {
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const pins: ToolPins = Object.fromEntries(tools.map((t) => [t, parseToolPin(t, text(`${t}-version`), text(`${t}-sha256`), 'flag')]));
+  const checksums = text('tool-checksums');
+  if (!checksums) return pins;
+  const file = resolve(io.cwd, checksums);
+  const listing = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`--tool-checksums: cannot read ${file}: ${err.code ?? err.message}; give a file of "<sha256>  <file>" lines`);
+  });
+  return withChecksums(pins, listing, file, platformName(process.platform, process.arch));
+}
 
 /** How long a verdict waits and how it is printed (verify, dev, kind, bootstrap). */
 export const VERDICT_FLAGS = { ...strings('settle', 'timeout'), ...booleans('json') };

@@ -73,6 +73,7 @@ export const SETTINGS = {
   'artifact-name': { kind: 'string', default: 'devpkg-results', flag: null },
   'results-path': { kind: 'path', flag: null },
   'kind-version': { kind: 'string' },
+  'kind-sha256': { kind: 'string' },
   'kind-node-image': { kind: 'string' },
   'kind-config': { kind: 'path' },
   // A machine's mirrors: the kind test harness exports these names.
@@ -80,8 +81,14 @@ export const SETTINGS = {
   'kapp-controller-version': { kind: 'string', group: 'kapp-controller' },
   'kapp-controller-manifest': { kind: 'path', env: 'DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST', group: 'kapp-controller' },
   'kapp-controller-sha256': { kind: 'string' },
+  'imgpkg-version': { kind: 'string' },
+  'imgpkg-sha256': { kind: 'string' },
+  'kbld-version': { kind: 'string' },
+  'kbld-sha256': { kind: 'string' },
+  'ytt-version': { kind: 'string' },
+  'ytt-sha256': { kind: 'string' },
+  'tool-checksums': { kind: 'path' },
   // No command takes these (yet): a command that adds the flag sets `flag` here (schema.test.ts says so).
-  'imgpkg-version': { kind: 'string', flag: null },
   'tanzu-cli': { kind: 'path', flag: 'tanzu' },
   'tanzu-cli-url': { kind: 'string', flag: null },
   'tanzu-cli-sha256': { kind: 'string', flag: null },

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
-import { runBootstrap } from '../bootstrap/run.js';
+import { planBootstrapDev, runBootstrap } from '../bootstrap/run.js';
 import { CleanupList } from '../cleanup-list.js';
 import { DevpkgError, UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';
@@ -8,10 +8,11 @@ import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
 import { ensureTanzuCli } from '../providers/tanzu-cli.js';
 import { ensureYtt } from '../tools/install.js';
+import { checkPin, platformName } from '../tools/releases.js';
 import { renderResultText } from '../verify/render.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageResult } from '../results.js';
-import { changedRefs, finishRun } from '../pipeline/steps.js';
+import { changedRefs, finishRun, readToolPins } from '../pipeline/steps.js';
 import { sequenceFromContext } from '../pipeline/selection.js';
 import { failedResult, loadForMode } from '../pipeline/problems.js';
 import type { ModeContext } from '../pipeline/context.js';
@@ -26,6 +27,10 @@ export async function run(ctx: ModeContext): Promise<void> {
   const root = path.resolve(github.workspace, inputs.workingDirectory);
   if (!inputs.registry) throw new UsageError('mode bootstrap: input registry is required (HOST[:PORT]/PATH the new cluster can pull from)');
   if (!inputs.clusterConfig) throw new UsageError('mode bootstrap: input cluster-config is required (the management cluster config file, with CLUSTER_NAME)');
+  const tools = await readToolPins(ctx);
+  // The releases asked for, checked before any work: a version without its sha256 is a usage error.
+  checkPin('ytt', tools.ytt, platformName(process.platform, process.arch));
+  if (!inputs.pushCommand) checkPin('imgpkg', tools.imgpkg, platformName(process.platform, process.arch));
   const refs = await host.group('Changed packages', () => changedRefs(ctx, root));
   if (refs.length === 0) {
     host.info('no package version changed; nothing to verify');
@@ -43,7 +48,22 @@ export async function run(ctx: ModeContext): Promise<void> {
     const problems = await host.group('Can this runner bootstrap?', async () => checkHost(await readHostFacts(ctx.exec)));
     if (problems.length) throw new UsageError(hostRefusal(problems, 'host-check: false'));
   }
-  const yttPath = await host.group('ytt', () => ensureYtt({ env: ctx.env, log: (m) => host.info(m), install: ctx.install }));
+  // A dev-version that would lose is refused before ytt or the tanzu CLI is fetched: its error
+  // result is the run's (a package the mode cannot take is left to the full run below).
+  if (inputs.devVersion) {
+    try {
+      const early = await loadForMode(ctx, root, ref);
+      if (early.bundleFolder === `${early.path}/bundle`) {
+        await planBootstrapDev({ loaded: { ...early, path: path.join(root, early.path) }, seq: sequenceFromContext(ctx), devVersion: inputs.devVersion, registry: inputs.registry });
+      }
+    } catch (err) {
+      const result = failedResult(ctx, ref, err, 'bootstrap');
+      host.info(renderResultText(result));
+      await finishRun(ctx, [result]);
+      return;
+    }
+  }
+  const yttPath = await host.group('ytt', () => ensureYtt({ pin: tools.ytt, env: ctx.env, log: (m) => host.info(m), install: ctx.install }));
   const paths = tanzuPaths(inputs.tanzuDir || undefined, ctx.env, root);
   const tanzuPath = await host.group('tanzu CLI', () =>
     ensureTanzuCli({
@@ -79,6 +99,8 @@ export async function run(ctx: ModeContext): Promise<void> {
         registry: inputs.registry,
         credentials: inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined,
         pushCommand: inputs.pushCommand || undefined,
+        tools,
+        install: ctx.install,
         devVersion: inputs.devVersion || undefined,
         seq: sequenceFromContext(ctx),
         tanzuPath,

@@ -5,8 +5,8 @@ import { ClusterClient } from '../cluster/client.js';
 import { REGISTRY_HOSTING, resolvePullRegistry } from '../cluster/registry-hosting.js';
 import { Docker } from '../tools/docker.js';
 import type { ModeContext } from '../pipeline/context.js';
-import { finishRun, plannedRefs, pushApplyVerify } from '../pipeline/steps.js';
-import { imgpkgNeed } from '../tools/carvel.js';
+import { finishRun, plannedRefs, pushApplyVerify, readToolPins } from '../pipeline/steps.js';
+import { carvelNeed } from '../tools/carvel.js';
 import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { clusterReleasedLookup } from '../cluster/released.js';
@@ -33,6 +33,12 @@ export async function run(ctx: ModeContext): Promise<void> {
       ...(inputs.packageInstall ? { packageInstall: parsePackageInstallRef(inputs.packageInstall, 'input package-install') } : {}),
     }),
   });
+  // The tool releases asked for, resolved first: a version without its sha256 is a usage error now.
+  const tools = await readToolPins(ctx);
+  const needs = [
+    ...(inputs.pushCommand ? [] : [carvelNeed('imgpkg', { pin: tools.imgpkg, install: ctx.install, log: (m) => host.info(m) })]),
+    ...(inputs.lockImages ? [carvelNeed('kbld', { pin: tools.kbld, install: ctx.install, log: (m) => host.info(m) })] : []),
+  ];
   // Checked before anything starts, in order: the packages (planned as `devpkg plan` plans them;
   // one that cannot be is its own error result), the files inputs name, then the tools.
   const { planned, unplanned } = await host.group('Changed packages', () => plannedRefs(ctx, root, 'cluster'));
@@ -43,7 +49,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   }
   parseAssertions(inputs.assert);
   const kc = await loadKubeConfig(kubeconfigPath, 'input kubeconfig');
-  if (!inputs.pushCommand) await checkNeeds('cluster', [imgpkgNeed({ version: inputs.imgpkgVersion, install: ctx.install, log: (m) => host.info(m) })], ctx.install, (m) => host.info(m));
+  if (needs.length) await checkNeeds('cluster', needs, ctx.install, (m) => host.info(m));
   const refs = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version), ...(p.plan?.layout ? { layout: p.plan.layout } : {}) }));
   let results: Awaited<ReturnType<typeof pushApplyVerify>> = [];
   if (refs.length) {

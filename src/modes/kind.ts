@@ -7,8 +7,8 @@ import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { CleanupList } from '../cleanup-list.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../results.js';
-import { ensureImgpkg, finishRun, plannedRefs, pushApplyVerify } from '../pipeline/steps.js';
-import { imgpkgNeed } from '../tools/carvel.js';
+import { ensureImgpkg, finishRun, plannedRefs, pushApplyVerify, readToolPins } from '../pipeline/steps.js';
+import { carvelNeed } from '../tools/carvel.js';
 import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageVersionRef } from '../detect/index.js';
@@ -35,7 +35,15 @@ export async function run(ctx: ModeContext): Promise<void> {
   // Everything is checked before anything starts, in this order: the inputs (parseInputs), the
   // packages (planned as `devpkg plan` plans them), the files the inputs name, then every tool
   // and daemon, all that is missing named at once. Nothing is created before the last check.
-  for (const [v, what] of [[inputs.kindVersion, 'kind-version'], [inputs.kappControllerVersion, 'kapp-controller-version']] as const) if (v) normalizeReleaseVersion(v, what);
+  if (inputs.kappControllerVersion) normalizeReleaseVersion(inputs.kappControllerVersion, 'kapp-controller-version');
+  const tools = await readToolPins(ctx);
+  // The releases asked for, resolved now: a version without its sha256 is refused before any work.
+  const toolNeeds = [
+    dockerNeed(ctx.exec),
+    kindNeed({ version: inputs.kindVersion, sha256: tools.kind?.sha256, sha256From: tools.kind?.sha256From, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }),
+    ...(inputs.pushCommand ? [] : [carvelNeed('imgpkg', { pin: tools.imgpkg, install: ctx.install, log: (m) => host.info(m) })]),
+    ...(inputs.lockImages ? [carvelNeed('kbld', { pin: tools.kbld, install: ctx.install, log: (m) => host.info(m) })] : []),
+  ];
   const { planned, unplanned } = await host.group('Changed packages', () => plannedRefs(ctx, root, 'kind'));
   if (planned.length + unplanned.length === 0) {
     host.info('no package version changed; nothing to verify');
@@ -59,7 +67,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   };
   try {
     await host.group('Tools', () =>
-      checkNeeds('kind', [dockerNeed(ctx.exec), kindNeed({ version: inputs.kindVersion, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }), ...(inputs.pushCommand ? [] : [imgpkgNeed({ version: inputs.imgpkgVersion, install: ctx.install, log: (m) => host.info(m) })])], ctx.install, (m) => host.info(m)),
+      checkNeeds('kind', toolNeeds, ctx.install, (m) => host.info(m)),
     );
   } catch (err) {
     await setupFailed(err, []);
@@ -75,18 +83,18 @@ export async function run(ctx: ModeContext): Promise<void> {
   let cluster: KindCluster;
   try {
     cluster = await host.group('kind cluster, registry and kapp-controller', async () => {
-      if (!inputs.pushCommand) {
-        try {
-          await ensureImgpkg(kctx);
-        } catch (err) {
-          throw new SetupError('imgpkg', err);
-        }
+      try {
+        await ensureImgpkg(kctx);
+      } catch (err) {
+        throw new SetupError('imgpkg', err);
       }
       return createKindCluster({
         exec: ctx.exec,
         cleanup,
         name: kindClusterName(github.runId, github.runAttempt),
         kindVersion: inputs.kindVersion || undefined,
+        kindSha256: tools.kind?.sha256,
+        kindSha256From: tools.kind?.sha256From,
         nodeImage: inputs.kindNodeImage || undefined,
         kindConfig: inputs.kindConfig || undefined,
         registryImage: inputs.registryImage || undefined,

@@ -1,6 +1,6 @@
 // Steps the cluster, kind and bootstrap modes share: which packages changed, push + apply +
 // verify, imgpkg on PATH, and the end of a run (outputs, report, failure).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -18,6 +18,8 @@ import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '.
 import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult, PlannedPackage } from '../results.js';
 import { ensureCarvelTool } from '../tools/carvel.js';
+import { toolPins } from '../inputs.js';
+import { platformName, withChecksums, type ToolPins } from '../tools/releases.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
 import { annotateProblems, failedResult, interruptedResult, loadForMode } from './problems.js';
 import { repoOf } from './repo.js';
@@ -59,7 +61,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   const credentials = inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined;
   const assertions = parseAssertions(inputs.assert);
   const seq = sequenceFromContext(ctx);
-  if (!inputs.pushCommand) await ensureImgpkg(ctx);
+  await ensureImgpkg(ctx);
 
   const errors: PackageResult[] = [];
   const requests: VerifyRequest[] = [];
@@ -134,9 +136,30 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   return [...verified, ...errors];
 }
 
-/** imgpkg on PATH: the runner's, or a pinned, checksum-checked release on GitHub runners. */
+/**
+ * The tool releases the inputs ask for, with the sums of a tool-checksums file (read here,
+ * relative to working-directory: a file that cannot be read is a usage error naming the input).
+ */
+export async function readToolPins(ctx: Pick<ModeContext, 'inputs' | 'github'>): Promise<ToolPins> {
+  const pins = toolPins(ctx.inputs);
+  if (!ctx.inputs.toolChecksums) return pins;
+  const file = path.resolve(ctx.github.workspace, ctx.inputs.workingDirectory, ctx.inputs.toolChecksums);
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`input tool-checksums: cannot read ${file}: ${err.code ?? err.message}; give a file of "<sha256>  <file>" lines`);
+  });
+  return withChecksums(pins, text, file, platformName(process.platform, process.arch));
+}
+
+/**
+ * imgpkg (and kbld for lock-images) on PATH: the runner's, or the release the inputs ask for
+ * (pinned, or with its sha256), checksum-checked, from the tool cache.
+ */
 export async function ensureImgpkg(ctx: ModeContext): Promise<void> {
-  await ensureCarvelTool('imgpkg', { version: ctx.inputs.imgpkgVersion || undefined, log: (m) => ctx.host.info(m), install: ctx.install });
+  const tools = await readToolPins(ctx);
+  const log = (m: string) => ctx.host.info(m);
+  // A push command pushes by itself; kbld still locks the images first when asked.
+  if (!ctx.inputs.pushCommand) await ensureCarvelTool('imgpkg', { pin: tools.imgpkg, log, install: ctx.install });
+  if (ctx.inputs.lockImages) await ensureCarvelTool('kbld', { pin: tools.kbld, log, install: ctx.install });
 }
 
 /** Outputs, report, and one failure for everything that did not win. */

@@ -47,6 +47,8 @@ describe('ensureTanzuCli', () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
+  /** A fetch that answers every URL with the file's bytes. */
+  const serve = (file: string) => (async () => new Response(await readFile(file))) as unknown as typeof fetch;
   const sha = (text: string) => createHash('sha256').update(text).digest('hex');
   const calls = async () => (await readFile(log, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean);
 
@@ -54,10 +56,15 @@ describe('ensureTanzuCli', () => {
     const file = path.join(dir, 'tanzu');
     const text = fakeTanzu(log);
     await writeFile(file, text);
-    const tc = { downloadTool: async () => file, extractTar: async () => dir };
-    expect(await ensureTanzuCli({ url: 'https://example.com/tanzu', sha256: sha(text), toolCache: tc, home: '/h' })).toBe(file);
+    const fetch = serve(file);
+    const env = { RUNNER_TEMP: dir };
+    const got = await ensureTanzuCli({ url: 'https://example.com/tanzu', sha256: sha(text), fetch, env, home: '/h' });
+    expect(got).toMatch(new RegExp(`^${dir}/devpkg-tanzu-cli-[^/]+/tanzu$`));
+    expect(await readFile(got, 'utf8')).toBe(text);
     expect(await calls()).toEqual(['/h management-cluster --help']);
-    await expect(ensureTanzuCli({ url: 'https://example.com/tanzu', sha256: 'a'.repeat(64), toolCache: tc })).rejects.toThrow(/has sha256 [0-9a-f]{64}, expected a{64}/);
+    await expect(ensureTanzuCli({ url: 'https://example.com/tanzu', sha256: 'a'.repeat(64), fetch, env })).rejects.toThrow(/has sha256 [0-9a-f]{64}, expected a{64}/);
+    // The refused download is gone; only the first, used one is left.
+    expect((await readdir(dir)).filter((f) => f.startsWith('devpkg-tanzu-cli-'))).toHaveLength(1);
   });
 
   /** A TCE release archive: tanzu and linux-amd64-default/ with a plugin, unpacked into `release`. */
@@ -70,14 +77,14 @@ describe('ensureTanzuCli', () => {
     await writeFile(path.join(rel, 'install.sh'), '#!/bin/sh\n');
     const archive = path.join(dir, 'tce.tar.gz');
     await writeFile(archive, 'archive bytes');
-    return { rel, tc: { downloadTool: async () => archive, extractTar: async () => path.join(dir, 'unpacked') }, sum: sha('archive bytes') };
+    return { rel, tc: { fetch: serve(archive), env: { RUNNER_TEMP: dir }, toolCache: { extractTar: async () => path.join(dir, 'unpacked') } }, sum: sha('archive bytes') };
   }
   const url = 'https://example.com/tce-linux-amd64-v0.12.1.tar.gz';
 
   test("a TCE release: its bundled plugins installed as its install.sh does, tanzu init, then the check, all with the config folder's HOME", async () => {
     const { rel, tc, sum } = await release();
     const logged: string[] = [];
-    expect(await ensureTanzuCli({ url, sha256: sum, toolCache: tc, home: path.join(dir, 'home'), log: (m) => logged.push(m) })).toBe(path.join(rel, 'tanzu'));
+    expect(await ensureTanzuCli({ url, sha256: sum, ...tc, home: path.join(dir, 'home'), log: (m) => logged.push(m) })).toBe(path.join(rel, 'tanzu'));
     const home = path.join(dir, 'home');
     expect(await calls()).toEqual([`${home} plugin install all --local ${rel}/linux-amd64-default`, `${home} init`, `${home} management-cluster --help`]);
     expect(logged).toContain(`installed the bundled plugins (tanzu plugin install all --local ${rel}/linux-amd64-default), tanzu init`);
@@ -86,7 +93,7 @@ describe('ensureTanzuCli', () => {
   test('a tanzu-framework 0.11 release (no install all --local): the plugins are copied to ~/.config/tanzu-plugins and management-cluster installed', async () => {
     const { rel, tc, sum } = await release({ allLocalExit: 1 });
     const home = path.join(dir, 'home');
-    await ensureTanzuCli({ url, sha256: sum, toolCache: tc, home });
+    await ensureTanzuCli({ url, sha256: sum, ...tc, home });
     expect(await calls()).toEqual([`${home} plugin install all --local ${rel}/linux-amd64-default`, `${home} plugin install management-cluster`, `${home} init`, `${home} management-cluster --help`]);
     expect(await readdir(path.join(home, '.config', 'tanzu-plugins'))).toEqual(['management-cluster']);
   });

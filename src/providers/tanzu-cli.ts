@@ -7,18 +7,19 @@
  * into ~/.config/tanzu-plugins and `tanzu plugin install management-cluster`). Whatever the
  * source, a CLI that cannot run `management-cluster` is refused with the reason.
  */
-import { chmod, cp, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { findOnPath } from '../tools/carvel.js';
 import { sha256File } from '../tools/checksum.js';
+import { downloadFile } from '../tools/download.js';
 import { DevpkgError, UsageError } from '../errors.js';
 import { execTool, type ExecFn } from '../tools/exec.js';
 import { Tanzu } from '../tools/tanzu.js';
 import { listFiles } from './files.js';
 
+/** The part of @actions/tool-cache used here (injected in tests); downloads go through download.ts. */
 export interface TanzuToolCache {
-  downloadTool(url: string): Promise<string>;
   extractTar(file: string): Promise<string>;
 }
 
@@ -30,6 +31,8 @@ export interface EnsureTanzuOptions {
   cwd?: string;
   log?: (m: string) => void;
   toolCache?: TanzuToolCache;
+  /** Injected for tests (the download's fetch). */
+  fetch?: typeof fetch;
   /** HOME for the CLI (the tanzu config folder's; default the process's). */
   home?: string;
   exec?: ExecFn;
@@ -101,16 +104,17 @@ async function findTanzuCli(o: EnsureTanzuOptions): Promise<string> {
   if (o.url) {
     const expected = (o.sha256 ?? '').trim().toLowerCase();
     if (!/^[0-9a-f]{64}$/.test(expected)) throw new UsageError('tanzu-cli-url needs tanzu-cli-sha256 (64 hex digits): devpkg never runs an unchecked download');
-    const tc = o.toolCache ?? ((await import('@actions/tool-cache')) as unknown as TanzuToolCache);
     log(`downloading the tanzu CLI from ${o.url}`);
-    const file = await tc.downloadTool(o.url);
+    const folder = await mkdtemp(path.join(o.env?.RUNNER_TEMP || os.tmpdir(), 'devpkg-tanzu-cli-'));
+    const file = await downloadFile(o.url, path.join(folder, path.basename(new URL(o.url).pathname) || 'tanzu'), { fetch: o.fetch, log: o.log, what: 'the tanzu CLI (tanzu-cli-url)' });
     const actual = await sha256File(file);
     if (actual !== expected) {
-      await rm(file, { force: true });
+      await rm(folder, { recursive: true, force: true });
       throw new DevpkgError(`${o.url} has sha256 ${actual}, expected ${expected} (tanzu-cli-sha256); not using it`);
     }
     let bin = file;
     if (/\.(tar\.gz|tgz)$/.test(new URL(o.url).pathname)) {
+      const tc = o.toolCache ?? ((await import('@actions/tool-cache')) as unknown as TanzuToolCache);
       const dir = await tc.extractTar(file);
       const found = pickTanzuBinary((await listFiles(dir)).map((f) => path.join(dir, f)));
       if (!found) throw new DevpkgError(`${o.url} holds no tanzu executable`);

@@ -1,8 +1,13 @@
+// ensureCarvelTool against a local release server (test/support/release-server.ts): the real
+// downloader and the tool cache's own layout in a temp folder.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CARVEL_RELEASES, ensureCarvelTool, findOnPath, normalizeVersion, releaseUrl, type ToolCache } from './carvel.js';
+import { releaseServerForFile } from '../../test/support/release-server.js';
+import type { DevpkgError } from '../errors.js';
+import { CARVEL_RELEASES, ensureCarvelTool, findOnPath, normalizeVersion, releaseUrl } from './carvel.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -32,73 +37,61 @@ test('findOnPath: executable files only', async () => {
   expect(await findOnPath('imgpkg', { PATH: `/nonexistent:${join(dir, 'bin')}` })).toBe(join(dir, 'bin', 'imgpkg'));
 });
 
-/** A tool cache stand-in that "downloads" the given bytes. */
-function fakeToolCache(bytes: string, cached = '') {
-  const calls: string[] = [];
-  const tc: ToolCache = {
-    find: (tool, version) => (calls.push(`find ${tool} ${version}`), cached),
-    downloadTool: async (url) => {
-      calls.push(`download ${url}`);
-      const f = join(dir, 'download');
-      await writeFile(f, bytes);
-      return f;
-    },
-    cacheFile: async (_src, target, tool, version) => {
-      calls.push(`cache ${target} ${tool} ${version}`);
-      return join(dir, 'cache');
-    },
-  };
-  return { tc, calls };
-}
+describe('ensureCarvelTool (a local release server, the real tool cache layout)', () => {
+  const server = releaseServerForFile();
+  const saved = { cache: process.env.RUNNER_TOOL_CACHE };
+  let cache = '';
+  beforeEach(async () => {
+    server.reset();
+    cache = join(dir, 'cache');
+    process.env.RUNNER_TOOL_CACHE = cache;
+  });
+  afterAll(() => {
+    if (saved.cache === undefined) delete process.env.RUNNER_TOOL_CACHE;
+    else process.env.RUNNER_TOOL_CACHE = saved.cache;
+  });
+  const base = () => ({ env: { PATH: '/nonexistent' }, platform: 'linux' as const, arch: 'x64', install: { github: server.url }, sleep: async () => undefined, log: () => undefined });
+  const asset = (tool: string, v: string) => `/carvel-dev/${tool}/releases/download/${v}/${tool}-linux-amd64`;
 
-describe('ensureCarvelTool', () => {
-  const base = { env: { PATH: '/nonexistent', GITHUB_ACTIONS: 'true' }, platform: 'linux' as const, arch: 'x64' };
-
-  test('--no-install: a missing tool is an error that says how to install it; nothing is asked of the tool cache', async () => {
-    const f = fakeToolCache('');
-    await expect(ensureCarvelTool('imgpkg', { env: { PATH: '/nonexistent' }, install: { refuse: true }, toolCache: f.tc })).rejects.toThrow(
+  test('--no-install: a missing tool is an error that says how to install it; nothing is downloaded', async () => {
+    await expect(ensureCarvelTool('imgpkg', { ...base(), install: { refuse: true, github: server.url } })).rejects.toThrow(
       /imgpkg is not on PATH \(and --no-install: devpkg does not install it\); install it \(https:\/\/carvel.dev\/imgpkg/,
     );
-    expect(f.calls).toEqual([]);
+    expect(server.requests).toEqual([]);
   });
 
-  test('off GitHub Actions too, a missing tool is installed pinned (from where install.github says)', async () => {
-    const f = fakeToolCache('not imgpkg');
-    await expect(ensureCarvelTool('imgpkg', { ...base, env: { PATH: '/nonexistent' }, install: { github: 'http://127.0.0.1:9' }, toolCache: f.tc })).rejects.toThrow(/expected/);
-    expect(f.calls).toEqual(['find imgpkg 0.41.1', 'download http://127.0.0.1:9/carvel-dev/imgpkg/releases/download/v0.41.1/imgpkg-linux-amd64']);
-  });
-
-  test('a checksum mismatch refuses the binary', async () => {
-    const f = fakeToolCache('not imgpkg');
+  test('the pinned default: a checksum mismatch refuses the binary, naming both sums; nothing is cached', async () => {
+    server.bodies.set(asset('imgpkg', 'v0.41.1'), 'not imgpkg');
     const wrong = createHash('sha256').update('not imgpkg').digest('hex');
-    await expect(ensureCarvelTool('imgpkg', { ...base, toolCache: f.tc })).rejects.toThrow(
+    await expect(ensureCarvelTool('imgpkg', base())).rejects.toThrow(
       new RegExp(`has sha256 ${wrong}, expected ${CARVEL_RELEASES.imgpkg['v0.41.1']['linux-amd64']}; not installing it`),
     );
-    expect(f.calls).toEqual(['find imgpkg 0.41.1', 'download https://github.com/carvel-dev/imgpkg/releases/download/v0.41.1/imgpkg-linux-amd64']);
+    expect(server.requests).toEqual([asset('imgpkg', 'v0.41.1')]);
+    await expect(readdir(cache).catch(() => [])).resolves.toEqual([]);
   });
 
-  test('a matching checksum is cached', async () => {
-    const bytes = 'pretend imgpkg';
+  test('any version with its sha256: downloaded, checked, cached and runnable; a second call downloads nothing', async () => {
+    const bytes = '#!/bin/sh\necho "kbld version 0.45.0"\n';
+    server.bodies.set(asset('kbld', 'v0.45.0'), bytes);
     const sum = createHash('sha256').update(bytes).digest('hex');
-    CARVEL_RELEASES.imgpkg['v9.9.9'] = { 'linux-amd64': sum };
-    try {
-      const f = fakeToolCache(bytes);
-      expect(await ensureCarvelTool('imgpkg', { ...base, version: '9.9.9', toolCache: f.tc })).toBe(join(dir, 'cache', 'imgpkg'));
-      expect(f.calls[2]).toBe('cache imgpkg imgpkg 9.9.9');
-    } finally {
-      delete CARVEL_RELEASES.imgpkg['v9.9.9'];
-    }
-  });
-
-  test('already in the tool cache: no download', async () => {
-    const f = fakeToolCache('', join(dir, 'cached'));
-    expect(await ensureCarvelTool('imgpkg', { ...base, toolCache: f.tc })).toBe(join(dir, 'cached', 'imgpkg'));
-    expect(f.calls).toEqual(['find imgpkg 0.41.1']);
-  });
-
-  test('a version without a pinned checksum: use setup-action', async () => {
-    await expect(ensureCarvelTool('imgpkg', { ...base, version: 'v0.1.0', toolCache: fakeToolCache('').tc })).rejects.toThrow(
-      /no pinned checksum for imgpkg v0.1.0 on linux-amd64 .*carvel-dev\/setup-action/,
+    const path = await ensureCarvelTool('kbld', { ...base(), pin: { version: 'v0.45.0', sha256: sum } });
+    expect(path).toBe(join(cache, 'kbld', '0.45.0', 'x64', 'kbld'));
+    expect(execFileSync(path, ['version'], { encoding: 'utf8' })).toBe('kbld version 0.45.0\n');
+    server.requests.length = 0;
+    await expect(ensureCarvelTool('kbld', { ...base(), pin: { version: 'v0.45.0', sha256: sum } })).resolves.toBe(path);
+    // --no-install refuses a download, not a release already cached.
+    await expect(ensureCarvelTool('kbld', { ...base(), pin: { version: 'v0.45.0', sha256: sum }, install: { refuse: true } })).resolves.toBe(path);
+    expect(server.requests).toEqual([]);
+    // The cached binary is held to the sum asked for: another sum for the same version is refused.
+    await expect(ensureCarvelTool('kbld', { ...base(), pin: { version: 'v0.45.0', sha256: 'f'.repeat(64) } })).rejects.toThrow(
+      `kbld v0.45.0 in the tool cache (${join(cache, 'kbld', '0.45.0', 'x64')}) has sha256 ${sum}, expected ${'f'.repeat(64)} (kbld-sha256, CLI: --kbld-sha256)`,
     );
+  });
+
+  test('a version devpkg does not pin, without a sha256: a usage error naming the input and the flag; nothing downloaded', async () => {
+    const err = (await ensureCarvelTool('imgpkg', { ...base(), pin: { version: 'v0.1.0' } }).catch((e: unknown) => e)) as DevpkgError;
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toMatch(/^devpkg pins no sha256 for imgpkg v0.1.0 on linux-amd64 \(pinned: v0.41.1, v0.48.2\); give the sha256 of its imgpkg-linux-amd64 with imgpkg-sha256 \(CLI: --imgpkg-sha256\)/);
+    expect(server.requests).toEqual([]);
   });
 });

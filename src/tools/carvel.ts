@@ -1,46 +1,27 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { DevpkgError, UsageError } from '../errors.js';
+import { DevpkgError } from '../errors.js';
 import type { Need } from './needs.js';
-import { findCached, GITHUB, installPinnedTool, type InstallPolicy, type ToolCacheApi } from './toolcache.js';
+import { checkPin, DEFAULT_TOOL_VERSIONS, PINNED_RELEASES, pinNames, platformName, resolveRelease, type ToolPin } from './releases.js';
+import { findCached, GITHUB, installPinnedTool, type InstallOptions, type InstallPolicy, type ToolCacheApi } from './toolcache.js';
 
-/**
- * sha256 of the release binaries devpkg may install, per tool, version and platform.
- * Source: the carvel-dev/homebrew formulas that Carvel's release automation publishes
- * (imgpkg.rb / kbld.rb). v0.41.1 / kbld v0.42.0 were read from a snapshot of
- * github.com/carvel-dev/homebrew (commit 58e9f7e, 2024-03-21); imgpkg v0.48.2 from a later
- * copy of the same formula. A checksum mismatch stops the install; it never installs anyway.
- */
-export const CARVEL_RELEASES: Record<'imgpkg' | 'kbld', Record<string, Partial<Record<'linux-amd64' | 'linux-arm64', string>>>> = {
-  imgpkg: {
-    'v0.41.1': {
-      'linux-amd64': 'e6291309be274d8137116bba06824af763e22110d48e9cc45aca0d3135420966',
-      'linux-arm64': '1fc1c933cc235ef13dedf701075b36fea9c5da425783bec18452ccfb5332cac9',
-    },
-    'v0.48.2': {
-      'linux-amd64': '1974667592fc9100848c2ab9871fb1d61b06ac5ced1a1dd9772d9fa3a5a8c8c7',
-      'linux-arm64': '3172f46b42f6f67c962583fb81987d7143aa37a6d0364123e9a0bad43373cbda',
-    },
-  },
-  kbld: {
-    'v0.42.0': {
-      'linux-amd64': 'c5eb701a9682e73a8caa636a735bd2a587343bcbdf6c2eaabb5d99b9c57cab7e',
-      'linux-arm64': '6d8bb0e87fd88d0df2357519ba680c61cf9560b30c199d0a2d60873644ec42f1',
-    },
-  },
-};
+/** The pinned imgpkg and kbld releases (releases.ts holds every tool's). */
+export const CARVEL_RELEASES = { imgpkg: PINNED_RELEASES.imgpkg, kbld: PINNED_RELEASES.kbld };
 
-export const DEFAULT_VERSIONS = { imgpkg: 'v0.41.1', kbld: 'v0.42.0' } as const;
+export const DEFAULT_VERSIONS = { imgpkg: DEFAULT_TOOL_VERSIONS.imgpkg, kbld: DEFAULT_TOOL_VERSIONS.kbld } as const;
+
+/** The Carvel tools devpkg installs as release binaries. */
+export type CarvelTool = 'imgpkg' | 'kbld' | 'ytt';
 
 /** The parts of @actions/tool-cache used here (injected in tests). */
 export type ToolCache = ToolCacheApi;
 
-export interface EnsureToolOptions {
-  /** imgpkg-version input; default DEFAULT_VERSIONS[tool]. */
-  version?: string;
+export interface EnsureToolOptions extends Pick<InstallOptions, 'fetch' | 'sleep'> {
+  /** The version and sha256 asked for (inputs imgpkg-version/imgpkg-sha256, ...); default the pinned release. */
+  pin?: ToolPin;
   env?: NodeJS.ProcessEnv;
-  platform?: NodeJS.Platform;
+  platform?: string;
   arch?: string;
   log?: (m: string) => void;
   toolCache?: ToolCache;
@@ -48,7 +29,7 @@ export interface EnsureToolOptions {
   install?: InstallPolicy;
 }
 
-export function releaseUrl(tool: 'imgpkg' | 'kbld', version: string, platform: string, github = GITHUB): string {
+export function releaseUrl(tool: CarvelTool, version: string, platform: string, github = GITHUB): string {
   return `${github}/carvel-dev/${tool}/releases/download/${version}/${tool}-${platform}`;
 }
 
@@ -78,44 +59,46 @@ export async function findOnPath(name: string, env: NodeJS.ProcessEnv = process.
 }
 
 /**
- * Returns the path of imgpkg (or kbld): the one on PATH (also what carvel-dev/setup-action
- * installs), else a pinned release checked against its sha256 and kept in the tool cache (the
- * runner's, or devpkg's own); refused instead when `install.refuse`. The cached folder is put
- * first on PATH so a push command finds it too.
+ * Returns the path of imgpkg (kbld, ytt): the one on PATH (also what carvel-dev/setup-action
+ * installs), else the release asked for (pinned by devpkg, or with the user's sha256) checked
+ * against its sha256 and kept in the tool cache (the runner's, or devpkg's own); refused instead
+ * when `install.refuse`. The cached folder is put first on PATH so a push command finds it too.
  */
-export async function ensureCarvelTool(tool: 'imgpkg' | 'kbld', o: EnsureToolOptions = {}): Promise<string> {
+export async function ensureCarvelTool(tool: CarvelTool, o: EnsureToolOptions = {}): Promise<string> {
   const env = o.env ?? process.env;
-  const log = o.log ?? (() => undefined);
   const onPath = await findOnPath(tool, env);
   if (onPath) return onPath;
-  if (o.install?.refuse) {
-    throw new DevpkgError(`${tool} is not on PATH (and --no-install: devpkg does not install it); ${carvelHowTo(tool)}`);
-  }
-  const version = normalizeVersion(o.version || DEFAULT_VERSIONS[tool]);
   const arch = o.arch ?? process.arch;
-  const platform = `${o.platform ?? process.platform}-${arch === 'x64' ? 'amd64' : arch}`;
-  const known = CARVEL_RELEASES[tool][version];
-  const expected = known?.[platform as 'linux-amd64'];
-  if (!expected) {
-    throw new UsageError(
-      `devpkg has no pinned checksum for ${tool} ${version} on ${platform} (pinned: ${Object.keys(CARVEL_RELEASES[tool]).join(', ')}); ` +
-        `install it before devpkg with carvel-dev/setup-action (then it is on PATH), or choose a pinned version`,
-    );
+  // --no-install refuses a download; a release devpkg cached before is still used (and checked).
+  if (o.install?.refuse && !(await findCached(tool, o.pin?.version ?? DEFAULT_TOOL_VERSIONS[tool], { toolCache: o.toolCache, arch }))) {
+    throw new DevpkgError(`${tool} is not on PATH (and --no-install: devpkg does not install it); ${carvelHowTo(tool)}`, { exitCode: 2 });
   }
-  // The pinned checksum is the one installPinnedTool checks the download against.
+  const platform = platformName(o.platform ?? process.platform, arch);
+  const { version, sha256 } = resolveRelease(tool, o.pin, platform);
+  const given = pinNames(tool, 'sha256');
   return installPinnedTool(
-    { tool, version, url: releaseUrl(tool, version, platform, o.install?.github), sha256: expected },
-    { toolCache: o.toolCache, arch, log, addToPath: o.env === undefined || o.env === process.env },
+    { tool, version, url: releaseUrl(tool, version, platform, o.install?.github), sha256, ...(o.pin?.sha256 ? { sha256From: o.pin.sha256From ?? `${given.input}, CLI: ${given.flag}` } : {}) },
+    { toolCache: o.toolCache, arch, log: o.log, fetch: o.fetch, sleep: o.sleep, addToPath: o.env === undefined || o.env === process.env },
   );
 }
 
-/** imgpkg as a need of a mode's preflight: on PATH or in the tool cache; installed (pinned) when missing. */
-export function imgpkgNeed(o: { version?: string; install?: InstallPolicy; log?: (m: string) => void } = {}): Need {
-  const version = normalizeVersion(o.version || DEFAULT_VERSIONS.imgpkg);
+/**
+ * imgpkg (or kbld) as a need of a mode's preflight: on PATH or in the tool cache; installed when
+ * missing. The release is resolved now, so a version without a sha256 is refused before anything
+ * else is asked or installed.
+ */
+export function carvelNeed(tool: CarvelTool, o: { pin?: ToolPin; install?: InstallPolicy; log?: (m: string) => void } = {}): Need {
+  checkPin(tool, o.pin, platformName(process.platform, process.arch));
+  const version = o.pin?.version ?? DEFAULT_TOOL_VERSIONS[tool];
   return {
-    what: 'imgpkg',
-    missing: async () => ((await findOnPath('imgpkg')) || (await findCached('imgpkg', version)) ? undefined : 'not on PATH'),
-    install: async () => void (await ensureCarvelTool('imgpkg', { version, install: o.install, log: o.log })),
-    howTo: carvelHowTo('imgpkg'),
+    what: tool,
+    missing: async () => ((await findOnPath(tool)) || (await findCached(tool, version)) ? undefined : 'not on PATH'),
+    install: async () => void (await ensureCarvelTool(tool, { pin: o.pin, install: o.install, log: o.log })),
+    howTo: carvelHowTo(tool),
   };
+}
+
+/** imgpkg as a need of a mode's preflight (carvelNeed). */
+export function imgpkgNeed(o: { pin?: ToolPin; install?: InstallPolicy; log?: (m: string) => void } = {}): Need {
+  return carvelNeed('imgpkg', o);
 }

@@ -6,7 +6,20 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { releaseServerForFile } from '../../test/support/release-server.js';
+import { downloadFile } from './download.js';
 import { checksumFor, fetchWithRetry, installPinnedTool, isTransientStatus, releasePlatform } from './toolcache.js';
+
+/** Runs `fn` with process.stdout.write recorded (and kept off the terminal). */
+async function capturingStdout<T>(fn: () => Promise<T>): Promise<{ result: T; stdout: string[] }> {
+  const stdout: string[] = [];
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: unknown) => (stdout.push(String(chunk)), true)) as typeof write;
+  try {
+    return { result: await fn(), stdout };
+  } finally {
+    process.stdout.write = write;
+  }
+}
 
 const ASSET = '#!/bin/sh\necho "kind v0.33.0 go1.25 linux/amd64"\n';
 const SUM = createHash('sha256').update(ASSET).digest('hex');
@@ -77,20 +90,56 @@ describe('installPinnedTool', () => {
     await expect(installPinnedTool(kind(), { arch: 'x64', sleep: noSleep })).rejects.toThrow(/kind-linux-amd64.sha256sum does not list kind-linux-amd64; not installing it/);
   });
 
-  test('transient 503s of the asset and the listing are retried', async () => {
+  test('transient 503s of the asset and the listing are retried, said through log and never on stdout', async () => {
     bodies.set('/v0.33.0/kind-linux-amd64.sha256sum', `${SUM}  kind-linux-amd64\n`);
     failures.set('/v0.33.0/kind-linux-amd64', [503]);
     failures.set('/v0.33.0/kind-linux-amd64.sha256sum', [502, 500]);
-    await expect(installPinnedTool(kind(), { arch: 'x64', sleep: noSleep })).resolves.toMatch(/kind$/);
+    const logs: string[] = [];
+    const { result, stdout } = await capturingStdout(() => installPinnedTool(kind(), { arch: 'x64', sleep: noSleep, log: (m) => logs.push(m) }));
+    expect(result).toMatch(/kind$/);
     expect(hits.filter((h) => h.endsWith('kind-linux-amd64'))).toHaveLength(2);
     expect(hits.filter((h) => h.endsWith('.sha256sum'))).toHaveLength(3);
+    expect(logs).toContain('download kind v0.33.0: HTTP 503; trying again in 1s (attempt 2 of 4)');
+    expect(stdout).toEqual([]);
   });
 
   test('a missing release (404) fails at once, naming the URL', async () => {
     await expect(installPinnedTool(kind({ url: `${server.url}/v9.9.9/kind-linux-amd64`, sha256: SUM }), { arch: 'x64' })).rejects.toThrow(
-      `download kind v0.33.0 (${server.url}/v9.9.9/kind-linux-amd64) failed: Unexpected HTTP response: 404`,
+      `download kind v0.33.0 (${server.url}/v9.9.9/kind-linux-amd64) failed: HTTP 404`,
     );
     expect(hits).toEqual(['/v9.9.9/kind-linux-amd64']);
+  });
+});
+
+describe('downloadFile', () => {
+  test('a 503 then the body: the file holds the body; the retry is logged, nothing is written to stdout', async () => {
+    bodies.set('/bin', 'binary bytes');
+    failures.set('/bin', [503]);
+    const logs: string[] = [];
+    const dest = join(cache, 'bin');
+    const { result, stdout } = await capturingStdout(() => downloadFile(`${server.url}/bin`, dest, { sleep: noSleep, log: (m) => logs.push(m), what: 'bin' }));
+    expect(result).toBe(dest);
+    expect(readFileSync(dest, 'utf8')).toBe('binary bytes');
+    expect(logs).toEqual(['download bin: HTTP 503; trying again in 1s (attempt 2 of 4)']);
+    expect(stdout).toEqual([]);
+  });
+  test('without a log, retry notices go to stderr', async () => {
+    bodies.set('/bin', 'x');
+    failures.set('/bin', [500]);
+    const err: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => (err.push(String(chunk)), true)) as typeof write;
+    try {
+      await downloadFile(`${server.url}/bin`, join(cache, 'bin'), { sleep: noSleep, what: 'bin' });
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(err).toEqual(['download bin: HTTP 500; trying again in 1s (attempt 2 of 4)\n']);
+  });
+  test('a 404 leaves no file behind', async () => {
+    const dest = join(cache, 'missing');
+    await expect(downloadFile(`${server.url}/missing`, dest, { sleep: noSleep })).rejects.toThrow(`download ${server.url}/missing (${server.url}/missing) failed: HTTP 404`);
+    expect(() => statSync(dest)).toThrow();
   });
 });
 
@@ -150,7 +199,7 @@ describe('pure helpers', () => {
 });
 
 test('a pinned sum that is not one is refused before any download', async () => {
-  const tc = { find: () => '', downloadTool: async () => { throw new Error('must not download'); }, cacheFile: async () => '' };
+  const tc = { find: () => '', cacheFile: async () => '' };
   await expect(installPinnedTool({ tool: 'ytt', version: 'v0.44.3', url: 'http://127.0.0.1:1/ytt', sha256: 'abc' }, { toolCache: tc, addToPath: false })).rejects.toThrow(
     'ytt v0.44.3: pinned sha256 "abc" is not 64 hex digits',
   );

@@ -1,16 +1,20 @@
 /**
  * Release binaries the way the ecosystem installs them (helm/kind-action, setup-* actions): a
- * pinned version downloaded with @actions/tool-cache (which retries transient failures), checked
- * against a sha256 before anything runs it, kept in the tool cache and put first on PATH. The
- * post step is then handed the same absolute path.
+ * pinned version downloaded through devpkg's one retrying downloader (download.ts, which logs to
+ * stderr or core.info, never stdout), checked against a sha256 before anything runs it, kept in
+ * the tool cache (@actions/tool-cache's layout) and put first on PATH. The post step is then
+ * handed the same absolute path.
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, chmod, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { DevpkgError, errorMessage } from '../errors.js';
+import { DevpkgError } from '../errors.js';
 import { sha256File } from './checksum.js';
+import { downloadFile, fetchWithRetry } from './download.js';
+
+export { fetchWithRetry, isTransientStatus } from './download.js';
 
 /** Where GitHub release downloads come from (tests: a local stand-in). */
 export const GITHUB = 'https://github.com';
@@ -29,7 +33,6 @@ export interface InstallPolicy {
 /** The parts of @actions/tool-cache used here (injected in tests). */
 export interface ToolCacheApi {
   find(tool: string, version: string, arch?: string): string;
-  downloadTool(url: string, dest?: string): Promise<string>;
   cacheFile(source: string, target: string, tool: string, version: string, arch?: string): Promise<string>;
 }
 
@@ -40,8 +43,10 @@ export interface PinnedTool {
   version: string;
   /** The release asset. */
   url: string;
-  /** The expected sha256 when devpkg pins it; otherwise sumsUrl must list the asset. */
+  /** The expected sha256 (devpkg's pin, or the user's); otherwise sumsUrl must list the asset. */
   sha256?: string;
+  /** Where that sha256 came from, for the refusal (e.g. `imgpkg-sha256 (CLI: --imgpkg-sha256)`). */
+  sha256From?: string;
   /** A `sha256sum` listing published with the release (`<hex>  <name>`). */
   sumsUrl?: string;
   /** The asset's name in that listing. */
@@ -53,10 +58,11 @@ export interface InstallOptions {
   /** Node's arch naming (x64, arm64); default process.arch. */
   arch?: string;
   fetch?: typeof fetch;
+  /** Progress and retry notices (default: retries to stderr, never stdout). */
   log?: (m: string) => void;
   /** Put the cached folder first on process.env.PATH (default true). */
   addToPath?: boolean;
-  /** Retries of the checksum listing; default 3 attempts, 1 s apart (tests pass a no-op sleep). */
+  /** The wait between download retries (tests pass a no-op). */
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -76,42 +82,6 @@ export function releasePlatform(platform: string, arch: string): string {
     throw new DevpkgError(`no release binaries for ${platform}/${arch}; install the tool yourself and put it on PATH`);
   }
   return `${platform}-${a}`;
-}
-
-/** True for answers worth asking again: 408, 429 and 5xx (pure). */
-export function isTransientStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
-}
-
-/**
- * GETs a URL, retrying network errors and transient statuses (408, 429, 5xx) with backoff; any
- * other failure status throws at once, naming the URL and the status.
- */
-export async function fetchWithRetry(
-  url: string,
-  o: { fetch?: typeof fetch; attempts?: number; sleep?: (ms: number) => Promise<void>; log?: (m: string) => void; what?: string } = {},
-): Promise<Uint8Array> {
-  const f = o.fetch ?? fetch;
-  const attempts = o.attempts ?? 4;
-  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const what = o.what ?? url;
-  let last = '';
-  for (let i = 1; i <= attempts; i++) {
-    try {
-      const res = await f(url, { redirect: 'follow' });
-      if (res.ok) return new Uint8Array(await res.arrayBuffer());
-      last = `HTTP ${res.status}`;
-      if (!isTransientStatus(res.status)) break;
-    } catch (err) {
-      last = errorMessage(err);
-    }
-    if (i < attempts) {
-      const delay = 1000 * 2 ** (i - 1);
-      o.log?.(`download ${what}: ${last}; trying again in ${delay / 1000}s (attempt ${i + 1} of ${attempts})`);
-      await sleep(delay);
-    }
-  }
-  throw new DevpkgError(`download ${what} (${url}) failed: ${last}`);
 }
 
 async function toolCacheModule(): Promise<ToolCacheApi> {
@@ -162,17 +132,24 @@ async function withoutDebugLines<T>(fn: () => Promise<T>): Promise<T> {
 
 /**
  * The absolute path of `t.tool` at `t.version`: from the tool cache when it is there, else
- * downloaded (tool-cache retries network errors and 5xx), checked against `t.sha256` or the
+ * downloaded (retrying network errors and transient statuses), checked against `t.sha256` or the
  * release's own listing, and cached. A wrong sum deletes the download and throws.
  */
 export async function installPinnedTool(t: PinnedTool, o: InstallOptions = {}): Promise<string> {
-  const log = o.log ?? (() => undefined);
+  const log = o.log ?? ((m: string) => void process.stderr.write(`${m}\n`));
   const tc = o.toolCache ?? (await toolCacheModule());
   const arch = o.arch ?? process.arch;
   const version = t.version.replace(/^v/, '');
   if (t.sha256 !== undefined && !/^[0-9a-f]{64}$/i.test(t.sha256)) throw new DevpkgError(`${t.tool} ${t.version}: pinned sha256 "${t.sha256}" is not 64 hex digits`);
   let dir = await withoutDebugLines(async () => tc.find(t.tool, version, arch));
   if (dir) {
+    // A cached binary is held to the same sum as a download (a user's sha256 names one build).
+    const actual = t.sha256 ? await sha256File(join(dir, t.tool)) : undefined;
+    if (actual && actual !== t.sha256!.toLowerCase()) {
+      throw new DevpkgError(
+        `${t.tool} ${t.version} in the tool cache (${dir}) has sha256 ${actual}, expected ${t.sha256!.toLowerCase()}${t.sha256From ? ` (${t.sha256From})` : ''}; not using it (remove that folder to download it again)`,
+      );
+    }
     log(`${t.tool} ${t.version} from the tool cache (${dir})`);
   } else {
     let expected = t.sha256?.toLowerCase();
@@ -184,16 +161,11 @@ export async function installPinnedTool(t: PinnedTool, o: InstallOptions = {}): 
       if (!expected) throw new DevpkgError(`${t.tool} ${t.version}: ${t.sumsUrl} does not list ${asset}; not installing it`);
     }
     log(`downloading ${t.tool} ${t.version} from ${t.url}`);
-    let file: string;
-    try {
-      file = await withoutDebugLines(() => tc.downloadTool(t.url, join(tmpdir(), `devpkg-${t.tool}-${randomUUID()}`)));
-    } catch (err) {
-      throw new DevpkgError(`download ${t.tool} ${t.version} (${t.url}) failed: ${errorMessage(err)}`, { cause: err });
-    }
+    const file = await downloadFile(t.url, join(tmpdir(), `devpkg-${t.tool}-${randomUUID()}`), { fetch: o.fetch, sleep: o.sleep, log, what: `${t.tool} ${t.version}` });
     try {
       const actual = await sha256File(file);
       if (actual !== expected) {
-        throw new DevpkgError(`${t.tool} ${t.version} from ${t.url} has sha256 ${actual}, expected ${expected}; not installing it`);
+        throw new DevpkgError(`${t.tool} ${t.version} from ${t.url} has sha256 ${actual}, expected ${expected}${t.sha256From ? ` (${t.sha256From})` : ''}; not installing it`);
       }
       await chmod(file, 0o755);
       dir = await withoutDebugLines(() => tc.cacheFile(file, t.tool, t.tool, version, arch));

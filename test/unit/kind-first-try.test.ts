@@ -81,7 +81,7 @@ describe('flags and the files they name: exit 2 naming the flag, before any tool
     ['a kapp-controller manifest file that does not exist', () => ['--kapp-controller-manifest', 'nosuch-kc.yml'], /^kapp-controller-manifest: cannot read \S+\/nosuch-kc\.yml: ENOENT/],
     ['a registry image that is not an image reference', () => ['--registry-image', 'UPPER/Case:bad tag'], /^input registry-image: "UPPER\/Case:bad tag" is not an image reference \(it contains a space\)/],
     ['a registry image with an uppercase path', () => ['--registry-image', 'UPPER/Case:3'], /^input registry-image: "UPPER\/Case:3" is not an image reference \(repository path "UPPER\/Case" must be lowercase\)/],
-    ['a kind version that is not a version', () => ['--kind-version', 'latest'], /^kind-version: "latest" is not a release version/],
+    ['a kind version that is not a version', () => ['--kind-version', 'latest'], /^input kind-version: "latest" is not a release version such as v0\.33\.0$/],
   ])('%s', async (_what, extra, message) => {
     const r = await kind(['--packages', 'calico/3.22.1', ...OK, ...extra()], { dockerDown: true, absent: ['kind'] });
     expect(r.code).toBe(2);
