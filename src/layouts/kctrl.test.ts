@@ -68,6 +68,9 @@ describe('kctrl layout on git repositories', () => {
     expect(k.plan?.packageYaml).toContain('imgpkgBundle:');
     expect(k.plan?.packageYaml).not.toContain('git: {}');
     expect(k.plan?.commands.join('\n')).toContain('ytt -f config | kbld -f - --imgpkg-lock-output');
+    // Not a version folder: no bootstrap lines, and kind is the next step.
+    expect(k.plan?.commands.join('\n')).not.toContain('SUPPRESS_PROVIDERS_UPDATE');
+    expect(k.plan?.commands.some((c) => c.startsWith('devpkg kind --repo . --packages simple-app/0.0.0'))).toBe(true);
   });
 
   test('detect: template, includePaths and package files mark the package; other files do not', async () => {
