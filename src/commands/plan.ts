@@ -85,7 +85,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       devVersion,
       addonType: values['addon-type'],
       ignore: values.ignore?.split(',').map((s) => s.trim()).filter(Boolean),
-      place: { cwd: io.cwd, out: outDir ?? path.resolve(io.cwd, DEFAULT_OUT), written: outDir !== undefined },
+      place: { cwd: io.cwd, out: outDir ?? path.resolve(io.cwd, DEFAULT_OUT), written: outDir !== undefined, unwritten: 'comment' },
       build: values.build === true,
       ...(stage ? { buildInto: stage } : {}),
       env: io.env,

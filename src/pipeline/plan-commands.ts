@@ -21,8 +21,10 @@ export interface PlanStep {
   why?: string;
   /** A note for the reader (printed as a comment), not a command. */
   note?: boolean;
-  /** The command that writes the plan's folder (printed to run even when this run wrote nothing). */
+  /** The command that writes the plan's folder: printed (to run) only when this run wrote nothing. */
   writesPlan?: boolean;
+  /** Runs only after a step that names the plan's files (the create after the overlay's cp). */
+  afterOut?: boolean;
 }
 
 /** Where the plan is read: the current directory, the repository, the plan's folder and whether this run wrote it. */
@@ -32,6 +34,12 @@ export interface PlanPlace {
   /** The plan's folder (absolute): --out, or where --out would write when it is not given. */
   out: string;
   written: boolean;
+  /**
+   * What becomes of a step naming files this run did not write: a comment saying where they
+   * would be (the CLI), or left out (the action's summary and comment: the runner's paths mean
+   * nothing to the reader). Default comment.
+   */
+  unwritten?: 'comment' | 'omit';
 }
 
 /** The folder --out suggests when none is given (relative to the current directory). */
@@ -72,18 +80,22 @@ export function shownPath(p: PlanPath, place: Pick<PlanPlace, 'cwd' | 'root' | '
   return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) ? abs : rel;
 }
 
-/** Whether a step names a file of the plan's folder. */
-export const namesOut = (s: PlanStep) => s.words.some((w) => typeof w !== 'string' && w.at === 'out');
+/** Whether a step needs a file of the plan's folder. */
+export const needsOut = (s: PlanStep) => s.afterOut === true || s.words.some((w) => typeof w !== 'string' && w.at === 'out');
 
-/** One step as a line: a command, or a comment when it is a note or names files this run did not write. */
+/** Whether a step needs files this run did not write. */
+const wanting = (s: PlanStep, place: PlanPlace) => !place.written && !s.writesPlan && needsOut(s);
+
+/** One step as a line: a command, or a comment when it is a note or needs files this run did not write. */
 export function renderStep(s: PlanStep, place: PlanPlace): string {
   const text = s.words.map((w) => (typeof w === 'string' ? w : shellWord(shownPath(w, place)))).join(' ');
   const line = s.why ? `${text}   # ${s.why}` : text;
-  return s.note || (!place.written && !s.writesPlan && namesOut(s)) ? `# ${line}` : line;
+  return s.note || wanting(s, place) ? `# ${line}` : line;
 }
 
 export function renderSteps(steps: readonly PlanStep[], place: PlanPlace): string[] {
-  return steps.map((s) => renderStep(s, place));
+  const shown = steps.filter((s) => !(s.writesPlan && place.written) && !(place.unwritten === 'omit' && wanting(s, place)));
+  return shown.map((s) => renderStep(s, place));
 }
 
 /** What the steps of one package version are made from (plan.ts gathers it; pure from here). */
@@ -112,8 +124,6 @@ export interface StepsInput {
 export interface StepsOptions {
   /** --build was given (the bundle is in the plan's folder). */
   build: boolean;
-  /** Whether the plan's folder was written by this run. */
-  written: boolean;
   /** Where dev bundles go, HOST[:PORT]/PATH. */
   registry: string;
   /** --layout, when not auto. */
@@ -139,13 +149,11 @@ export function packageSteps(p: StepsInput, o: StepsOptions): PlanStep[] {
     ...(o.releasedVersion ? ['--released-version', shellWord(o.releasedVersion)] : []),
   ];
   const steps: PlanStep[] = [];
-  if (!o.written) {
-    steps.push({
-      words: ['devpkg', 'plan', ...which, '--registry', shellWord(o.registry), ...refName, ...(o.addonType ? ['--addon-type', shellWord(o.addonType)] : []), ...(p.build ? ['--build'] : []), '--out', out('')],
-      why: 'writes the files the lines below name (with a new dev version: run what it prints)',
-      writesPlan: true,
-    });
-  }
+  steps.push({
+    words: ['devpkg', 'plan', ...which, '--registry', shellWord(o.registry), ...refName, ...(o.addonType ? ['--addon-type', shellWord(o.addonType)] : []), ...(p.build ? ['--build'] : []), '--out', out('')],
+    why: 'writes the files the lines below name (with a new dev version: run what it prints)',
+    writesPlan: true,
+  });
   if (p.ownImage !== undefined) {
     steps.push({ words: [`no push: the Package's own bundle ${p.ownImage} is used as it is`], note: true });
   } else {
@@ -163,7 +171,7 @@ export function packageSteps(p: StepsInput, o: StepsOptions): PlanStep[] {
     steps.push({ words: ['devpkg', 'dev', '--package', repo(p.path), '--registry', shellWord(o.registry), ...refName], why: 'or push, apply and verify on a running cluster in one step' });
     steps.push({ words: ['cp', out(files.overlay(p.overlayFile)), { at: 'home', path: `${PROVIDERS_CUSTOMIZATIONS}/${p.overlayFile}` }], why: 'bootstrap phases 2 and 3' });
     const clusterConfig = '"${CLUSTER_CONFIG:?your management cluster config file}"';
-    steps.push({ words: ['SUPPRESS_PROVIDERS_UPDATE=1', 'tanzu', 'management-cluster', 'create', '-i', 'docker', '--file', clusterConfig], why: 'with the providers folder as it is' });
+    steps.push({ words: ['SUPPRESS_PROVIDERS_UPDATE=1', 'tanzu', 'management-cluster', 'create', '-i', 'docker', '--file', clusterConfig], why: 'keeps the providers folder with the overlay', afterOut: true });
     steps.push({
       words: ['devpkg', 'bootstrap', '--package', repo(p.path), '--registry', shellWord(o.registry), ...refName, '--cluster-config', clusterConfig],
       why: 'or all three phases (phase 1: the vendored bundle/config too), checked and verified',

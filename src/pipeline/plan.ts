@@ -40,7 +40,7 @@ export interface PlanRequest {
   ignore?: string[];
   mode?: Mode;
   /** Where the printed commands are run and where the plan's files are (default: the repository root, not written). */
-  place?: { cwd: string; out?: string; written: boolean };
+  place?: { cwd: string; out?: string; written: boolean; unwritten?: 'comment' | 'omit' };
   /** --build: the bundles a layout builds are in the plan's folder. */
   build?: boolean;
   /** With build: the folder the bundles are built into (the plan's folder being written). */
@@ -68,10 +68,20 @@ export const DEFAULT_PLAN_REGISTRY: Registry = Object.freeze({ host: 'localhost:
 
 export const DEFAULT_PACKAGES_DIR = 'addons/packages';
 
-/** Where the commands of a request are rendered for (pure): the action's is the repository root, nothing written. */
+/**
+ * Where the commands of a request are rendered for (pure). The default is the action's: run from
+ * the repository root (working-directory), nothing written, the steps needing the plan's files
+ * left out (the first step says how to write them).
+ */
 export function placeOf(req: Pick<PlanRequest, 'root' | 'place'>): PlanPlace {
   const cwd = req.place?.cwd ?? req.root;
-  return { cwd, root: req.root, out: req.place?.out ?? path.join(cwd, DEFAULT_OUT), written: req.place?.written ?? false };
+  return {
+    cwd,
+    root: req.root,
+    out: req.place?.out ?? path.join(cwd, DEFAULT_OUT),
+    written: req.place?.written ?? false,
+    unwritten: req.place?.unwritten ?? 'omit',
+  };
 }
 
 /** The layouts of a request: the ones opened at the edge, or opened here from its layout and packagesDir. */
@@ -223,7 +233,6 @@ function planOne(
     },
     {
       build: req.build === true,
-      written: place.written,
       registry: registryText(req.registry),
       ...(req.layout && req.layout !== 'auto' ? { layout: req.layout } : {}),
       ...(req.packagesDir !== DEFAULT_PACKAGES_DIR ? { packagesDir: req.packagesDir } : {}),
