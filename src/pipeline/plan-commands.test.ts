@@ -104,7 +104,7 @@ describe('packageSteps by what the layout allows', () => {
   test('not written: the first line writes the files, with the flags that shape them', () => {
     const l = lines({ bundleFolder: 'b', versionFolder: true }, { packagesDir: 'pkgs', addonType: 'cni/antrea' }, { written: false });
     expect(l[0]).toBe(
-      'devpkg plan --repo repo --packages antrea/1.5.3 --packages-dir pkgs --registry localhost:5001/devpkg --addon-type cni/antrea --out plan   # writes the files the lines below name (with a new dev version: run what it prints)',
+      'devpkg plan --repo repo --packages antrea/1.5.3 --packages-dir pkgs --registry localhost:5001/devpkg --addon-type cni/antrea --out plan   # writes the files and prints the commands that use them (with a new dev version)',
     );
     expect(l.filter((x) => !x.startsWith('#')).join('\n')).not.toContain('plan/antrea');
   });

@@ -151,7 +151,7 @@ export function packageSteps(p: StepsInput, o: StepsOptions): PlanStep[] {
   const steps: PlanStep[] = [];
   steps.push({
     words: ['devpkg', 'plan', ...which, '--registry', shellWord(o.registry), ...refName, ...(o.addonType ? ['--addon-type', shellWord(o.addonType)] : []), ...(p.build ? ['--build'] : []), '--out', out('')],
-    why: 'writes the files the lines below name (with a new dev version: run what it prints)',
+    why: 'writes the files and prints the commands that use them (with a new dev version)',
     writesPlan: true,
   });
   if (p.ownImage !== undefined) {
