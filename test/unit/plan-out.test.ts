@@ -190,6 +190,32 @@ describe('plan --out refuses what it cannot write, and leaves nothing behind', (
     }
   });
 
+  test('a build that fails half-way: the error names the file and line, nothing is left', async () => {
+    const repo = join(base, 'broken-kctrl');
+    cpSync(resolve('examples', 'kctrl'), repo, { recursive: true });
+    const buildFile = join(repo, 'simple-app', 'package-build.yml');
+    writeFileSync(buildFile, readFileSync(buildFile, 'utf8').replace('includePaths:\n        - config\n', 'includePaths:\n        - config\n        - missing\n'));
+    // ytt and kbld are looked for first; the build stops at the missing includePaths entry before either runs.
+    const tools = join(base, 'never-run');
+    mkdirSync(tools, { recursive: true });
+    for (const t of ['ytt', 'kbld']) {
+      writeFileSync(join(tools, t), '#!/bin/sh\nexit 99\n');
+      chmodSync(join(tools, t), 0o755);
+    }
+    const dir = join(base, 'half');
+    const before = readdirSync(base).sort();
+    const err: string[] = [];
+    const code = await runCli(['plan', '--repo', repo, '--all', '--out', dir, '--build'], {
+      stdout: (t) => err.push(t),
+      stderr: (t) => err.push(t),
+      env: { ...process.env, PATH: `${tools}:${process.env.PATH}` },
+      cwd: base,
+    });
+    expect(code).toBe(1);
+    expect(err.join('')).toMatch(/simple-app\/package-build\.yml:\d+: .*includePaths entry missing does not exist/);
+    expect(readdirSync(base).sort()).toEqual(before);
+  });
+
   test('--build without ytt and kbld on PATH: names both, writes nothing', async () => {
     const dir = join(base, 'built');
     const before = readdirSync(base).sort();
