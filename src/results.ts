@@ -91,6 +91,12 @@ export interface PackageResult {
   problems?: Problem[];
 }
 
+/** A file of the plan's folder: the dev Package, the 04_user_customizations overlay, or a built bundle folder. */
+export interface PlanFile {
+  path: string;
+  what: 'devPackage' | 'overlay' | 'bundle';
+}
+
 /** What plan mode works out for a package (also kept by the other modes). */
 export interface PlanDetails {
   /** The repository folder of the version, relative to the repository root. */
@@ -108,7 +114,9 @@ export interface PlanDetails {
   packageYaml: string;
   overlay: string;
   overlayPath: string;
-  /** The commands the manual ritual would take, for people reading the plan. */
+  /** The files the plan writes with --out, relative to its folder (NAME/VERSION/...). */
+  files?: PlanFile[];
+  /** The commands that take the version further, rendered for where they are run (pipeline/plan-commands.ts). */
   commands: string[];
 }
 

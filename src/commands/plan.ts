@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { parseList, parsePackageList, parseRegistry, parseVersionFlag } from '../flags.js';
-import { packageSummary, plan, renderPlanText, type Selection } from '../pipeline/plan.js';
+import { DEFAULT_PACKAGES_DIR, packageSummary, plan, renderPlanText, type PlanOutput, type Selection } from '../pipeline/plan.js';
+import { DEFAULT_OUT } from '../pipeline/plan-commands.js';
+import { checkOutDir, dropStage, finishPlanDir, stagePlanDir } from '../pipeline/plan-out.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
 import { parseCommand, requireFolder, type CliIO } from './io.js';
 import { parseLayoutChoice } from '../layouts/index.js';
@@ -25,8 +27,17 @@ What devpkg would push and apply for the changed package versions; needs no clus
   --dev-version V       force the dev version
   --addon-type C/N      addon-type annotation of the overlay, e.g. cni/antrea
   --ignore GLOBS        changed files that do not count, comma- or newline-separated (default: **/*.md)
-  --json                machine-readable output (packages, removed, problems)
+  --out DIR             write the files the commands name: per version, NAME/VERSION/dev-package.yaml,
+                        the overlay (tce layout) and with --build the bundle; DIR must be new, empty
+                        or an earlier plan's folder (it holds devpkg-plan.json), which is replaced
+  --build               with --out: build the bundles kctrl package release would (needs ytt, and
+                        kbld with useKbldImagesLock) into DIR/NAME/VERSION/bundle
+  --json                machine-readable output (packages, removed, problems, out, files)
   -h, --help            show this help
+
+The commands name files relative to the current folder (absolute when outside it). Without
+--out nothing is written, and each command that names a file of the plan's folder is printed
+as a comment.
 
 A package.yaml that disagrees with its folder or its own name is a warning (path:line);
 one that cannot be used is an error of that package: the others are still planned, and
@@ -37,7 +48,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const values = parseCommand(argv, io, USAGE, {
     ...SELECTION_FLAGS,
     ...strings('packages', 'registry', 'addon-type', 'ignore'),
-    ...booleans('range', 'json'),
+    ...strings('out'),
+    ...booleans('range', 'json', 'build'),
     ...DEV_PACKAGE_FLAGS,
   });
   if (!values) return 0;
@@ -53,23 +65,42 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const registry = values.registry === undefined ? undefined : parseRegistry(values.registry, '--registry');
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
   const layout = parseLayoutChoice(values.layout ?? 'auto', '--layout');
-  const out = await plan({
-    root,
-    packagesDir: values['packages-dir'] ?? 'addons/packages',
-    layout,
-    releasedVersion: values['released-version'] === undefined ? undefined : parseVersionFlag(values['released-version'], '--released-version'),
-    selection,
-    registry,
-    refName: values['ref-name'] ?? '',
-    seq: { timestamp: new Date() },
-    devVersion,
-    addonType: values['addon-type'],
-    ignore: values.ignore === undefined ? undefined : parseList(values.ignore),
-    log: (m) => io.stderr(`${m}\n`),
-  });
+  const releasedVersion = values['released-version'] === undefined ? undefined : parseVersionFlag(values['released-version'], '--released-version');
+  if (values.build && values.out === undefined) throw new UsageError('--build needs --out DIR: the built bundles are written there');
+  const outDir = values.out === undefined ? undefined : path.resolve(io.cwd, values.out);
+  if (outDir !== undefined) await checkOutDir(outDir, root);
+  // Everything is written beside DIR first and renamed into place at the end: a failure leaves nothing.
+  const stage = outDir === undefined ? undefined : await stagePlanDir(outDir);
+  let out: PlanOutput;
+  let json: Record<string, unknown>;
+  try {
+    out = await plan({
+      root,
+      packagesDir: values['packages-dir'] ?? DEFAULT_PACKAGES_DIR,
+      layout,
+      releasedVersion,
+      selection,
+      registry,
+      refName: values['ref-name'] ?? '',
+      seq: { timestamp: new Date() },
+      devVersion,
+      addonType: values['addon-type'],
+      ignore: values.ignore === undefined ? undefined : parseList(values.ignore),
+      place: { cwd: io.cwd, out: outDir ?? path.resolve(io.cwd, DEFAULT_OUT), written: outDir !== undefined, unwritten: 'comment' },
+      build: values.build === true,
+      ...(stage ? { buildInto: stage } : {}),
+      env: io.env,
+      log: (m) => io.stderr(`${m}\n`),
+    });
+    const packages = out.packages.map((p) => packageSummary(p, true, outDir));
+    json = { base: out.base, head: out.head, out: outDir ?? null, packages, removed: out.removed, problems: out.problems };
+    if (stage && outDir) await finishPlanDir(stage, outDir, out.packages, json);
+  } catch (err) {
+    if (stage) await dropStage(stage);
+    throw err;
+  }
   if (values.json) {
-    const packages = out.packages.map((p) => packageSummary(p, true));
-    io.stdout(JSON.stringify({ base: out.base, head: out.head, packages, removed: out.removed, problems: out.problems }, null, 2) + '\n');
+    io.stdout(JSON.stringify(json, null, 2) + '\n');
     // The JSON holds the problems; stderr names them too, for people reading a terminal.
     for (const p of out.problems) io.stderr(`devpkg plan: ${formatProblem(p)}\n`);
   } else {

@@ -67,7 +67,11 @@ describe('kctrl layout on git repositories', () => {
     expect(k.plan?.notes).toEqual(expect.arrayContaining([expect.stringContaining('layout kctrl (recognised by its files: simple-app)'), expect.stringContaining('0.0.0')]));
     expect(k.plan?.packageYaml).toContain('imgpkgBundle:');
     expect(k.plan?.packageYaml).not.toContain('git: {}');
-    expect(k.plan?.commands.join('\n')).toContain('ytt -f config | kbld -f - --imgpkg-lock-output');
+    // The action's rendering: the bundle is built by the plan that writes the files.
+    expect(k.plan?.commands[0]).toMatch(/^devpkg plan --repo \. --packages simple-app\/0\.0\.0 .*--build --out devpkg-plan /);
+    // Not a version folder: no bootstrap lines, and kind is the next step.
+    expect(k.plan?.commands.join('\n')).not.toContain('SUPPRESS_PROVIDERS_UPDATE');
+    expect(k.plan?.commands.some((c) => c.startsWith('devpkg kind --repo . --packages simple-app/0.0.0'))).toBe(true);
   });
 
   test('detect: template, includePaths and package files mark the package; other files do not', async () => {

@@ -261,8 +261,7 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
         releasedFrom: `${released.version}, ${released.why}`,
         inPlay: [released.version],
         notes: [`released version ${released.version}: ${released.why}`, `bundle built from ${build.file}: ${build.includePaths.join(', ')}`],
-        bundleFolder: `<build of ${build.file}>`,
-        buildSteps: buildCommands(build),
+        build: { file: build.file, tools: buildTools(build), what: buildWords(build) },
       } satisfies LoadedPackage;
     },
     async check(tree, ref) {
@@ -318,14 +317,21 @@ function includeMissing(build: PackageBuild, p: string): string {
   return `includePaths entry ${p} does not exist in ${build.dir || 'the repository root'}${why}; the bundle cannot be built: add it, or remove it from includePaths`;
 }
 
-/** The commands of kctrl package release's build, for people reading the plan. */
-export function buildCommands(build: PackageBuild): string[] {
+/** The tools kctrl package release's build runs (pure): ytt for the template, kbld for the images lock. */
+export function buildTools(build: PackageBuild): string[] {
+  const ytt = build.yttPaths.some((p) => p !== '-');
+  return [...(ytt ? ['ytt'] : []), ...(ytt && build.useKbldImagesLock ? ['kbld'] : [])];
+}
+
+/** kctrl package release's build in words, for people reading the plan (pure). */
+export function buildWords(build: PackageBuild): string {
   const at = build.dir || '.';
   const ytt = build.yttPaths.filter((p) => p !== '-').map((p) => `-f ${p}`).join(' ');
-  return [
-    `(cd ${at} && ytt ${ytt}${build.useKbldImagesLock ? ' | kbld -f - --imgpkg-lock-output <bundle>/.imgpkg/images.yml' : ''} >/dev/null)`,
-    `# copy ${build.includePaths.join(', ')} from ${at} into <bundle>, relative paths kept`,
+  const steps = [
+    ...(ytt ? [`ytt ${ytt}${build.useKbldImagesLock ? ' | kbld -f - --imgpkg-lock-output .imgpkg/images.yml' : ''} in ${at}`] : []),
+    `${build.includePaths.join(', ')} copied from ${at}, relative paths kept`,
   ];
+  return `as kctrl package release builds it: ${steps.join('; ')}`;
 }
 
 /** kctrl package release's build, into a folder under b.tmp; returns the folder to push. */

@@ -96,6 +96,7 @@ export function tceLayout(packagesDir: string): Layout {
         inPlay: [...sortedOf(owned, ref.name)],
         notes: [],
         bundleFolder: `${loaded.path}/bundle`,
+        versionFolder: true,
       } satisfies LoadedPackage;
     },
     async check(tree, ref) {

@@ -72,10 +72,15 @@ export interface LoadedPackage extends LoadedVersion {
   pinned?: { version: string; by: string };
   /** How the layout was chosen and what it read, for the plan. */
   notes: string[];
-  /** The folder pushed, repository-relative (after buildSteps); undefined when the Package's own bundle is used as is. */
+  /** The repository folder pushed as it is, repository-relative; undefined when the bundle is built or the Package's own is used. */
   bundleFolder?: string;
-  /** What the layout runs before the push, for people reading the plan. */
-  buildSteps?: string[];
+  /** The bundle is built first (`bundle()` builds it): from which file, with which tools, in words. */
+  build?: { file: string; tools: string[]; what: string };
+  /**
+   * A version folder (package.yaml and bundle/config): what `devpkg dev`, `devpkg bootstrap` and
+   * bootstrap mode take (phase 1 syncs its bundle/config into the providers' _ytt_lib).
+   */
+  versionFolder?: boolean;
 }
 
 /** Where the bundle comes from: a folder to push, or the Package's own bundle, used as is. */

@@ -84,7 +84,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   try {
     const loaded = await loadForMode(ctx, root, ref);
     problems = loaded.problems;
-    if (loaded.bundleFolder !== `${loaded.path}/bundle`) {
+    if (!loaded.versionFolder) {
       // Phase 1 syncs the version folder's bundle/config into the providers' _ytt_lib.
       throw new DevpkgError(`bootstrap mode needs a version folder with bundle/config (TCE's layout); ${ref.name}/${ref.version} is read by the ${loaded.layout} layout, which bootstrap mode does not take yet: use kind or cluster mode`);
     }

@@ -1,6 +1,8 @@
+import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { DevpkgError, UsageError } from '../errors.js';
-import type { Registry } from '../bundle/reference.js';
+import { registryText, type Registry } from '../bundle/reference.js';
+import { DEFAULT_OUT, packageSteps, planFilesOf, renderSteps, shellWord, shownPath, type PlanPlace } from './plan-commands.js';
 import { formatProblem, problemFromError, sortProblems, type Problem } from '../packages/problems.js';
 import { commitTree, Layouts, workTree, type LayoutChoice, type LoadedPackage, type Tree } from '../layouts/index.js';
 import { bundleFetch, devPackageToYaml } from '../packages/derive.js';
@@ -37,6 +39,14 @@ export interface PlanRequest {
   addonType?: string;
   ignore?: string[];
   mode?: Mode;
+  /** Where the printed commands are run and where the plan's files are (default: the repository root, not written). */
+  place?: { cwd: string; out?: string; written: boolean; unwritten?: 'comment' | 'omit' };
+  /** --build: the bundles a layout builds are in the plan's folder. */
+  build?: boolean;
+  /** With build: the folder the bundles are built into (the plan's folder being written). */
+  buildInto?: string;
+  /** Where --build looks for ytt and kbld (PATH); default the process's. */
+  env?: NodeJS.ProcessEnv;
   exec?: ExecFn;
   log?: (message: string) => void;
 }
@@ -49,10 +59,30 @@ export interface PlanOutput {
   removed: PackageVersionRef[];
   base?: string;
   head?: string;
+  /** Where the commands were rendered for, and whether the plan's folder was written. */
+  place: PlanPlace;
 }
 
 /** Registry used to name bundles when none is given: kind's conventional local registry. */
 export const DEFAULT_PLAN_REGISTRY: Registry = Object.freeze({ host: 'localhost:5001', path: 'devpkg' });
+
+export const DEFAULT_PACKAGES_DIR = 'addons/packages';
+
+/**
+ * Where the commands of a request are rendered for (pure). The default is the action's: run from
+ * the repository root (working-directory), nothing written, the steps needing the plan's files
+ * left out (the first step says how to write them).
+ */
+export function placeOf(req: Pick<PlanRequest, 'root' | 'place'>): PlanPlace {
+  const cwd = req.place?.cwd ?? req.root;
+  return {
+    cwd,
+    root: req.root,
+    out: req.place?.out ?? path.join(cwd, DEFAULT_OUT),
+    written: req.place?.written ?? false,
+    unwritten: req.place?.unwritten ?? 'omit',
+  };
+}
 
 /** The layouts of a request: the ones opened at the edge, or opened here from its layout and packagesDir. */
 export function layoutsOf(req: Pick<PlanRequest, 'layout' | 'layouts' | 'packagesDir' | 'releasedVersion'>): Layouts {
@@ -113,6 +143,7 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
   const registry = req.registry ?? DEFAULT_PLAN_REGISTRY;
   const packages: PlannedPackage[] = [];
   const problems: Problem[] = [];
+  const builds: LoadedPackage[] = [];
   for (const ref of refs) {
     // One bad package never stops the others: its error becomes its result and a problem.
     try {
@@ -121,6 +152,7 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
       problems.push(...warnings);
       const planned = planOne(loaded, { ...req, registry }, map, refs.length);
       packages.push(warnings.length > 0 ? { ...planned, problems: warnings } : planned);
+      if (loaded.build) builds.push(loaded);
     } catch (err) {
       if (err instanceof UsageError) throw err;
       const problem = problemFromError(err, ref.path, `${ref.name}/${ref.version}`);
@@ -128,7 +160,33 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
       packages.push(errorResult(ref, problem, req.mode ?? 'plan'));
     }
   }
-  return { packages, problems: sortProblems(problems), removed, base, head };
+  if (req.build && req.buildInto !== undefined && builds.length > 0) await buildBundles(builds, { ...req, buildInto: req.buildInto }, layouts);
+  return { packages, problems: sortProblems(problems), removed, base, head, place: placeOf(req) };
+}
+
+/**
+ * --build: the bundles the layouts build (kctrl package release's, src/layouts/kctrl.ts), each into
+ * <buildInto>/NAME/VERSION/bundle. Every tool is checked before the first build.
+ */
+async function buildBundles(builds: LoadedPackage[], req: PlanRequest & { buildInto: string }, layouts: Layouts): Promise<void> {
+  const { carvelHowTo, findOnPath } = await import('../tools/carvel.js');
+  const tools = [...new Set(builds.flatMap((b) => b.build?.tools ?? []))];
+  const missing: string[] = [];
+  for (const t of tools) if (!(await findOnPath(t, req.env))) missing.push(t);
+  if (missing.length > 0) {
+    const who = builds.map((b) => b.build!.file).join(', ');
+    throw new DevpkgError(
+      `--build needs ${missing.join(' and ')} on PATH to build the bundle of ${who}, and ${missing.length === 1 ? 'it is' : 'they are'} not there: ${missing.map((t) => `${t}: ${carvelHowTo(t)}`).join('; ')}; or leave out --build`,
+    );
+  }
+  const { execTool } = await import('../tools/exec.js');
+  for (const loaded of builds) {
+    const into = path.join(req.buildInto, planFilesOf(loaded.name, loaded.version).bundle);
+    const got = await layouts.bundle(loaded, { root: req.root, exec: req.exec ?? execTool, tmp: req.buildInto, log: req.log ?? (() => undefined) });
+    if (!('folder' in got)) continue;
+    await mkdir(path.dirname(into), { recursive: true });
+    await rename(got.folder, into);
+  }
 }
 
 function planOne(
@@ -150,20 +208,39 @@ function planOne(
     forcedBy: req.devVersion ? undefined : loaded.pinned?.by,
     registry: req.registry,
   });
-  const own = loaded.bundleFolder === undefined ? ownBundle(loaded) : undefined;
+  const own = loaded.bundleFolder === undefined && loaded.build === undefined ? ownBundle(loaded) : undefined;
   const bundleImage = own ?? dev.tagImage;
   const derived = devPackageOf(dev, loaded.pkg, { refName: target, ...(own ? { image: own } : {}) });
   const packageYaml = devPackageToYaml(derived.pkg);
-  const overlay = renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined });
-  const overlayPath = `${USER_CUSTOMIZATIONS_DIR}/${overlayFileName(loaded.name)}`;
-  const push =
-    loaded.bundleFolder === undefined
-      ? [`# no push: the Package's own bundle ${own} is used as it is`]
-      : [
-          ...(loaded.buildSteps ?? []),
-          `imgpkg push -b ${dev.tagImage} -f ${loaded.bundleFolder} --lock-output ${loaded.name}.lock.yml`,
-          `# set spec.template.spec.fetch[0].imgpkgBundle.image to bundle.image from ${loaded.name}.lock.yml (repo@sha256:...)`,
-        ];
+  // The overlay is bootstrap's (phases 2 and 3): only for what bootstrap takes.
+  const overlay = loaded.versionFolder ? renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined }) : '';
+  const overlayFile = overlayFileName(loaded.name);
+  const overlayPath = loaded.versionFolder ? `${USER_CUSTOMIZATIONS_DIR}/${overlayFile}` : '';
+  const files = planFilesOf(loaded.name, loaded.version);
+  const place = placeOf(req);
+  const steps = packageSteps(
+    {
+      name: loaded.name,
+      version: loaded.version,
+      path: loaded.path,
+      refName,
+      targetRefName: target,
+      tagImage: dev.tagImage,
+      ...(own !== undefined ? { ownImage: own } : {}),
+      ...(loaded.bundleFolder !== undefined ? { bundleFolder: loaded.bundleFolder } : {}),
+      ...(loaded.build ? { build: { what: loaded.build.what } } : {}),
+      versionFolder: loaded.versionFolder === true,
+      overlayFile,
+    },
+    {
+      build: req.build === true,
+      registry: registryText(req.registry),
+      ...(req.layout && req.layout !== 'auto' ? { layout: req.layout } : {}),
+      ...(req.packagesDir !== DEFAULT_PACKAGES_DIR ? { packagesDir: req.packagesDir } : {}),
+      ...(req.releasedVersion ? { releasedVersion: req.releasedVersion } : {}),
+      ...(req.addonType ? { addonType: req.addonType } : {}),
+    },
+  );
   return {
     name: loaded.name,
     version: loaded.version,
@@ -186,12 +263,12 @@ function planOne(
       packageYaml,
       overlay,
       overlayPath,
-      commands: [
-        ...push,
-        `kubectl apply --server-side -f ${loaded.name}-dev-package.yaml   # cluster: iterate on a running cluster`,
-        `cp ${loaded.name}_dev_package.yaml ~/.config/tanzu/${overlayPath.replace(/^providers/, 'tkg/providers')}`,
-        `SUPPRESS_PROVIDERS_UPDATE=1 tanzu management-cluster create -i docker --file <cluster-config>`,
+      files: [
+        { path: files.devPackage, what: 'devPackage' },
+        ...(loaded.versionFolder ? [{ path: files.overlay(overlayFile), what: 'overlay' as const }] : []),
+        ...(loaded.build && req.build ? [{ path: files.bundle, what: 'bundle' as const }] : []),
       ],
+      commands: renderSteps(steps, place),
     },
   };
 }
@@ -201,8 +278,11 @@ function ownBundle(loaded: LoadedPackage): string {
   return bundleFetch(loaded.pkg.pkg, () => ({ file: loaded.pkg.file })).image;
 }
 
-/** One planned package as the outputs and `--json` show it; `full` adds the YAML texts. */
-export function packageSummary(p: PlannedPackage, full = false): Record<string, unknown> {
+/**
+ * One planned package as the outputs and `--json` show it; `full` adds the YAML texts and the
+ * commands, and, when `written` names the plan's folder, the files written there (absolute).
+ */
+export function packageSummary(p: PlannedPackage, full = false, written?: string): Record<string, unknown> {
   if (p.verdict === 'error') {
     return { name: p.name, version: p.version, path: p.problems?.[0]?.path, verdict: p.verdict, error: p.reason };
   }
@@ -226,6 +306,7 @@ export function packageSummary(p: PlannedPackage, full = false): Record<string, 
       overlay: p.plan?.overlay,
       commands: p.plan?.commands,
     });
+    if (written !== undefined) summary.files = (p.plan?.files ?? []).map((f) => ({ ...f, path: path.join(written, f.path) }));
   }
   return summary;
 }
@@ -238,7 +319,15 @@ export function matrixOf(packages: PlannedPackage[]): string {
 /** The readable plan the CLI prints without --json. */
 export function renderPlanText(out: PlanOutput): string {
   const lines: string[] = [];
+  const shown = (q: string) => shellWord(shownPath({ at: 'out', path: q }, out.place));
   if (out.base || out.head) lines.push(`Changes ${out.base ?? ''}..${out.head ?? ''}`);
+  if (out.packages.some((p) => p.plan)) {
+    lines.push(
+      out.place.written
+        ? `Written to ${shown('')}: the files the commands below name.`
+        : `Nothing written: add --out ${shown('')} to write the files the commented commands name.`,
+    );
+  }
   if (out.packages.length === 0) lines.push('No package versions changed.');
   for (const p of out.packages) {
     if (p.verdict === 'error') {
@@ -251,7 +340,8 @@ export function renderPlanText(out: PlanOutput): string {
     lines.push(`  dev version  ${p.devVersion}  (${p.plan?.devVersionReason})`);
     lines.push(`  Package      ${p.plan?.devPackageName}`);
     lines.push(`  bundle       ${p.plan?.bundleImage}`);
-    lines.push(`  overlay      ${p.plan?.overlayPath}`);
+    if (p.plan?.overlayPath) lines.push(`  overlay      ${p.plan.overlayPath}`);
+    if (out.place.written) for (const f of p.plan?.files ?? []) lines.push(`  wrote        ${shown(f.path)}`);
     lines.push('  commands:');
     for (const c of p.plan?.commands ?? []) lines.push(`    ${c}`);
   }

@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { plan, matrixOf } from '../../src/pipeline/plan.js';
 import { runCli } from '../../src/cli.js';
 import { compareVersions } from '../../src/versions/index.js';
+import { renderReport } from '../../src/report/render.js';
 
 const EXAMPLE = resolve('examples/tce-packages');
 const dirs: string[] = [];
@@ -129,3 +130,28 @@ describe('devpkg plan', () => {
   });
 });
 
+
+describe("the action's plan: commands for the repository root, no file the runner did not write", () => {
+  test.each([
+    ['tce-packages', 'antrea/1.5.3', true],
+    ['kctrl', 'simple-app/0.0.0', false],
+    ['repository', 'simple-app/1.1.0', false],
+  ])('examples/%s %s', async (example, pkg, bootstrappable) => {
+    const root = resolve('examples', example);
+    const out = await plan({ root, packagesDir: 'addons/packages', selection: { kind: 'explicit', packages: [pkg] }, refName: '', seq: { runNumber: 3, runAttempt: 1 } });
+    const commands = out.packages[0]!.plan!.commands;
+    expect(commands[0]).toMatch(new RegExp(`^devpkg plan --repo \\. --packages ${pkg.replace(/\./g, '\\.')} .*--out devpkg-plan `));
+    // Every other line names only what the checkout holds: no file of the plan's folder, no placeholder.
+    for (const c of commands.slice(1)) {
+      expect(c).not.toContain('devpkg-plan');
+      expect(c).not.toMatch(/<[a-z][^>]*>/);
+    }
+    for (const m of commands.join('\n').matchAll(/--(?:package|repo) (\S+)/g)) expect(existsSync(resolve(root, m[1]!))).toBe(true);
+    expect(commands.some((c) => c.startsWith('SUPPRESS_PROVIDERS_UPDATE=1 tanzu'))).toBe(false); // it needs the overlay's cp
+    expect(commands.some((c) => c.startsWith('devpkg bootstrap '))).toBe(bootstrappable);
+    expect(commands.some((c) => c.startsWith('devpkg kind '))).toBe(!bootstrappable);
+    // The summary and the comment show these very lines.
+    const md = renderReport({ header: 'devpkg', entries: [{ result: out.packages[0]! }] }).markdown;
+    for (const c of commands) expect(md).toContain(c);
+  });
+});
