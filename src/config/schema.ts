@@ -120,7 +120,7 @@ export const PER_CALL_FLAGS = [
   'help', 'config', 'json', 'range', 'keep', 'cleanup', 'prepare-only', 'explain',
   'package', 'image', 'version', 'bundle', 'from', 'derive-from', 'expect-version', 'lock-output',
   'versions', 'constraints', 'prereleases', 'prerelease-identifiers', 'namespace', 'name',
-  'all-clusters', 'allow-tag', 'work-dir', 'assert', 'registry-password',
+  'all-clusters', 'allow-tag', 'work-dir', 'assert', 'registry-password', 'out', 'build',
 ] as const;
 
 export function setting(name: string): SettingKey | undefined {

@@ -24,6 +24,8 @@ export async function run(ctx: ModeContext): Promise<void> {
   // A kctrl package whose released version neither released-version nor a git tag gives takes
   // it from the cluster's Packages of its refName (read only then, once per refName).
   const kubeconfigPath = inputs.kubeconfig ? path.resolve(root, inputs.kubeconfig) : undefined;
+  // The tool releases asked for, resolved first: a version without its sha256 is a usage error now.
+  const tools = await readToolPins(ctx);
   // No kubeconfig anywhere is said now, before git, a registry or the cluster is asked anything.
   requireKubeconfig(kubeconfigPath, 'input kubeconfig');
   openRepo(inputs, root, {
@@ -33,8 +35,6 @@ export async function run(ctx: ModeContext): Promise<void> {
       ...(inputs.packageInstall ? { packageInstall: parsePackageInstallRef(inputs.packageInstall, 'input package-install') } : {}),
     }),
   });
-  // The tool releases asked for, resolved first: a version without its sha256 is a usage error now.
-  const tools = await readToolPins(ctx);
   const needs = [
     ...(inputs.pushCommand ? [] : [carvelNeed('imgpkg', { pin: tools.imgpkg, install: ctx.install, log: (m) => host.info(m) })]),
     ...(inputs.lockImages ? [carvelNeed('kbld', { pin: tools.kbld, install: ctx.install, log: (m) => host.info(m) })] : []),

@@ -174,6 +174,18 @@ async function action(inputs: Record<string, string>, env: Record<string, string
   }
 }
 
+// A kubeconfig that loads (nothing contacts its server): the cluster-mode cases below get past the
+// no-kubeconfig check to the tool checks they are about.
+const kubeconfigDir = mkdtempSync(join(tmpdir(), 'devpkg-bad-inputs-kc-'));
+const KUBECONFIG = join(kubeconfigDir, 'config');
+writeFileSync(KUBECONFIG, [
+  'apiVersion: v1', 'kind: Config', 'current-context: c',
+  'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+  'users: [{name: u, user: {token: t}}]',
+  'contexts: [{name: c, context: {cluster: c, user: u}}]', '',
+].join('\n'));
+afterAll(() => rmSync(kubeconfigDir, { recursive: true, force: true }));
+
 // [inputs, extra environment, message fragment (in the ::error:: line)]; the step fails (exit 1).
 const ACTION_CASES: Array<[Record<string, string>, Record<string, string>, string]> = [
   [{ timeout: '999999999h' }, {}, 'input timeout: "999999999h" is longer than 24h'],
@@ -189,7 +201,7 @@ const ACTION_CASES: Array<[Record<string, string>, Record<string, string>, strin
   [{ packages: 'antrea' }, {}, 'input packages: "antrea" is not NAME/VERSION'],
   [{ 'imgpkg-sha256': 'a'.repeat(64) }, {}, 'input imgpkg-sha256 needs input imgpkg-version'],
   [{ 'ytt-version': 'latest' }, {}, 'input ytt-version: "latest" is not a release version such as v0.44.3'],
-  [{ mode: 'cluster', registry: 'localhost:5001/devpkg', 'imgpkg-version': 'v0.45.0' }, {}, 'devpkg pins no sha256 for imgpkg v0.45.0'],
+  [{ mode: 'cluster', registry: 'localhost:5001/devpkg', 'imgpkg-version': 'v0.45.0' }, { KUBECONFIG }, 'devpkg pins no sha256 for imgpkg v0.45.0'],
   [{ mode: 'cluster', registry: 'localhost:5001/devpkg', 'imgpkg-version': 'v0.45.0', 'tool-checksums': 'nosuch.txt' }, {}, 'input tool-checksums: cannot read '],
   [{}, { GITHUB_OUTPUT: '/nonexistent/dir/output' }, 'GITHUB_OUTPUT is set to /nonexistent/dir/output, which cannot be created or written (ENOENT)'],
   [{}, { GITHUB_STEP_SUMMARY: '/nonexistent/dir/summary' }, 'GITHUB_STEP_SUMMARY is set to /nonexistent/dir/summary'],
