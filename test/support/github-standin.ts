@@ -41,9 +41,21 @@ export class GitHubStandin {
   delayMs = 0;
   /** Statuses the next requests answer with, one each (e.g. 502 for a flaky proxy). */
   readonly failNext: number[] = [];
+  /**
+   * The runner's OIDC token service (ACTIONS_ID_TOKEN_REQUEST_URL / _TOKEN, what a job gets when it
+   * is granted `id-token: write`): the claims of the tokens it issues. Not signed (nothing here
+   * checks a signature); the header, `iss`, `aud`, `iat` and `exp` are set as GitHub's are.
+   */
+  oidcClaims: Record<string, unknown> = {};
+  readonly oidcRequestToken = 'standin-oidc-request-token';
   private nextId = 1000;
   private server?: Server;
   url = '';
+
+  /** ACTIONS_ID_TOKEN_REQUEST_URL as the runner gives it (it already has a query: callers append `&audience=`). */
+  get oidcRequestUrl(): string {
+    return `${this.url}/_standin/oidc/token?api-version=2.0`;
+  }
 
   constructor(
     readonly owner = 'example',
@@ -114,6 +126,13 @@ export class GitHubStandin {
       return true;
     };
 
+    if (path === '/_standin/oidc/token' && method === 'GET') {
+      if (req.headers.authorization?.toLowerCase() !== `bearer ${this.oidcRequestToken}`) return send(res, 401, { message: 'Bad credentials' });
+      const now = Math.floor(Date.now() / 1000);
+      const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+      const claims = { iss: `${this.url}/_standin/oidc`, aud: url.searchParams.get('audience') ?? `https://github.example/${this.owner}`, iat: now, nbf: now, exp: now + 300, ...this.oidcClaims };
+      return send(res, 200, { value: `${b64({ typ: 'JWT', alg: 'RS256', kid: 'standin' })}.${b64(claims)}.${Buffer.from('not signed').toString('base64url')}` });
+    }
     if ((m = path.match(/^\/repos\/([^/]+)\/([^/]+)\//)) && `/repos/${m[1]}/${m[2]}` !== prefix) {
       return send(res, 404, { message: 'Not Found' });
     }

@@ -1,5 +1,5 @@
 // What a workflow run of the tier happens in: a scratch folder, act, Node 24, the stand-in actions,
-// the artifact store, devpkg itself as a git repository at a commit (`devpkg/devpkg@<sha>`), a
+// the artifact store, devpkg itself as a git repository at a commit (`OWNER/devpkg@<sha>`), a
 // consumer repository made from examples/tce-packages with our example workflows in it, the
 // GitHub API stand-in, and the events a user's pushes and clicks produce.
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,7 +57,7 @@ export async function makeWorld(owner: string, repo: string, prefix: string, mut
   }
 }
 
-/** Runs a workflow in `workdir` with the world's stand-ins; devpkg/devpkg@<sha> is the world's devpkg. */
+/** Runs a workflow in `workdir` with the world's stand-ins; OWNER/devpkg@<sha> is the world's devpkg. */
 export function runIn(
   w: World,
   workdir: string,
@@ -75,8 +75,8 @@ export function runIn(
     payload,
     runId,
     apiUrl: w.standin.url,
-    repositories: { 'devpkg/devpkg': w.devpkgDir, ...more.repositories },
-    localRepositories: ['--local-repository', `devpkg/devpkg@${w.devpkgSha}=${w.devpkgDir}`],
+    repositories: { 'OWNER/devpkg': w.devpkgDir, ...more.repositories },
+    localRepositories: ['--local-repository', `OWNER/devpkg@${w.devpkgSha}=${w.devpkgDir}`],
     standinFlags: w.standinFlags,
     artifacts: w.artifacts,
     nodes: w.nodes,
