@@ -2,15 +2,15 @@
 // (the JSON import is inlined by ncc, down to the one field): nothing reads package.json at run
 // time, from an install that may not have it.
 //
-// The commit is stamped only by a release build: scripts/bundle.mjs replaces the 40 zeros of
-// COMMIT_STAMP with DEVPKG_BUILD_COMMIT when that is set (the release workflow sets it to the
-// tagged commit before `npm pack`). The committed dist/ is built without it, so it does not
-// change with every commit and `npm run check-dist` compares like with like.
+// The commit is stamped only into a release's tarball: the release workflow runs
+// scripts/stamp-commit.mjs, which replaces the 40 zeros of COMMIT_STAMP in dist/ with the tagged
+// commit, before `npm pack`. The committed dist/ keeps the zeros, so it does not change with every
+// commit and `npm run check-dist` compares like with like; `devpkg --version` then names no commit.
 import pkg from '../package.json' with { type: 'json' };
 
 export const VERSION: string = pkg.version;
 
-/** Exactly this text is replaced by scripts/bundle.mjs (which fails when it does not find it once). */
+/** Exactly this text is replaced by scripts/stamp-commit.mjs (scripts/bundle.mjs fails when the bundle does not hold it once). */
 const COMMIT_STAMP = 'devpkg-build-commit:0000000000000000000000000000000000000000';
 
 /** The commit a release build was made from, or undefined (a build from source). */

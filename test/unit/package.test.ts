@@ -1,7 +1,8 @@
 // devpkg as npm installs it: `npm pack` of this checkout (the committed dist/, which check-dist
 // keeps equal to what the sources build), installed from the tarball alone into a temp prefix with
 // an empty npm cache and --offline (so nothing but the tarball is needed), then the installed
-// `devpkg` run as a user would: --version and a plan of the example repository.
+// `devpkg` run as a user would: --version and a plan of the example repository. And the commit
+// stamp a release's package gets (scripts/stamp-commit.mjs), on a copy of dist/.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,8 +63,8 @@ describe('installed from the tarball alone (empty cache, --offline)', () => {
   test.each([['--version'], ['-V'], ['version']])('devpkg %s prints the version', (arg) => {
     const r = spawnSync(bin, [arg], { env: env(), encoding: 'utf8' });
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
-    // A release build names its commit; the committed dist/ names none (see src/version.ts).
-    expect(r.stdout).toMatch(new RegExp(`^devpkg ${VERSION.replace(/\./g, '\\.')}( \\(commit [0-9a-f]{7}\\))?\\n$`));
+    // The committed dist/ names no commit (a release's package does: see src/version.ts).
+    expect(r.stdout).toBe(`devpkg ${VERSION}\n`);
   });
 
   test('devpkg plan --repo <a copy of examples/tce-packages> --all plans every version, from anywhere', () => {
@@ -74,5 +75,22 @@ describe('installed from the tarball alone (empty cache, --offline)', () => {
     const plan = JSON.parse(r.stdout) as { packages: Array<{ name: string; version: string; devVersion: string }> };
     expect(plan.packages.map((p) => `${p.name}/${p.version}`)).toEqual(['antrea/1.5.3', 'calico/3.22.1']);
     for (const p of plan.packages) expect(p.devVersion).toMatch(/-dev\./);
+  });
+});
+
+describe('scripts/stamp-commit.mjs, on a copy of dist/ (what the release workflow does before npm pack)', () => {
+  const SHA = '89abcdef0123456789abcdef0123456789abcdef';
+  const stamp = (...args: string[]) => spawnSync(process.execPath, ['scripts/stamp-commit.mjs', ...args], { encoding: 'utf8' });
+
+  test('the stamped dist/ names the commit in --version; stamping twice, or a short SHA, is refused', () => {
+    const dist = join(tmp, 'stamped-dist');
+    cpSync('dist', dist, { recursive: true });
+    expect(spawnSync(process.execPath, [join(dist, 'cli.js'), '--version'], { encoding: 'utf8' }).stdout).toBe(`devpkg ${VERSION}\n`);
+    expect(stamp(dist, '89abcde')).toMatchObject({ status: 2, stderr: 'stamp-commit: SHA "89abcde" is not a full commit SHA (40 lowercase hex digits, as git rev-parse HEAD prints)\n' });
+    expect(stamp(dist, SHA).status).toBe(0);
+    expect(spawnSync(process.execPath, [join(dist, 'cli.js'), '--version'], { encoding: 'utf8' }).stdout).toBe(`devpkg ${VERSION} (commit 89abcde)\n`);
+    expect(stamp(dist, SHA)).toMatchObject({ status: 1, stderr: `stamp-commit: ${dist} holds the unstamped commit 0 times, not once (already stamped, or not a dist/ built by scripts/bundle.mjs)\n` });
+    // The checkout's own dist/ is never stamped: what check-dist compares stays the same.
+    expect(spawnSync(process.execPath, ['dist/cli.js', '--version'], { encoding: 'utf8' }).stdout).toBe(`devpkg ${VERSION}\n`);
   });
 });

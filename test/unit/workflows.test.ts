@@ -221,6 +221,37 @@ describe('the reusable workflow', () => {
   });
 });
 
+describe('the release workflow', () => {
+  const wf = load('.github/workflows/release.yml') as Workflow & { on: { push: { tags: string[] } }; permissions?: unknown };
+  const jobs = wf.jobs!;
+  const runs = (job: string) => jobs[job]!.steps!.map((st) => st.run ?? st.uses?.replace(/@.*/, '') ?? '');
+
+  test('runs on a pushed version tag, with no permission but what each job asks', () => {
+    expect(wf.on.push.tags).toEqual(['v*']);
+    expect(wf.permissions).toEqual({});
+    expect(jobs.check!.permissions).toEqual({ contents: 'read' });
+    expect(jobs.release!.permissions).toEqual({ contents: 'write' });
+  });
+
+  test('packs devpkg only after the checks: the tag, check-dist and the unit tier (the workflow tier runs the rest of it)', () => {
+    expect(runs('check')).toEqual([
+      'actions/checkout',
+      'actions/setup-node',
+      'node scripts/release.mjs check',
+      'npm ci --no-audit --no-fund',
+      'npm run check-dist',
+      'npm run test:unit',
+      'node scripts/stamp-commit.mjs dist "$GITHUB_SHA"\nnpm pack --ignore-scripts\n',
+      'actions/upload-artifact',
+    ]);
+  });
+
+  test('publishes from the checked package, with no build of its own', () => {
+    expect((jobs.release as { needs?: unknown }).needs).toBe('check');
+    expect(runs('release')).toEqual(['actions/checkout', 'actions/setup-node', 'actions/download-artifact', 'node scripts/release.mjs publish npm-package/devpkg-*.tgz']);
+  });
+});
+
 test('dependabot waits a week before proposing a release (zizmor dependabot-cooldown)', () => {
   const d = parse(readFileSync('.github/dependabot.yml', 'utf8')) as { updates: { cooldown?: { 'default-days'?: number } }[] };
   for (const u of d.updates) expect(u.cooldown?.['default-days']).toBeGreaterThanOrEqual(7);
