@@ -121,7 +121,7 @@ describe('examples/workflows/devpkg-kind.yml and devpkg-pr.yml on a pull request
     const run = await runIn(w, c.dir, '.github/workflows/devpkg-pr.yml', 'pull_request', pullRequestEvent(c, 'one-package'), { runId: id, ...kindEnv(w), timeoutMs: T });
     expectSuccess(run);
     // act names a matrix of one leg without the -N suffix, and lists the calling job without a result of its own.
-    expect(jobResults(run)).toEqual({ devpkg: undefined, detect: 'success', 'verify antrea/1.5.3': 'success', report: 'success' });
+    expect(jobResults(run)).toEqual({ devpkg: undefined, source: 'success', detect: 'success', 'verify antrea/1.5.3': 'success', report: 'success' });
     expect(jobOf(run, 'report').outputs.result).toBe('success');
     expect(JSON.parse(jobOf(run, 'report').outputs.results!).map((r: { name: string; verdict: string }) => `${r.name} ${r.verdict}`)).toEqual(['antrea won']);
     expect(Object.keys(artifactsOf(w, 'example/tce', id))).toEqual(['devpkg-results-devpkg-antrea-1.5.3']);
