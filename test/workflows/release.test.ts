@@ -8,7 +8,7 @@
 // and the major tag moved to the tag's commit. The package is then installed from the release as a
 // user would, and says which commit it was built from.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expectSuccess, git, jobResults, repoRoot } from './helpers/act.js';
 import { artifactsOf, makeWorld, runIn, type World } from './helpers/world.js';
@@ -19,11 +19,12 @@ const TAG = `v${VERSION}`;
 const MAJOR = `v${VERSION.split('.')[0]}`;
 const SKIPPED_HERE = ['      - run: npm ci --no-audit --no-fund\n', '      - run: npm run check-dist\n', '      - run: npm run test:unit\n'];
 
-/** Every tracked file of this checkout (as it is in the work tree), with release.yml less the steps above. */
+/** Every tracked file of this checkout as it is in the work tree (dist/ is already there, whole), with release.yml less the steps above. */
 function wholeRepository(dir: string): void {
   for (const f of execFileSync('git', ['ls-files', '-z'], { cwd: repoRoot, encoding: 'utf8' }).split('\0').filter(Boolean)) {
+    if (f.startsWith('dist/') || !existsSync(join(repoRoot, f))) continue;
     mkdirSync(dirname(join(dir, f)), { recursive: true });
-    writeFileSync(join(dir, f), readFileSync(join(repoRoot, f)), { mode: f === 'dist/cli.js' ? 0o755 : 0o644 });
+    cpSync(join(repoRoot, f), join(dir, f));
   }
   const file = join(dir, '.github', 'workflows', 'release.yml');
   let text = readFileSync(file, 'utf8');
