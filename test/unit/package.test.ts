@@ -43,22 +43,22 @@ test('the tarball holds what runs: dist/, README.md, LICENSE and package.json, n
   expect(readFileSync('dist/cli.js', 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
 });
 
-test('its package.json has the devpkg bin and no runtime dependencies (dist/ bundles them)', () => {
-  const listing = execFileSync('tar', ['-xOzf', join(tmp, packed.filename), 'package/package.json'], { encoding: 'utf8' });
-  const pkg = JSON.parse(listing) as Record<string, unknown>;
-  expect(pkg.bin).toEqual({ devpkg: 'dist/cli.js' });
-  expect(pkg.dependencies).toBeUndefined();
-  expect(pkg.private).toBeUndefined();
-  expect(pkg.version).toBe(VERSION);
-});
-
 describe('installed from the tarball alone (empty cache, --offline)', () => {
   let bin: string;
+  let prefix: string;
   beforeAll(() => {
-    const prefix = join(tmp, 'prefix');
+    prefix = join(tmp, 'prefix');
     execFileSync('npm', ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', join(tmp, packed.filename)], { env: env(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     bin = join(prefix, 'bin', 'devpkg');
   }, 120_000);
+
+  test('its package.json has the devpkg bin and no runtime dependencies (dist/ bundles them)', () => {
+    const pkg = JSON.parse(readFileSync(join(prefix, 'lib', 'node_modules', 'devpkg', 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(pkg.bin).toEqual({ devpkg: 'dist/cli.js' });
+    expect(pkg.dependencies).toBeUndefined();
+    expect(pkg.private).toBeUndefined();
+    expect(pkg.version).toBe(VERSION);
+  });
 
   test.each([['--version'], ['-V'], ['version']])('devpkg %s prints the version', (arg) => {
     const r = spawnSync(bin, [arg], { env: env(), encoding: 'utf8' });
