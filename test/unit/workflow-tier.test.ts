@@ -23,7 +23,7 @@ test('parseActLog: job results, step outputs (last wins) and annotations, per jo
 });
 
 test.each([
-  ['OWNER/devpkg (reusable)/verify antrea/1.5.3-1  ', 'verify antrea/1.5.3-1'],
+  ['devpkg/devpkg (reusable)/verify antrea/1.5.3-1  ', 'verify antrea/1.5.3-1'],
   ['self-test-reusable/check', 'check'],
   ['devpkg plan/plan', 'plan'],
 ])('jobKey(%s)', (name, key) => expect(jobKey(name)).toBe(key));

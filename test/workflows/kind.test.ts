@@ -61,7 +61,7 @@ afterAll(async () => {
 describe('e2e-kind.yml, job kind', () => {
   let w: World;
   beforeAll(async () => {
-    w = await makeWorld('OWNER', 'devpkg', 'devpkg-wf-e2e-kind-', (dir) => {
+    w = await makeWorld('owner', 'devpkg', 'devpkg-wf-e2e-kind-', (dir) => {
       const file = join(dir, '.github', 'workflows', 'e2e-kind.yml');
       const text = readFileSync(file, 'utf8').replace(/^ *kapp-controller-version: v0\.51\.0\n/m, '');
       writeFileSync(file, withMachineInputs(text, /^ *mode: kind$/m));
@@ -80,7 +80,7 @@ describe('e2e-kind.yml, job kind', () => {
     expect(o.result).toBe('success');
     expect(JSON.parse(o.results!).map((r: { name: string; verdict: string }) => `${r.name} ${r.verdict}`)).toEqual(['antrea won']);
     expect(run.text).toContain('antrea/1.5.3: won');
-    expect(Object.keys(artifactsOf(w, 'OWNER/devpkg', id))).toEqual(['devpkg-e2e-kind']);
+    expect(Object.keys(artifactsOf(w, 'owner/devpkg', id))).toEqual(['devpkg-e2e-kind']);
     expect(run.log.some((e) => String(e.msg ?? '').includes('Success - Post devpkg (kind mode)'))).toBe(true);
     expect(leftovers()).toEqual({ clusters: [], containers: [] });
   }, T);

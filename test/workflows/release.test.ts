@@ -47,7 +47,7 @@ function notes(): string {
 describe('release.yml through act, on a pushed version tag', () => {
   let w: World;
   beforeAll(async () => {
-    w = await makeWorld('OWNER', 'devpkg', 'devpkg-wf-release-', wholeRepository);
+    w = await makeWorld('owner', 'devpkg', 'devpkg-wf-release-', wholeRepository);
     git(w.devpkgDir, 'tag', '-a', TAG, '-m', `devpkg ${VERSION}`);
   }, T);
   afterAll(async () => {
@@ -65,13 +65,13 @@ describe('release.yml through act, on a pushed version tag', () => {
       deleted: false,
       forced: false,
       base_ref: null,
-      repository: { name: 'devpkg', full_name: 'OWNER/devpkg', owner: { login: 'OWNER' }, default_branch: 'main' },
+      repository: { name: 'devpkg', full_name: 'owner/devpkg', owner: { login: 'owner' }, default_branch: 'main' },
       sender: { login: 'maintainer' },
     };
     const run = await runIn(w, w.devpkgDir, '.github/workflows/release.yml', 'push', payload, { runId: id, timeoutMs: T - 60_000 });
     expectSuccess(run);
     expect(jobResults(run)).toEqual({ check: 'success', release: 'success' });
-    expect(Object.keys(artifactsOf(w, 'OWNER/devpkg', id))).toEqual(['npm-package']);
+    expect(Object.keys(artifactsOf(w, 'owner/devpkg', id))).toEqual(['npm-package']);
 
     const releases = [...w.standin.releases.values()];
     expect(releases).toHaveLength(1);

@@ -23,17 +23,17 @@ function selfPullRequest(w: World): Record<string, unknown> {
     number: PR,
     pull_request: {
       number: PR,
-      head: { ref: 'change', sha: w.devpkgSha, repo: { full_name: 'OWNER/devpkg', fork: false } },
-      base: { ref: 'main', sha: w.devpkgSha, repo: { full_name: 'OWNER/devpkg', fork: false } },
+      head: { ref: 'change', sha: w.devpkgSha, repo: { full_name: 'owner/devpkg', fork: false } },
+      base: { ref: 'main', sha: w.devpkgSha, repo: { full_name: 'owner/devpkg', fork: false } },
     },
-    repository: { name: 'devpkg', full_name: 'OWNER/devpkg', owner: { login: 'OWNER' }, default_branch: 'main' },
+    repository: { name: 'devpkg', full_name: 'owner/devpkg', owner: { login: 'owner' }, default_branch: 'main' },
   };
 }
 
 describe('self-test-reusable.yml through act', () => {
   let w: World;
   beforeAll(async () => {
-    w = await makeWorld('OWNER', 'devpkg', 'devpkg-wf-reusable-');
+    w = await makeWorld('owner', 'devpkg', 'devpkg-wf-reusable-');
   }, T);
   afterAll(async () => {
     await w?.close();
@@ -59,11 +59,11 @@ describe('self-test-reusable.yml through act', () => {
     expect(JSON.parse(report.outputs.results!).map((r: { name: string; verdict: string }) => `${r.name} ${r.verdict}`)).toEqual(['antrea planned', 'calico planned']);
     expect(report.outputs['results-dir']).toMatch(/devpkg-report-self-test-reusable$/);
     // Each leg uploaded its results-dir under its own name: results.json and report.md.
-    const artifacts = artifactsOf(w, 'OWNER/devpkg', id);
+    const artifacts = artifactsOf(w, 'owner/devpkg', id);
     expect(Object.keys(artifacts).sort()).toEqual(LEGS);
     for (const leg of LEGS) {
       expect(artifacts[leg]).toEqual(expect.arrayContaining(['report.md', 'results.json']));
-      expect(JSON.parse(readArtifactFile(w, 'OWNER/devpkg', id, leg, 'results.json')).artifactName).toBe(leg);
+      expect(JSON.parse(readArtifactFile(w, 'owner/devpkg', id, leg, 'results.json')).artifactName).toBe(leg);
     }
     // One sticky comment on the pull request, from the report job, naming both versions.
     const comments = w.standin.commentsOn(PR);
@@ -104,7 +104,7 @@ describe('broken reusable workflows that actionlint passes fail this tier', () =
   test('the report job maps its result output from a step output the action does not set', async () => {
     // `verdict` is not an output of action.yml (it sets result and verdicts): on GitHub the
     // workflow's result output is then empty, and callers reading it see nothing.
-    const w = await makeWorld('OWNER', 'devpkg', 'devpkg-wf-broken-output-', editReusable((t) => t.replace('result: ${{ steps.report.outputs.result }}', 'result: ${{ steps.report.outputs.verdict }}')));
+    const w = await makeWorld('owner', 'devpkg', 'devpkg-wf-broken-output-', editReusable((t) => t.replace('result: ${{ steps.report.outputs.result }}', 'result: ${{ steps.report.outputs.verdict }}')));
     try {
       const run = await runIn(w, w.devpkgDir, SELF_TEST, 'workflow_dispatch', { inputs: {} });
       expect(run.code).not.toBe(0);
@@ -119,13 +119,13 @@ describe('broken reusable workflows that actionlint passes fail this tier', () =
   test('two matrix legs upload artifacts of the same name', async () => {
     // The name no longer carries the leg's package: the second leg's upload replaces the first
     // (overwrite: true), and the report merges one result instead of two.
-    const w = await makeWorld('OWNER', 'devpkg', 'devpkg-wf-broken-artifact-', editReusable((t) => t.replace('ARTIFACT_NAME: devpkg-results-${{ inputs.comment-header }}-${{ matrix.name }}-${{ matrix.version }}', 'ARTIFACT_NAME: devpkg-results-${{ inputs.comment-header }}-leg')));
+    const w = await makeWorld('owner', 'devpkg', 'devpkg-wf-broken-artifact-', editReusable((t) => t.replace('ARTIFACT_NAME: devpkg-results-${{ inputs.comment-header }}-${{ matrix.name }}-${{ matrix.version }}', 'ARTIFACT_NAME: devpkg-results-${{ inputs.comment-header }}-leg')));
     try {
       const id = w.nextRunId();
       const run = await runIn(w, w.devpkgDir, SELF_TEST, 'workflow_dispatch', { inputs: {} }, { runId: id });
       expect(run.code).not.toBe(0);
       expect(jobResults(run).check).toBe('failure');
-      expect(Object.keys(artifactsOf(w, 'OWNER/devpkg', id))).toEqual(['devpkg-results-self-test-reusable-leg']);
+      expect(Object.keys(artifactsOf(w, 'owner/devpkg', id))).toEqual(['devpkg-results-self-test-reusable-leg']);
     } finally {
       await w.close();
     }
@@ -171,7 +171,8 @@ describe('which devpkg the reusable workflow runs when the caller names neither:
       env: { ACTIONS_ID_TOKEN_REQUEST_URL: w.standin.oidcRequestUrl, ACTIONS_ID_TOKEN_REQUEST_TOKEN: w.standin.oidcRequestToken },
     });
     expectSuccess(run);
-    expect(jobResults(run)).toEqual({ source: 'success', detect: 'success', 'verify antrea/1.5.3-1': 'success', report: 'success' });
+    // act names a matrix of one leg without the -N suffix.
+    expect(jobResults(run)).toEqual({ source: 'success', detect: 'success', 'verify antrea/1.5.3': 'success', report: 'success' });
     expect(jobOf(run, 'source').outputs).toMatchObject({ repository: 'claimed/devpkg', ref: w.devpkgSha });
     expect(w.standin.requests.filter((r) => r.path.startsWith('/_standin/oidc/'))).toEqual([{ method: 'GET', path: '/_standin/oidc/token?api-version=2.0&audience=devpkg', authorization: `bearer ${w.standin.oidcRequestToken}` }]);
   }, T);
