@@ -2,12 +2,17 @@
 // Octokit only in the modes that need them), every file minified with terser (ncc's -m
 // covers only the entry file), and three entry shims: index.js = action main,
 // post.js = action post, cli.js = devpkg.
+//
+// The bundle holds src/version.ts's commit stamp (40 zeros) exactly once, checked here:
+// scripts/stamp-commit.mjs puts the commit there for a release's tarball. The committed dist/
+// keeps the zeros, so it stays the same from commit to commit.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { minify } from 'terser';
 
 const out = resolve(process.argv[2] ?? 'dist');
+const STAMP = 'devpkg-build-commit:' + '0'.repeat(40);
 // Build next to the target and swap at the end, so a failed or concurrent build never
 // leaves dist/ half-written.
 const stage = `${out}.building-${process.pid}`;
@@ -19,7 +24,8 @@ try {
     ['node_modules/@vercel/ncc/dist/ncc/cli.js', 'build', 'src/index.ts', '-o', stage, '--target', 'es2022', '--license', 'licenses.txt', '-q'],
     { stdio: 'inherit' },
   );
-  for (const file of readdirSync(stage).filter((f) => f.endsWith('.js')).sort()) {
+  const files = readdirSync(stage).filter((f) => f.endsWith('.js')).sort();
+  for (const file of files) {
     const path = join(stage, file);
     const result = await minify(readFileSync(path, 'utf8'), {
       module: true,
@@ -29,6 +35,8 @@ try {
     });
     writeFileSync(path, result.code + '\n');
   }
+  const stamps = files.reduce((n, f) => n + readFileSync(join(stage, f), 'utf8').split(STAMP).length - 1, 0);
+  if (stamps !== 1) throw new Error(`the bundle holds src/version.ts's commit stamp ${stamps} times, not once: keep COMMIT_STAMP as scripts/stamp-commit.mjs expects it`);
   writeFileSync(join(stage, 'post.js'), "import './index.js';\n");
   writeFileSync(join(stage, 'cli.js'), "#!/usr/bin/env node\nimport './index.js';\n");
   chmodSync(join(stage, 'cli.js'), 0o755);

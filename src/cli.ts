@@ -1,6 +1,7 @@
 import { DevpkgError, errorMessage } from './errors.js';
 import type { CliIO, CommandRun } from './commands/io.js';
 import { closest } from './commands/suggest.js';
+import { versionLine } from './version.js';
 
 interface CommandEntry {
   summary: string;
@@ -41,7 +42,7 @@ export const BUILTINS: Record<string, { summary: string; args?: string[] }> = {
 /** The flags devpkg takes before a command (completion and "did you mean" read them here). */
 export const TOP_FLAGS: Record<string, { short?: string; summary: string }> = {
   help: { short: 'h', summary: 'show the commands' },
-  version: { summary: "print devpkg's version" },
+  version: { short: 'V', summary: "print devpkg's version" },
 };
 
 export function usage(): string {
@@ -70,9 +71,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
   if (name === '--help' || name === '-h' || name === 'help') return help(rest, io);
 
-  // version: the pkg helper's part of issue 32 (`--version`, `-V`, `version`) goes here.
-  if (name === '--version') {
-    io.stdout('devpkg 0.1.0\n');
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout(`${versionLine()}\n`);
     return 0;
   }
 

@@ -83,7 +83,7 @@ const CASES: Array<[string, string[]]> = [
   ['devpkg pl', ['plan']],
   ['devpkg de', ['detect', 'derive', 'dev']],
   ['devpkg com', ['completion']],
-  ['devpkg -', ['-h', '--help', '--version']],
+  ['devpkg -', ['-h', '--help', '-V', '--version']],
   ['devpkg plan --re', ['--repo', '--released-version', '--registry', '--ref-name']],
   ['devpkg kind --no', ['--no-install']],
   ['devpkg push --registry-', ['--registry-username']],

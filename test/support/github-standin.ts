@@ -24,6 +24,18 @@ export interface StandinComment {
 
 export type Operation = 'list' | 'create' | 'update' | 'delete' | 'pull';
 
+export interface StandinRelease {
+  id: number;
+  tag_name: string;
+  name: string;
+  body: string;
+  draft: boolean;
+  prerelease: boolean;
+  html_url: string;
+  upload_url: string;
+  assets: Array<{ id: number; name: string; size: number; browser_download_url: string; data: Buffer }>;
+}
+
 export interface StandinRequest {
   method: string;
   path: string;
@@ -41,9 +53,24 @@ export class GitHubStandin {
   delayMs = 0;
   /** Statuses the next requests answer with, one each (e.g. 502 for a flaky proxy). */
   readonly failNext: number[] = [];
+  /**
+   * The runner's OIDC token service (ACTIONS_ID_TOKEN_REQUEST_URL / _TOKEN, what a job gets when it
+   * is granted `id-token: write`): the claims of the tokens it issues. Not signed (nothing here
+   * checks a signature); the header, `iss`, `aud`, `iat` and `exp` are set as GitHub's are.
+   */
+  oidcClaims: Record<string, unknown> = {};
+  readonly oidcRequestToken = 'standin-oidc-request-token';
+  /** Releases by id (the release workflow's), and git refs (`refs/tags/v1` -> commit) made through the API. */
+  readonly releases = new Map<number, StandinRelease>();
+  readonly refs = new Map<string, string>();
   private nextId = 1000;
   private server?: Server;
   url = '';
+
+  /** ACTIONS_ID_TOKEN_REQUEST_URL as the runner gives it (it already has a query: callers append `&audience=`). */
+  get oidcRequestUrl(): string {
+    return `${this.url}/_standin/oidc/token?api-version=2.0`;
+  }
 
   constructor(
     readonly owner = 'example',
@@ -97,7 +124,8 @@ export class GitHubStandin {
     if (url.pathname.startsWith('/api/v3/')) url.pathname = url.pathname.slice('/api/v3'.length);
     const method = req.method ?? 'GET';
     this.requests.push({ method, path: requested.pathname + requested.search, authorization: req.headers.authorization });
-    const body = await readBody(req);
+    const raw = await readBody(req);
+    const body = raw.toString('utf8');
     if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     const fail = this.failNext.shift();
     if (fail !== undefined) return send(res, fail, { message: `stand-in: injected ${fail}` });
@@ -114,6 +142,25 @@ export class GitHubStandin {
       return true;
     };
 
+    if ((m = path.match(/^\/uploads\/repos\/([^/]+)\/([^/]+)\/releases\/(\d+)\/assets$/)) && method === 'POST') {
+      // uploads.github.com's endpoint (upload_url), here under /uploads: the body is the file.
+      const release = `/repos/${m[1]}/${m[2]}` === prefix ? this.releases.get(Number(m[3])) : undefined;
+      if (!release) return send(res, 404, { message: 'Not Found' });
+      const name = url.searchParams.get('name');
+      if (!name) return send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'ReleaseAsset', code: 'missing', field: 'name' }] });
+      if (release.assets.some((a) => a.name === name)) return send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'ReleaseAsset', code: 'already_exists', field: 'name' }] });
+      const data = raw;
+      const asset = { id: this.nextId++, name, size: data.length, browser_download_url: `https://github.example/${this.owner}/${this.repo}/releases/download/${release.tag_name}/${name}`, data };
+      release.assets.push(asset);
+      return send(res, 201, { ...asset, data: undefined });
+    }
+    if (path === '/_standin/oidc/token' && method === 'GET') {
+      if (req.headers.authorization?.toLowerCase() !== `bearer ${this.oidcRequestToken}`) return send(res, 401, { message: 'Bad credentials' });
+      const now = Math.floor(Date.now() / 1000);
+      const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+      const claims = { iss: `${this.url}/_standin/oidc`, aud: url.searchParams.get('audience') ?? `https://github.example/${this.owner}`, iat: now, nbf: now, exp: now + 300, ...this.oidcClaims };
+      return send(res, 200, { value: `${b64({ typ: 'JWT', alg: 'RS256', kid: 'standin' })}.${b64(claims)}.${Buffer.from('not signed').toString('base64url')}` });
+    }
     if ((m = path.match(/^\/repos\/([^/]+)\/([^/]+)\//)) && `/repos/${m[1]}/${m[2]}` !== prefix) {
       return send(res, 404, { message: 'Not Found' });
     }
@@ -163,6 +210,62 @@ export class GitHubStandin {
         return;
       }
     }
+    if ((m = path.match(new RegExp(`^${prefix}/releases/tags/(.+)$`))) && method === 'GET') {
+      const release = [...this.releases.values()].find((r) => r.tag_name === decodeURIComponent(m![1]!));
+      return release ? send(res, 200, publicRelease(release)) : send(res, 404, { message: 'Not Found' });
+    }
+    if (path === `${prefix}/releases` && method === 'POST') {
+      const f = JSON.parse(body || '{}') as Partial<StandinRelease>;
+      if (!f.tag_name) return send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'Release', code: 'missing_field', field: 'tag_name' }] });
+      if ([...this.releases.values()].some((r) => r.tag_name === f.tag_name)) return send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'Release', code: 'already_exists', field: 'tag_name' }] });
+      const id = this.nextId++;
+      const release: StandinRelease = {
+        id,
+        tag_name: f.tag_name,
+        name: f.name ?? f.tag_name,
+        body: f.body ?? '',
+        draft: f.draft ?? false,
+        prerelease: f.prerelease ?? false,
+        html_url: `https://github.example/${this.owner}/${this.repo}/releases/tag/${f.tag_name}`,
+        upload_url: `${this.url}/uploads${prefix}/releases/${id}/assets{?name,label}`,
+        assets: [],
+      };
+      this.releases.set(id, release);
+      return send(res, 201, publicRelease(release));
+    }
+    if ((m = path.match(new RegExp(`^${prefix}/releases/(\\d+)$`))) && method === 'PATCH') {
+      const release = this.releases.get(Number(m[1]));
+      if (!release) return send(res, 404, { message: 'Not Found' });
+      const f = JSON.parse(body || '{}') as Partial<StandinRelease>;
+      for (const k of ['name', 'body', 'draft', 'prerelease'] as const) if (f[k] !== undefined) Object.assign(release, { [k]: f[k] });
+      return send(res, 200, publicRelease(release));
+    }
+    if ((m = path.match(new RegExp(`^${prefix}/releases/assets/(\\d+)$`))) && method === 'DELETE') {
+      const release = [...this.releases.values()].find((r) => r.assets.some((a) => a.id === Number(m![1])));
+      if (!release) return send(res, 404, { message: 'Not Found' });
+      release.assets = release.assets.filter((a) => a.id !== Number(m![1]));
+      res.writeHead(204).end();
+      return;
+    }
+    if ((m = path.match(new RegExp(`^${prefix}/git/matching-refs/(.+)$`))) && method === 'GET') {
+      const want = `refs/${m[1]}`;
+      return send(res, 200, [...this.refs.entries()].filter(([ref]) => ref.startsWith(want)).sort().map(([ref, sha]) => ({ ref, object: { sha, type: 'commit' } })));
+    }
+    if (path === `${prefix}/git/refs` && method === 'POST') {
+      const f = JSON.parse(body || '{}') as { ref?: string; sha?: string };
+      if (!f.ref?.startsWith('refs/') || !/^[0-9a-f]{40}$/.test(f.sha ?? '')) return send(res, 422, { message: 'Validation Failed' });
+      if (this.refs.has(f.ref)) return send(res, 422, { message: 'Reference already exists' });
+      this.refs.set(f.ref, f.sha!);
+      return send(res, 201, { ref: f.ref, object: { sha: f.sha, type: 'commit' } });
+    }
+    if ((m = path.match(new RegExp(`^${prefix}/git/refs/(.+)$`))) && method === 'PATCH') {
+      const ref = `refs/${m[1]}`;
+      const f = JSON.parse(body || '{}') as { sha?: string; force?: boolean };
+      if (!this.refs.has(ref)) return send(res, 422, { message: 'Reference does not exist' });
+      if (!/^[0-9a-f]{40}$/.test(f.sha ?? '')) return send(res, 422, { message: 'Validation Failed' });
+      this.refs.set(ref, f.sha!);
+      return send(res, 200, { ref, object: { sha: f.sha, type: 'commit' } });
+    }
     if ((m = path.match(new RegExp(`^${prefix}/pulls/(\\d+)$`))) && method === 'GET') {
       if (forbid('pull')) return;
       const pr = this.pulls.get(Number(m[1]));
@@ -173,12 +276,15 @@ export class GitHubStandin {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function publicRelease(r: StandinRelease): Omit<StandinRelease, 'assets'> & { assets: Array<Omit<StandinRelease['assets'][number], 'data'>> } {
+  return { ...r, assets: r.assets.map(({ data: _data, ...a }) => a) };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    let data = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (data += c));
-    req.on('end', () => resolve(data));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

@@ -30,9 +30,9 @@ export interface Workflow {
 
 const ALWAYS = /\balways\(\)/;
 
-/** A step that runs devpkg: the action at this commit, the reusable workflow's checkout of it, or a pinned devpkg/devpkg. */
+/** A step that runs devpkg: the action at this commit, the reusable workflow's checkout of it, or a pinned OWNER/devpkg. */
 export function runsDevpkg(step: Step): boolean {
-  return step.uses === './' || step.uses === './.devpkg-action' || /^devpkg\/devpkg@/.test(step.uses ?? '');
+  return step.uses === './' || step.uses === './.devpkg-action' || /^[\w.-]+\/devpkg@/.test(step.uses ?? '');
 }
 
 /** A step that only tidies up or keeps evidence: may run in a cancelled run (it posts nothing and decides nothing). */

@@ -2,7 +2,10 @@
 // say what action.yml says, row for row; every CLI command is in it and has its section in
 // docs/cli.md; and every flag the README and docs/cli.md show in a command line is a flag that
 // command's --help knows.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { COMMANDS } from '../../src/cli.js';
 import { defaultOf } from '../../src/config/schema.js';
@@ -29,10 +32,14 @@ function tableRows(md: string, header: string): Map<string, string> {
 
 const cell = (text: string) => text.trim().replace(/\|/g, '\\|');
 
+const setUpCommands = () =>
+  (/```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => l.replace(/\s+#.*$/, ''));
+
 test('the README opens with the two set-up commands', () => {
-  const block = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-  const commands = block.split('\n').filter((l) => l.trim()).map((l) => l.replace(/\s+#.*$/, ''));
-  expect(commands).toEqual(['npm ci && npm start', 'npm ci && npm test']);
+  expect(setUpCommands()).toEqual(['node dist/cli.js plan --repo examples/tce-packages --all', 'npm ci && npm test']);
   expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('\n## '));
 });
 
@@ -53,6 +60,22 @@ describe('the README modes table', () => {
       else expect(Object.keys(COMMANDS)).toContain(/^`devpkg (\w+)`/.exec(command)?.[1]);
     }
   });
+});
+
+test('the first set-up command runs the committed bundle with no npm ci: in a folder with only dist/ and the examples', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devpkg-readme-'));
+  try {
+    for (const p of ['dist', 'examples/tce-packages']) cpSync(p, join(dir, p), { recursive: true });
+    const [node, ...args] = setUpCommands()[0]!.split(' ');
+    expect(node).toBe('node');
+    const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/antrea[\s\S]*calico/);
+    expect(existsSync(join(dir, 'node_modules'))).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 describe('the README\'s try kind mode', () => {

@@ -93,7 +93,7 @@ describe('devpkg-dispatch.yml (the reusable workflow, by hand)', () => {
     const inputs = { packages: 'antrea/1.5.3,calico/3.22.1', mode: 'plan' };
     const run = await runIn(w, c.dir, '.github/workflows/devpkg-dispatch.yml', 'workflow_dispatch', { inputs }, { runId: id, inputs });
     ok(run);
-    expect(results(run)).toEqual({ detect: 'success', 'verify antrea/1.5.3-1': 'success', 'verify calico/3.22.1-2': 'success', report: 'success' });
+    expect(results(run)).toEqual({ source: 'success', detect: 'success', 'verify antrea/1.5.3-1': 'success', 'verify calico/3.22.1-2': 'success', report: 'success' });
     expect(names(job(run, 'detect').outputs.packages)).toEqual(['antrea/1.5.3', 'calico/3.22.1']);
     expect(job(run, 'report').outputs.result).toBe('success');
     expect(Object.keys(artifactsOf(w, REPO, id)).sort()).toEqual(['devpkg-results-manual-antrea-1.5.3', 'devpkg-results-manual-calico-3.22.1']);
@@ -108,7 +108,7 @@ describe('devpkg-pr.yml and devpkg-kind.yml (kind mode) on pull requests with no
     const run = await runIn(w, c.dir, '.github/workflows/devpkg-pr.yml', 'pull_request', pullRequestEvent(c, 'docs-only'));
     ok(run);
     expect(names(job(run, 'detect').outputs.packages)).toEqual([]);
-    expect(results(run)).toEqual({ detect: 'success' });
+    expect(results(run)).toEqual({ source: 'success', detect: 'success' });
     expect(w.standin.requests.slice(before)).toEqual([]);
   }, T);
 

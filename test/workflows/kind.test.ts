@@ -1,5 +1,5 @@
 // Kind mode as a runner runs it: e2e-kind.yml (in devpkg's repository, `uses: ./`) and the
-// devpkg-kind.yml example (in a consumer repository, `uses: devpkg/devpkg@<sha>`) executed by act
+// devpkg-kind.yml example (in a consumer repository, `uses: OWNER/devpkg@<sha>`) executed by act
 // on the kind harness (test/harness/kind.sh: a private dockerd with the node, registry and
 // kapp-controller images made on this machine). The machine's pieces come in through the inputs
 // users on a mirror set: kind-node-image, kind-config, registry-image, kapp-controller-manifest
@@ -61,7 +61,7 @@ afterAll(async () => {
 describe('e2e-kind.yml, job kind', () => {
   let w: World;
   beforeAll(async () => {
-    w = await makeWorld('devpkg', 'devpkg', 'devpkg-wf-e2e-kind-', (dir) => {
+    w = await makeWorld('owner', 'devpkg', 'devpkg-wf-e2e-kind-', (dir) => {
       const file = join(dir, '.github', 'workflows', 'e2e-kind.yml');
       const text = readFileSync(file, 'utf8').replace(/^ *kapp-controller-version: v0\.51\.0\n/m, '');
       writeFileSync(file, withMachineInputs(text, /^ *mode: kind$/m));
@@ -80,7 +80,7 @@ describe('e2e-kind.yml, job kind', () => {
     expect(o.result).toBe('success');
     expect(JSON.parse(o.results!).map((r: { name: string; verdict: string }) => `${r.name} ${r.verdict}`)).toEqual(['antrea won']);
     expect(run.text).toContain('antrea/1.5.3: won');
-    expect(Object.keys(artifactsOf(w, 'devpkg/devpkg', id))).toEqual(['devpkg-e2e-kind']);
+    expect(Object.keys(artifactsOf(w, 'owner/devpkg', id))).toEqual(['devpkg-e2e-kind']);
     expect(run.log.some((e) => String(e.msg ?? '').includes('Success - Post devpkg (kind mode)'))).toBe(true);
     expect(leftovers()).toEqual({ clusters: [], containers: [] });
   }, T);
@@ -121,7 +121,7 @@ describe('examples/workflows/devpkg-kind.yml and devpkg-pr.yml on a pull request
     const run = await runIn(w, c.dir, '.github/workflows/devpkg-pr.yml', 'pull_request', pullRequestEvent(c, 'one-package'), { runId: id, ...kindEnv(w), timeoutMs: T });
     expectSuccess(run);
     // act names a matrix of one leg without the -N suffix, and lists the calling job without a result of its own.
-    expect(jobResults(run)).toEqual({ devpkg: undefined, detect: 'success', 'verify antrea/1.5.3': 'success', report: 'success' });
+    expect(jobResults(run)).toEqual({ devpkg: undefined, source: 'success', detect: 'success', 'verify antrea/1.5.3': 'success', report: 'success' });
     expect(jobOf(run, 'report').outputs.result).toBe('success');
     expect(JSON.parse(jobOf(run, 'report').outputs.results!).map((r: { name: string; verdict: string }) => `${r.name} ${r.verdict}`)).toEqual(['antrea won']);
     expect(Object.keys(artifactsOf(w, 'example/tce', id))).toEqual(['devpkg-results-devpkg-antrea-1.5.3']);

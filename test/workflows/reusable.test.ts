@@ -2,10 +2,12 @@
 // in devpkg's own repository at a commit (detect -> a plan-mode leg per package version -> one
 // report -> the check job), executed by act on this machine. Then two broken variants of the
 // reusable workflow that actionlint passes (it cannot see what an action sets, nor what a
-// matrix expands to) and this tier fails.
+// matrix expands to) and this tier fails. Last, a caller that names neither devpkg-repository nor
+// devpkg-ref: the clear error without an OIDC token, the token's claims with one (the GitHub
+// stand-in plays the runner's token service).
 import { marker } from '../../src/report/comment.js';
 import { expectSuccess, jobOf, jobResults } from './helpers/act.js';
-import { artifactsOf, makeWorld, PR, readArtifactFile, runIn, type World } from './helpers/world.js';
+import { artifactsOf, checkout, makeConsumer, makeWorld, PR, readArtifactFile, runIn, type Consumer, type World } from './helpers/world.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -21,17 +23,17 @@ function selfPullRequest(w: World): Record<string, unknown> {
     number: PR,
     pull_request: {
       number: PR,
-      head: { ref: 'change', sha: w.devpkgSha, repo: { full_name: 'devpkg/devpkg', fork: false } },
-      base: { ref: 'main', sha: w.devpkgSha, repo: { full_name: 'devpkg/devpkg', fork: false } },
+      head: { ref: 'change', sha: w.devpkgSha, repo: { full_name: 'owner/devpkg', fork: false } },
+      base: { ref: 'main', sha: w.devpkgSha, repo: { full_name: 'owner/devpkg', fork: false } },
     },
-    repository: { name: 'devpkg', full_name: 'devpkg/devpkg', owner: { login: 'devpkg' }, default_branch: 'main' },
+    repository: { name: 'devpkg', full_name: 'owner/devpkg', owner: { login: 'owner' }, default_branch: 'main' },
   };
 }
 
 describe('self-test-reusable.yml through act', () => {
   let w: World;
   beforeAll(async () => {
-    w = await makeWorld('devpkg', 'devpkg', 'devpkg-wf-reusable-');
+    w = await makeWorld('owner', 'devpkg', 'devpkg-wf-reusable-');
   }, T);
   afterAll(async () => {
     await w?.close();
@@ -42,6 +44,7 @@ describe('self-test-reusable.yml through act', () => {
     const run = await runIn(w, w.devpkgDir, SELF_TEST, 'pull_request', selfPullRequest(w), { runId: id });
     expectSuccess(run);
     expect(jobResults(run)).toEqual({
+      source: 'success',
       detect: 'success',
       'verify antrea/1.5.3-1': 'success',
       'verify calico/3.22.1-2': 'success',
@@ -56,11 +59,11 @@ describe('self-test-reusable.yml through act', () => {
     expect(JSON.parse(report.outputs.results!).map((r: { name: string; verdict: string }) => `${r.name} ${r.verdict}`)).toEqual(['antrea planned', 'calico planned']);
     expect(report.outputs['results-dir']).toMatch(/devpkg-report-self-test-reusable$/);
     // Each leg uploaded its results-dir under its own name: results.json and report.md.
-    const artifacts = artifactsOf(w, 'devpkg/devpkg', id);
+    const artifacts = artifactsOf(w, 'owner/devpkg', id);
     expect(Object.keys(artifacts).sort()).toEqual(LEGS);
     for (const leg of LEGS) {
       expect(artifacts[leg]).toEqual(expect.arrayContaining(['report.md', 'results.json']));
-      expect(JSON.parse(readArtifactFile(w, 'devpkg/devpkg', id, leg, 'results.json')).artifactName).toBe(leg);
+      expect(JSON.parse(readArtifactFile(w, 'owner/devpkg', id, leg, 'results.json')).artifactName).toBe(leg);
     }
     // One sticky comment on the pull request, from the report job, naming both versions.
     const comments = w.standin.commentsOn(PR);
@@ -101,7 +104,7 @@ describe('broken reusable workflows that actionlint passes fail this tier', () =
   test('the report job maps its result output from a step output the action does not set', async () => {
     // `verdict` is not an output of action.yml (it sets result and verdicts): on GitHub the
     // workflow's result output is then empty, and callers reading it see nothing.
-    const w = await makeWorld('devpkg', 'devpkg', 'devpkg-wf-broken-output-', editReusable((t) => t.replace('result: ${{ steps.report.outputs.result }}', 'result: ${{ steps.report.outputs.verdict }}')));
+    const w = await makeWorld('owner', 'devpkg', 'devpkg-wf-broken-output-', editReusable((t) => t.replace('result: ${{ steps.report.outputs.result }}', 'result: ${{ steps.report.outputs.verdict }}')));
     try {
       const run = await runIn(w, w.devpkgDir, SELF_TEST, 'workflow_dispatch', { inputs: {} });
       expect(run.code).not.toBe(0);
@@ -116,15 +119,61 @@ describe('broken reusable workflows that actionlint passes fail this tier', () =
   test('two matrix legs upload artifacts of the same name', async () => {
     // The name no longer carries the leg's package: the second leg's upload replaces the first
     // (overwrite: true), and the report merges one result instead of two.
-    const w = await makeWorld('devpkg', 'devpkg', 'devpkg-wf-broken-artifact-', editReusable((t) => t.replace('ARTIFACT_NAME: devpkg-results-${{ inputs.comment-header }}-${{ matrix.name }}-${{ matrix.version }}', 'ARTIFACT_NAME: devpkg-results-${{ inputs.comment-header }}-leg')));
+    const w = await makeWorld('owner', 'devpkg', 'devpkg-wf-broken-artifact-', editReusable((t) => t.replace('ARTIFACT_NAME: devpkg-results-${{ inputs.comment-header }}-${{ matrix.name }}-${{ matrix.version }}', 'ARTIFACT_NAME: devpkg-results-${{ inputs.comment-header }}-leg')));
     try {
       const id = w.nextRunId();
       const run = await runIn(w, w.devpkgDir, SELF_TEST, 'workflow_dispatch', { inputs: {} }, { runId: id });
       expect(run.code).not.toBe(0);
       expect(jobResults(run).check).toBe('failure');
-      expect(Object.keys(artifactsOf(w, 'devpkg/devpkg', id))).toEqual(['devpkg-results-self-test-reusable-leg']);
+      expect(Object.keys(artifactsOf(w, 'owner/devpkg', id))).toEqual(['devpkg-results-self-test-reusable-leg']);
     } finally {
       await w.close();
     }
+  }, T);
+});
+
+describe('which devpkg the reusable workflow runs when the caller names neither: devpkg-dispatch.yml without devpkg-repository and devpkg-ref', () => {
+  let w: World;
+  let c: Consumer;
+  const inputs = { packages: 'antrea/1.5.3', mode: 'plan' };
+  beforeAll(async () => {
+    w = await makeWorld('example', 'tce', 'devpkg-wf-source-');
+    c = makeConsumer(w, (name, text) => {
+      if (name !== 'devpkg-dispatch.yml') return text;
+      const out = text
+        .replace(/^ +#[^\n]*\n +#[^\n]*\n +devpkg-repository: [^\n]*\n +devpkg-ref: [^\n]*\n/m, '')
+        .replace('    permissions:\n      contents: read\n', '    permissions:\n      contents: read\n      id-token: write\n');
+      if (out.includes('devpkg-repository') || !out.includes('id-token: write')) throw new Error('the edit of devpkg-dispatch.yml did not apply');
+      return out;
+    });
+    checkout(c, 'main');
+  }, T);
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  test('no OIDC token (id-token not granted): the source job stops with the error naming both inputs; nothing runs devpkg', async () => {
+    const run = await runIn(w, c.dir, '.github/workflows/devpkg-dispatch.yml', 'workflow_dispatch', { inputs }, { inputs });
+    expect(run.code).not.toBe(0);
+    const results = jobResults(run);
+    expect(results.source).toBe('failure');
+    expect(Object.entries(results).filter(([, r]) => r === 'success')).toEqual([]);
+    expect(run.text).toContain('devpkg-repository devpkg-ref not given: a reusable workflow cannot tell its own repository and commit.');
+    expect(w.standin.requests).toEqual([]);
+  }, T);
+
+  test("with the runner's OIDC token service: the job_workflow_ref and job_workflow_sha claims name devpkg, and the run goes through", async () => {
+    // A repository name no input and no default says: only the token names it.
+    w.standin.oidcClaims = { job_workflow_ref: 'claimed/devpkg/.github/workflows/devpkg.yml@refs/heads/main', job_workflow_sha: w.devpkgSha, repository: 'example/tce' };
+    const run = await runIn(w, c.dir, '.github/workflows/devpkg-dispatch.yml', 'workflow_dispatch', { inputs }, {
+      inputs,
+      repositories: { 'claimed/devpkg': w.devpkgDir },
+      env: { ACTIONS_ID_TOKEN_REQUEST_URL: w.standin.oidcRequestUrl, ACTIONS_ID_TOKEN_REQUEST_TOKEN: w.standin.oidcRequestToken },
+    });
+    expectSuccess(run);
+    // act names a matrix of one leg without the -N suffix.
+    expect(jobResults(run)).toEqual({ source: 'success', detect: 'success', 'verify antrea/1.5.3': 'success', report: 'success' });
+    expect(jobOf(run, 'source').outputs).toMatchObject({ repository: 'claimed/devpkg', ref: w.devpkgSha });
+    expect(w.standin.requests.filter((r) => r.path.startsWith('/_standin/oidc/'))).toEqual([{ method: 'GET', path: '/_standin/oidc/token?api-version=2.0&audience=devpkg', authorization: `bearer ${w.standin.oidcRequestToken}` }]);
   }, T);
 });

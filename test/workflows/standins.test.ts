@@ -173,7 +173,7 @@ jobs:
       - id: co
         uses: ${pin('checkout')}
         with:
-          repository: devpkg/devpkg
+          repository: owner/devpkg
           ref: ${w.devpkgSha}
           path: .devpkg-action
           persist-credentials: false

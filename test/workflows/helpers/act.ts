@@ -71,8 +71,14 @@ export function standinActions(dir: string): string[] {
 }
 
 /**
+ * devpkg's repository in the tier: the examples' `OWNER/devpkg` placeholder is replaced by it, as a
+ * user replaces it by theirs (lower case: the self-test's registry path is built from the owner).
+ */
+export const DEVPKG_REPOSITORY = 'owner/devpkg';
+
+/**
  * A git repository holding devpkg as a user's runner fetches it (action.yml, dist/, the reusable
- * workflow, the examples) at one commit: what `devpkg/devpkg@<sha>` and the reusable workflow's
+ * workflow, the examples) at one commit: what `owner/devpkg@<sha>` and the reusable workflow's
  * `.devpkg-action` checkout resolve to. Returns its commit.
  */
 export function devpkgRepository(dir: string, mutate?: (dir: string) => void): string {
@@ -80,7 +86,7 @@ export function devpkgRepository(dir: string, mutate?: (dir: string) => void): s
   for (const p of ['action.yml', 'dist', '.github', 'examples', 'README.md']) cpSync(join(repoRoot, p), join(dir, p), { recursive: true });
   mutate?.(dir);
   git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'remote', 'add', 'origin', 'https://github.com/devpkg/devpkg.git');
+  git(dir, 'remote', 'add', 'origin', `https://github.com/${DEVPKG_REPOSITORY}.git`);
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'devpkg at the commit under test');
   return git(dir, 'rev-parse', 'HEAD');

@@ -1,11 +1,11 @@
 // What a workflow run of the tier happens in: a scratch folder, act, Node 24, the stand-in actions,
-// the artifact store, devpkg itself as a git repository at a commit (`devpkg/devpkg@<sha>`), a
+// the artifact store, devpkg itself as a git repository at a commit (`owner/devpkg@<sha>`), a
 // consumer repository made from examples/tce-packages with our example workflows in it, the
 // GitHub API stand-in, and the events a user's pushes and clicks produce.
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GitHubStandin } from '../../support/github-standin.js';
-import { actBinary, devpkgRepository, git, node24, removeFolder, repoRoot, runAct, scratchFolder, standinActions, type ActOptions, type ActRun } from './act.js';
+import { actBinary, DEVPKG_REPOSITORY, devpkgRepository, git, node24, removeFolder, repoRoot, runAct, scratchFolder, standinActions, type ActOptions, type ActRun } from './act.js';
 
 export const PR = 7;
 
@@ -57,7 +57,7 @@ export async function makeWorld(owner: string, repo: string, prefix: string, mut
   }
 }
 
-/** Runs a workflow in `workdir` with the world's stand-ins; devpkg/devpkg@<sha> is the world's devpkg. */
+/** Runs a workflow in `workdir` with the world's stand-ins; DEVPKG_REPOSITORY@<sha> is the world's devpkg. */
 export function runIn(
   w: World,
   workdir: string,
@@ -75,8 +75,8 @@ export function runIn(
     payload,
     runId,
     apiUrl: w.standin.url,
-    repositories: { 'devpkg/devpkg': w.devpkgDir, ...more.repositories },
-    localRepositories: ['--local-repository', `devpkg/devpkg@${w.devpkgSha}=${w.devpkgDir}`],
+    repositories: { [DEVPKG_REPOSITORY]: w.devpkgDir, ...more.repositories },
+    localRepositories: ['--local-repository', `${DEVPKG_REPOSITORY}@${w.devpkgSha}=${w.devpkgDir}`],
     standinFlags: w.standinFlags,
     artifacts: w.artifacts,
     nodes: w.nodes,
@@ -110,7 +110,7 @@ export function readArtifactFile(w: World, repository: string, runId: number, na
 
 /**
  * A consumer repository (example/tce) made from examples/tce-packages, with the example workflows
- * in .github/workflows (`<sha>` replaced by devpkg's commit) and edited by `editWorkflow` (the
+ * in .github/workflows (`<sha>` replaced by devpkg's commit, `OWNER/devpkg` by DEVPKG_REPOSITORY) and edited by `editWorkflow` (the
  * machine's kind inputs). Branch main is the base; each change is a branch off it with one commit.
  */
 export interface Consumer {
@@ -125,7 +125,7 @@ export function makeConsumer(w: World, editWorkflow: (name: string, text: string
   cpSync(join(repoRoot, 'examples', 'tce-packages'), dir, { recursive: true });
   mkdirSync(join(dir, '.github', 'workflows'), { recursive: true });
   for (const f of readdirSync(join(repoRoot, 'examples', 'workflows'))) {
-    const text = readFileSync(join(repoRoot, 'examples', 'workflows', f), 'utf8').replaceAll('<sha>', w.devpkgSha);
+    const text = readFileSync(join(repoRoot, 'examples', 'workflows', f), 'utf8').replaceAll('<sha>', w.devpkgSha).replaceAll('OWNER/devpkg', DEVPKG_REPOSITORY);
     writeFileSync(join(dir, '.github', 'workflows', f), editWorkflow(f, text));
   }
   git(dir, 'init', '-q', '-b', 'main');
