@@ -1,6 +1,6 @@
 import { DevpkgError, errorMessage } from './errors.js';
 import type { CliIO, CommandRun } from './commands/io.js';
-import { closest } from './commands/suggest.js';
+import { closest } from './suggest.js';
 import { versionLine } from './version.js';
 
 interface CommandEntry {

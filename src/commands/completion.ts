@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../errors.js';
 import { parseCommand, type CliIO, type CommandRun, type Options } from './io.js';
-import { closest } from './suggest.js';
+import { closest } from '../suggest.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];

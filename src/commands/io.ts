@@ -3,7 +3,7 @@ import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { applyConfig } from '../config/index.js';
-import { closest } from './suggest.js';
+import { closest } from '../suggest.js';
 
 /** What a command may touch of the outside world; tests hand in their own. */
 export interface CliIO {

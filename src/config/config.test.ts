@@ -44,6 +44,8 @@ describe('a bad devpkg.yaml is refused with its file:line, exit 2', () => {
     ['packages-dir: pkgs\nlayout: tce\nsettle: 5x\n', 'devpkg.yaml:3: settle: "5x" is not a duration; use e.g. 90s, 5m or 1h'],
     ['setle: 5m\n', 'devpkg.yaml:1: unknown key "setle"; did you mean settle?'],
     ['\n\nlayot: tce\n', 'devpkg.yaml:3: unknown key "layot"; did you mean layout?'],
+    // Two swapped pairs are two edits (the one edit distance of src/suggest.ts, as for commands and flags).
+    ['pakcages-dri: pkgs\n', 'devpkg.yaml:1: unknown key "pakcages-dri"; did you mean packages-dir?'],
     ['registry-password: hunter2\n', 'devpkg.yaml:1: registry-password: not read from a file: a secret does not belong in a file in the repository: give the input registry-password (from a secret) or DEVPKG_REGISTRY_PASSWORD'],
     ['github-token: ghp_x\n', 'devpkg.yaml:1: github-token: not read from a file'],
     ['working-directory: sub\n', 'devpkg.yaml:1: working-directory: not read from a file'],

@@ -6,6 +6,8 @@
  * file value is never shadowed) and against every flag the commands' --help texts list.
  */
 
+import { closest } from '../suggest.js';
+
 export type ValueKind = 'string' | 'path' | 'boolean' | 'list' | 'yaml';
 
 export interface SettingKey {
@@ -146,21 +148,5 @@ export function defaultOf(name: string): string {
 
 /** The key closest to a misspelt one (at most two edits away), for "did you mean". */
 export function closestKey(name: string): string | undefined {
-  let best: string | undefined;
-  let bestD = 3;
-  for (const k of SETTING_NAMES) {
-    const d = editDistance(name, k);
-    if (d < bestD) [best, bestD] = [k, d];
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length]!;
+  return closest(name, SETTING_NAMES, 2);
 }

@@ -3,6 +3,11 @@
  * the tanzu CLI) goes through this one retry loop. It says what it does only through `log`: the
  * CLI hands in its stderr, the action core.info. (@actions/tool-cache's own downloader writes its
  * retry notices to stdout, where `IMG=$(devpkg push ...)` would capture them.)
+ *
+ * Behind a proxy it goes the way @actions/tool-cache did: @actions/http-client's own rule picks
+ * the proxy for a URL (https_proxy/HTTPS_PROXY for https://, http_proxy/HTTP_PROXY for http://,
+ * none for a host no_proxy/NO_PROXY covers or a loopback address), and the download then runs
+ * through undici's ProxyAgent. (Node's built-in fetch ignores these variables.)
  */
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -36,12 +41,37 @@ export function retryDelayMs(attempt: number): number {
 const toStderr = (m: string): void => void process.stderr.write(`${m}\n`);
 
 /**
+ * The fetch for `url`: the built-in one, or, when @actions/http-client's rule names a proxy for
+ * it, undici's fetch through that proxy (its user:password included). `close` lets the proxy's
+ * connections go.
+ */
+async function fetchFor(url: string): Promise<{ fetch: typeof fetch; close: () => Promise<void> }> {
+  const { getProxyUrl } = await import('@actions/http-client');
+  const proxy = getProxyUrl(url);
+  if (!proxy) return { fetch, close: async () => undefined };
+  const undici = await import('undici');
+  const dispatcher = new undici.ProxyAgent(proxy);
+  const viaProxy = (input: string | URL | Request, init?: RequestInit) =>
+    undici.fetch(input as string, { ...(init as Parameters<typeof undici.fetch>[1]), dispatcher }) as unknown as Promise<Response>;
+  return { fetch: viaProxy as typeof fetch, close: () => dispatcher.close() };
+}
+
+/**
  * GETs `url` and hands the answer to `take`, retrying network errors (a dropped body included)
  * and transient statuses with backoff; any other failure status throws at once, naming the URL
  * and the status.
  */
 async function withRetries<T>(url: string, o: DownloadOptions, take: (res: Response) => Promise<T>): Promise<T> {
-  const f = o.fetch ?? fetch;
+  if (o.fetch) return retrying(url, o, o.fetch, take);
+  const { fetch: f, close } = await fetchFor(url);
+  try {
+    return await retrying(url, o, f, take);
+  } finally {
+    await close();
+  }
+}
+
+async function retrying<T>(url: string, o: DownloadOptions, f: typeof fetch, take: (res: Response) => Promise<T>): Promise<T> {
   const attempts = o.attempts ?? 4;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const log = o.log ?? toStderr;

@@ -31,3 +31,13 @@ test.each<[string, string | undefined]>([
 ])('closest(%s) among the commands is %s', (word, expected) => {
   expect(closest(word, COMMANDS)).toBe(expected);
 });
+
+test.each<[string, number, string | undefined]>([
+  ['packages-dri', 2, 'packages-dir'],
+  ['pakcages-dri', 2, 'packages-dir'],
+  ['pkgs-dir', 2, undefined],
+  ['setle', 0, undefined],
+  ['setle', 1, 'settle'],
+])('closest(%s) with at most %d edits among some keys is %s', (word, max, expected) => {
+  expect(closest(word, ['packages-dir', 'settle', 'layout'], max)).toBe(expected);
+});
