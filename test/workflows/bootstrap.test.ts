@@ -223,7 +223,8 @@ test('dispatched on a branch changing web: the dev version wins after phase 3; t
     'phase 3: TKR controller and BOM in place',
     'won',
   ]);
-  expect(run.text).toContain('web/1.0.0: won');
+  // The result as the action prints it in the job's log.
+  expect(run.text).toMatch(/web\/1\.0\.0: WON: dev version 1\.0\.1-dev\./);
 
   const art = artifactsOf(w, 'example/tce', id);
   expect(Object.keys(art)).toEqual(['devpkg-bootstrap']);
