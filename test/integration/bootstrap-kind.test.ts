@@ -13,9 +13,9 @@
  * stand-in then plays `clusterctl move` of the Cluster API objects into the kind cluster, where
  * devpkg follows the phases. The package under test runs a workload whose image is built here.
  */
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import path, { join } from 'node:path';
+import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pushBundle } from '../../src/bundle/push.js';
 import { parseRepository } from '../../src/bundle/reference.js';
@@ -27,14 +27,15 @@ import { devpkg, STANDIN } from './helpers/bootstrap.js';
 import { capi, readBinding, readCrs, resourcesApplied } from './helpers/capi.js';
 import { harnessKubeConfig } from './helpers/kube.js';
 import { kindHarnessUp, parseExportLines, type KindHarness } from './helpers/kind.js';
-import { newRunId, repoRoot, runTool } from './helpers/run.js';
+import { newRunId, runTool } from './helpers/run.js';
 import { tkgPids } from './helpers/tkg-standin.js';
-import { buildWorkloadTar, webDeployment } from './helpers/workload.js';
+import { buildWorkloadTar } from './helpers/workload.js';
+import { put, WEB_REF, webMgmtObjects, writeWebPackage, writeWebProviders } from './helpers/web-bootstrap.js';
 
 const T = 1_800_000;
 const runId = newRunId();
 const CLUSTER = 'devpkg-bk-mgmt';
-const REF = 'web.devpkg.test';
+const REF = WEB_REF;
 const savedEnv = { ...process.env };
 const work = mkdtempSync(join(tmpdir(), 'devpkg-bootstrap-kind-'));
 const cleanup = new CleanupList();
@@ -45,91 +46,6 @@ let bootstrapKc: KubeConfig;
 let image = '';
 let digest = '';
 let workloadImage = '';
-
-/**
- * The package's manifests. Phase 1 creates them as written, before kapp-controller deploys the
- * package and adopts them: kapp's default label scoping rules would add its app label to the
- * Deployment's selector, which is immutable ("field is immutable", seen here), so the Deployment
- * opts out of them, as a package whose objects a ClusterResourceSet creates first must.
- */
-const deployment = (flavour: string): string => webDeployment(flavour, { unscopedLabels: true });
-
-function put(file: string, text: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, text);
-}
-
-/**
- * The providers tree the stand-in populates from (DEVPKG_STANDIN_PROVIDERS): the test fixture's
- * Cluster, config and filters, and instead of the CNI an addon `web` whose ClusterResourceSet
- * carries its vendored manifests and its addon Secret (what the addons manager installs from).
- */
-function writeProviders(dir: string): void {
-  const fixture = join(repoRoot, 'test', 'fixtures', 'providers');
-  cpSync(join(fixture, 'config_default.yaml'), join(dir, 'config_default.yaml'));
-  cpSync(join(fixture, 'ytt', '01_base'), join(dir, 'ytt', '01_base'), { recursive: true });
-  cpSync(join(fixture, 'ytt', '05_filters'), join(dir, 'ytt', '05_filters'), { recursive: true });
-  mkdirSync(join(dir, 'ytt', '04_user_customizations'), { recursive: true });
-  put(join(dir, 'ytt', 'vendir', 'devpkg', 'devpkg.lib.yaml'), '#@ load("@ytt:library", "library")\n\n#@ web_lib = library.get("addons/packages/web/1.0.0/bundle/config")\n');
-  put(join(dir, 'ytt', 'vendir', 'devpkg', '_ytt_lib', 'addons', 'packages', 'web', '1.0.0', 'bundle', 'config', 'web.yaml'), deployment('released'));
-  put(
-    join(dir, 'ytt', '02_addons', 'web', 'add_web.yaml'),
-    `#@ load("@ytt:data", "data")
-#@ load("@ytt:yaml", "yaml")
-#@ load("/vendir/devpkg/devpkg.lib.yaml", "web_lib")
-
-#@ def addon_secret():
-apiVersion: v1
-kind: Secret
-type: tkg.tanzu.vmware.com/addon
-metadata:
-  name: #@ "{}-web-addon".format(data.values.CLUSTER_NAME)
-  namespace: tkg-system
-  labels:
-    tkg.tanzu.vmware.com/addon-name: web
-    tkg.tanzu.vmware.com/cluster-name: #@ data.values.CLUSTER_NAME
-    clusterctl.cluster.x-k8s.io/move: ""
-  annotations:
-    tkg.tanzu.vmware.com/addon-type: devpkg/web
-stringData:
-  values.yaml: "#@data/values\\n---\\n{}\\n"
-#@ end
-
-#@ name = "{}-web".format(data.values.CLUSTER_NAME)
----
-apiVersion: addons.cluster.x-k8s.io/v1beta1
-kind: ClusterResourceSet
-metadata:
-  name: #@ name
-  namespace: #@ data.values.NAMESPACE
-  labels:
-    cluster.x-k8s.io/cluster-name: #@ data.values.CLUSTER_NAME
-  annotations:
-    tkg.tanzu.vmware.com/addon-type: devpkg/web
-spec:
-  strategy: ApplyOnce
-  clusterSelector:
-    matchLabels:
-      tkg.tanzu.vmware.com/cluster-name: #@ data.values.CLUSTER_NAME
-  resources:
-  - name: #@ name
-    kind: Secret
----
-apiVersion: v1
-kind: Secret
-metadata:
-  name: #@ name
-  namespace: #@ data.values.NAMESPACE
-  labels:
-    cluster.x-k8s.io/cluster-name: #@ data.values.CLUSTER_NAME
-  annotations:
-    tkg.tanzu.vmware.com/addon-type: devpkg/web
-type: addons.cluster.x-k8s.io/resource-set
-stringData:
-  value: #@ yaml.encode(web_lib.eval()) + "---\\n" + yaml.encode(addon_secret())
-`,
-  );
-}
 
 interface Ws {
   dir: string;
@@ -143,17 +59,7 @@ interface Ws {
 /** A packages repository with web 1.0.0 (the dev flavour), a tanzu HOME, a cluster config. */
 function workspace(name: string): Ws {
   const dir = join(work, name);
-  const folder = join(dir, 'repo', 'addons', 'packages', 'web', '1.0.0');
-  put(
-    join(folder, 'package.yaml'),
-    `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${REF}.1.0.0\nspec:\n  refName: ${REF}\n  version: 1.0.0\n  template:\n    spec:\n      fetch:\n      - imgpkgBundle:\n          image: localhost:5001/devpkg/web-bundle:1.0.0\n      template:\n      - ytt:\n          paths: [config/]\n      - kbld:\n          paths: ["-", .imgpkg/images.yml]\n      deploy:\n      - kapp: {}\n`,
-  );
-  put(join(dir, 'repo', 'addons', 'packages', 'web', 'metadata.yaml'), `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: PackageMetadata\nmetadata:\n  name: ${REF}\nspec:\n  displayName: web\n`);
-  put(join(folder, 'bundle', 'config', 'web.yaml'), deployment('dev'));
-  put(
-    join(folder, 'bundle', '.imgpkg', 'images.yml'),
-    `apiVersion: imgpkg.carvel.dev/v1alpha1\nkind: ImagesLock\nimages:\n- image: ${workloadImage}\n  annotations:\n    kbld.carvel.dev/id: web-app\n`,
-  );
+  const folder = writeWebPackage(join(dir, 'repo', 'addons', 'packages'), 'dev', workloadImage);
   const home = join(dir, 'home');
   const config = join(dir, 'mgmt.yaml');
   put(config, `CLUSTER_NAME: ${CLUSTER}\nCLUSTER_PLAN: dev\nINFRASTRUCTURE_PROVIDER: docker\nCNI: none\n`);
@@ -187,7 +93,7 @@ beforeAll(async () => {
   workloadImage = (await runTool('docker', ['image', 'inspect', '--format', '{{index .RepoDigests 0}}', pushed])).stdout.trim();
   expect(workloadImage).toMatch(/^localhost:\d+\/web-app@sha256:[0-9a-f]{64}$/);
 
-  writeProviders(join(work, 'providers'));
+  writeWebProviders(join(work, 'providers'));
   process.env.DEVPKG_STANDIN_PROVIDERS = join(work, 'providers');
   process.env.DEVPKG_STANDIN_MGMT_KUBECONFIG = cluster.kubeconfig;
   process.env.DEVPKG_STANDIN_CAPI_CRDS = process.env.DEVPKG_CAPI_CRDS;
@@ -198,12 +104,7 @@ beforeAll(async () => {
   process.env.DEVPKG_STANDIN_REGISTRY_PULL = cluster.registry.clusterHost;
   process.env.DEVPKG_STANDIN_RELEASED = '1.0.0';
   process.env.DEVPKG_STANDIN_MGMT_OBJECTS = join(work, 'mgmt-objects.yaml');
-  put(
-    process.env.DEVPKG_STANDIN_MGMT_OBJECTS,
-    `apiVersion: v1\nkind: Secret\ntype: tkg.tanzu.vmware.com/addon\nmetadata:\n  name: ${CLUSTER}-web-addon\n  labels:\n    tkg.tanzu.vmware.com/addon-name: web\n    tkg.tanzu.vmware.com/cluster-name: ${CLUSTER}\n---\n` +
-      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tkr-controller-config\n  namespace: tkr-system\ndata: {}\n---\n' +
-      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: tkr-controller-manager\n  namespace: tkr-system\nspec:\n  selector:\n    matchLabels: {app: tkr-controller-manager}\n  template:\n    metadata:\n      labels: {app: tkr-controller-manager}\n    spec:\n      containers:\n      - name: manager\n        image: stand-in.invalid/tkr-controller-manager:none\n',
-  );
+  put(process.env.DEVPKG_STANDIN_MGMT_OBJECTS, webMgmtObjects(CLUSTER));
   put(
     join(work, 'assert.yaml'),
     `- {kind: Deployment, namespace: web, name: web, path: 'spec.template.metadata.annotations["devpkg.test/flavour"]', equals: dev}\n- {kind: Deployment, namespace: web, name: web, path: status.availableReplicas, equals: 1}\n`,

@@ -1,6 +1,7 @@
 // The pure parts of the workflow tier (test/workflows/): reading act's --json log, naming jobs,
-// finding the actions our workflows pin, and the stand-in actions' input check and globs.
-import { jobKey, parseActLog, pinnedActions, STANDIN_ACTIONS } from '../workflows/helpers/act.js';
+// finding the actions our workflows pin, the stand-in actions' input check and globs, and that
+// every example workflow is run by one of the tier's test files.
+import { jobKey, parseActLog, pinnedActions, STANDIN_ACTIONS, workflowsRunBy } from '../workflows/helpers/act.js';
 import { badArtifactName, globRegExp, inputVariable, undeclaredInputs } from '../workflows/standins/common.mjs';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,3 +74,23 @@ test.each([
   ['a:b', true],
   ['line\nbreak', true],
 ])('badArtifactName(%j): %s', (name, bad) => expect(badArtifactName(name)).toBe(bad));
+
+test.each([
+  [`const WF = '.github/workflows/devpkg-plan.yml';`, ['devpkg-plan.yml']],
+  [`runIn(w, c.dir, ".github/workflows/b.yml", 'pull_request', e); runIn(w, d, '.github/workflows/a.yaml', 'push', e); runIn(w, d, '.github/workflows/b.yml', 'push', e)`, ['a.yaml', 'b.yml']],
+  ['// runs devpkg-kind.yml on a pull request', []],
+  [`join(dir, '.github', 'workflows', 'e2e-kind.yml')`, []],
+])('workflowsRunBy(%s)', (source, expected) => expect(workflowsRunBy(source)).toEqual(expected));
+
+test('every example workflow has a workflow-tier case that runs it', () => {
+  const root = join(import.meta.dirname, '..', '..');
+  const tier = join(root, 'test', 'workflows');
+  const run = new Set(
+    readdirSync(tier)
+      .filter((f) => f.endsWith('.test.ts'))
+      .flatMap((f) => workflowsRunBy(readFileSync(join(tier, f), 'utf8'))),
+  );
+  const examples = readdirSync(join(root, 'examples', 'workflows')).filter((f) => /\.ya?ml$/.test(f));
+  expect(examples.length).toBeGreaterThan(0);
+  expect(examples.filter((f) => !run.has(f))).toEqual([]);
+});

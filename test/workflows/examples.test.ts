@@ -2,7 +2,8 @@
 // examples/tce-packages, executed by act as a user's runner would: pull requests that change one
 // package version, only documentation, and remove a version; a manual dispatch; the fork-safe
 // pair through workflow_run. The modes that need no cluster run here; the kind-mode runs of a
-// changed package are in kind.test.ts (on the kind harness).
+// changed package are in kind.test.ts (on the kind harness), devpkg-bootstrap.yml in
+// bootstrap.test.ts.
 import { marker } from '../../src/report/comment.js';
 import { expectSuccess as ok, jobOf as job, jobResults as results } from './helpers/act.js';
 import { artifactsOf, checkout, makeConsumer, makeWorld, PR, pullRequestEvent, readArtifactFile, runIn, workflowRunEvent, type Consumer, type World } from './helpers/world.js';

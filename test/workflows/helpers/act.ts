@@ -42,6 +42,15 @@ export function pinnedActions(texts: string[]): Map<string, Set<string>> {
   return pins;
 }
 
+/**
+ * The workflow files a workflow-tier test file runs: each string literal naming
+ * `.github/workflows/NAME.yml` (the path runIn takes, in the consumer or devpkg's repository).
+ * Pure, over the test file's text.
+ */
+export function workflowsRunBy(source: string): string[] {
+  return [...new Set([...source.matchAll(/['"`]\.github\/workflows\/([\w.-]+\.ya?ml)['"`]/g)].map((m) => m[1]!))].sort();
+}
+
 /** Every workflow file we ship. */
 export function shippedWorkflows(): string[] {
   const dirs = [join(repoRoot, '.github', 'workflows'), join(repoRoot, 'examples', 'workflows')];
@@ -163,6 +172,13 @@ export interface ActOptions {
   env?: Record<string, string>;
   job?: string;
   inputs?: Record<string, string>;
+  /**
+   * More runs-on mappings (`-P LABEL=IMAGE`), for a workflow that asks for labels of its own, as a
+   * user running it with act maps them (e.g. `tanzu-bootstrap=-self-hosted`).
+   */
+  platforms?: string[];
+  /** Repository variables, `vars.NAME` in the workflow (act's --var NAME=VALUE). */
+  vars?: Record<string, string>;
   /** Called with the child once it runs (e.g. to interrupt it). */
   onStart?: (child: ChildProcess, output: () => string) => void;
   timeoutMs?: number;
@@ -193,6 +209,8 @@ export function runAct(o: ActOptions): Promise<ActRun> {
   ];
   if (o.job) args.push('-j', o.job);
   for (const [k, v] of Object.entries(o.inputs ?? {})) args.push('--input', `${k}=${v}`);
+  for (const p of o.platforms ?? []) args.push('-P', p);
+  for (const [k, v] of Object.entries(o.vars ?? {})) args.push('--var', `${k}=${v}`);
   const env: NodeJS.ProcessEnv = {
     PATH: o.path ?? `${dirname(o.nodes['24'] ?? process.execPath)}:${process.env.PATH}`,
     HOME: join(o.scratch, 'home'),
