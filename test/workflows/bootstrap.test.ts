@@ -1,5 +1,5 @@
 // Bootstrap mode as a runner runs it: the devpkg-bootstrap.yml example (in a consumer repository
-// made from examples/tce-packages, `uses: devpkg/devpkg@<sha>`) executed by act on the kind harness,
+// made from examples/tce-packages, `uses: OWNER/devpkg@<sha>`) executed by act on the kind harness,
 // dispatched by hand as the example is (workflow_dispatch, inputs package and addon-type), on a
 // branch that changes a package of the repository.
 //
