@@ -34,6 +34,8 @@ export function buildDevpkg(): BuiltDevpkg {
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, out.outputText);
   }
+  // src/version.ts imports ../package.json (ncc inlines it into dist/): here it sits beside src/.
+  writeFileSync(join(dir, 'package.json'), readFileSync(join(repoRoot, 'package.json')));
   // The entry tells the command from the action by its script name, as dist/cli.js and dist/index.js.
   writeFileSync(join(dir, 'cli.js'), "import './src/index.js';\n");
   writeFileSync(join(dir, 'index.js'), "import './src/index.js';\n");
