@@ -12,7 +12,6 @@ import { CLEANUP_STATE, CleanupList } from '../../src/cleanup.js';
 import { DevpkgError } from '../../src/errors.js';
 import { parseInputs } from '../../src/inputs.js';
 import { run } from '../../src/modes/kind.js';
-import type { ExecFn } from '../../src/tools/exec.js';
 import { actionTestScope } from '../support/action-scope.js';
 import { inputsFrom } from '../support/inputs.js';
 import { failingKindTools } from '../support/kind-tools.js';
