@@ -7,7 +7,7 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { downloadFile, fetchWithRetry } from './download.js';
 import { releaseServerForFile } from '../../test/support/release-server.js';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -85,10 +85,15 @@ test('a file download goes through the proxy too, and a 503 from behind it is re
   server.bodies.set('/v1/ytt', 'ytt binary');
   server.failFirst.set('/v1/ytt', [503]);
   setProxyEnv({ HTTP_PROXY: proxyUrl });
-  const dest = join(mkdtempSync(join(tmpdir(), 'devpkg-proxy-')), 'ytt');
+  const dir = mkdtempSync(join(tmpdir(), 'devpkg-proxy-'));
+  const dest = join(dir, 'ytt');
   const log: string[] = [];
-  await downloadFile(`http://${HOST}/v1/ytt`, dest, { ...quiet, log: (m) => log.push(m) });
-  expect(readFileSync(dest, 'utf8')).toBe('ytt binary');
+  try {
+    await downloadFile(`http://${HOST}/v1/ytt`, dest, { ...quiet, log: (m) => log.push(m) });
+    expect(readFileSync(dest, 'utf8')).toBe('ytt binary');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   expect(proxied.length).toBeGreaterThan(0);
   expect(new Set(proxied)).toEqual(new Set([`${HOST}:80`]));
   expect(server.requests).toEqual(['/v1/ytt', '/v1/ytt']);
