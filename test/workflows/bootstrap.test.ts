@@ -40,7 +40,7 @@ import { controlplaneScript, runTool } from '../integration/helpers/run.js';
 import { tkgPids } from '../integration/helpers/tkg-standin.js';
 import { webBootstrapDeployment, webMgmtObjects, writeWebPackage, writeWebProviders } from '../integration/helpers/web-bootstrap.js';
 import { buildWorkloadTar, tarOfOneFile } from '../integration/helpers/workload.js';
-import { expectSuccess, git, jobOf, jobResults } from './helpers/act.js';
+import { DEVPKG_REPOSITORY, expectSuccess, git, jobOf, jobResults } from './helpers/act.js';
 import { artifactsOf, checkout, makeConsumer, makeWorld, readArtifactFile, runIn, type Consumer, type World } from './helpers/world.js';
 
 const T = 1_800_000;
@@ -235,7 +235,7 @@ test('dispatched on a branch changing web: the dev version wins after phase 3; t
 
   // The post step deleted the management cluster (the stand-in's delete: its objects on both
   // clusters, the stand-in controllers); the workflow's last step removed its registry.
-  expect(run.log.some((e) => /Success - Post devpkg\/devpkg@/.test(String(e.msg ?? '')))).toBe(true);
+  expect(run.log.some((e) => String(e.msg ?? '').includes(`Success - Post ${DEVPKG_REPOSITORY}@`))).toBe(true);
   expect(run.log.some((e) => /Success - Main Remove the registry/.test(String(e.msg ?? '')))).toBe(true);
   expect(await tkgPids()).toEqual({});
   expect(await bootstrapClusterObjects()).toEqual([]);

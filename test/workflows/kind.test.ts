@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kindHarnessDown, kindHarnessIsUp, kindHarnessUp, type KindHarness } from '../integration/helpers/kind.js';
 import { marker } from '../../src/report/comment.js';
-import { expectSuccess, jobOf, jobResults } from './helpers/act.js';
+import { DEVPKG_REPOSITORY, expectSuccess, jobOf, jobResults } from './helpers/act.js';
 import { artifactsOf, checkout, makeConsumer, makeWorld, PR, pullRequestEvent, runIn, type Consumer, type World } from './helpers/world.js';
 
 const T = 1_800_000;
@@ -151,7 +151,7 @@ describe('examples/workflows/devpkg-kind.yml and devpkg-pr.yml on a pull request
     expect(run.code).not.toBe(0);
     expect(run.text).toContain('this step has been cancelled');
     expect(run.text).not.toContain('devpkg said');
-    expect(run.log.some((e) => /Success - Post devpkg\/devpkg@/.test(String(e.msg ?? '')))).toBe(true);
+    expect(run.log.some((e) => String(e.msg ?? '').includes(`Success - Post ${DEVPKG_REPOSITORY}@`))).toBe(true);
     expect(w.standin.count('POST', /comments$/) + w.standin.count('PATCH', /comments\/\d+$/)).toBe(posted);
     expect(leftovers()).toEqual({ clusters: [], containers: [] });
   }, T);
