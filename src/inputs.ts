@@ -43,7 +43,6 @@ export interface Inputs {
   githubToken: string;
   comment: boolean;
   commentHeader: string;
-  kindVersion: string;
   kindNodeImage: string;
   /** kind mode: a kind config file merged with devpkg's local-registry settings. */
   kindConfig: string;
@@ -53,14 +52,11 @@ export interface Inputs {
   /** kind mode: a release manifest file or URL instead of downloading kapp-controller-version. */
   kappControllerManifest: string;
   kappControllerSha256: string;
-  /** Tool releases to install when missing: a version (normalized, v-prefixed) and, for one devpkg does not pin, its sha256 (toolPins). */
-  imgpkgVersion: string;
-  imgpkgSha256: string;
-  kbldVersion: string;
-  kbldSha256: string;
-  yttVersion: string;
-  yttSha256: string;
-  kindSha256: string;
+  /**
+   * Tool releases to install when missing (imgpkg, kbld, ytt, kind): a version (normalized,
+   * v-prefixed) and, for one devpkg does not pin, its sha256; parsed once here.
+   */
+  tools: ToolPins;
   /** A checksums file (relative to working-directory) with the sha256 of the tool versions named (readToolPins). */
   toolChecksums: string;
   tanzuCli: string;
@@ -179,20 +175,13 @@ export function parseInputs(src: InputSource): Inputs {
     githubToken: get('github-token').trim(),
     comment: bool(src, 'comment'),
     commentHeader: s('comment-header'),
-    kindVersion: pins.kind.version ?? '',
-    kindSha256: pins.kind.sha256 ?? '',
     kindNodeImage: s('kind-node-image'),
     kindConfig: s('kind-config'),
     registryImage: s('registry-image'),
     kappControllerVersion: s('kapp-controller-version'),
     kappControllerManifest: kcManifest,
     kappControllerSha256: kcSha,
-    imgpkgVersion: pins.imgpkg.version ?? '',
-    imgpkgSha256: pins.imgpkg.sha256 ?? '',
-    kbldVersion: pins.kbld.version ?? '',
-    kbldSha256: pins.kbld.sha256 ?? '',
-    yttVersion: pins.ytt.version ?? '',
-    yttSha256: pins.ytt.sha256 ?? '',
+    tools: pins,
     toolChecksums: s('tool-checksums'),
     tanzuCli: s('tanzu-cli'),
     tanzuCliUrl: s('tanzu-cli-url'),
@@ -212,13 +201,3 @@ export function parseInputs(src: InputSource): Inputs {
   };
 }
 
-/** The tool releases the inputs ask for, as the installers take them (pure). */
-export function toolPins(i: Pick<Inputs, 'imgpkgVersion' | 'imgpkgSha256' | 'kbldVersion' | 'kbldSha256' | 'yttVersion' | 'yttSha256' | 'kindVersion' | 'kindSha256'>): ToolPins {
-  const pin = (version: string, sha256: string) => ({ ...(version ? { version } : {}), ...(sha256 ? { sha256 } : {}) });
-  return {
-    imgpkg: pin(i.imgpkgVersion, i.imgpkgSha256),
-    kbld: pin(i.kbldVersion, i.kbldSha256),
-    ytt: pin(i.yttVersion, i.yttSha256),
-    kind: pin(i.kindVersion, i.kindSha256),
-  };
-}

@@ -17,7 +17,7 @@ import { Tanzu } from '../tools/tanzu.js';
 import { listSome } from '../providers/validate.js';
 import { execTool } from '../tools/exec.js';
 import { ensureYtt } from '../tools/install.js';
-import { checkPin, platformName } from '../tools/releases.js';
+import { checkPin, hostPlatform } from '../tools/releases.js';
 import type { InstallPolicy } from '../tools/toolcache.js';
 import { passed } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
@@ -155,7 +155,7 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
   const registry = values.registry === undefined ? undefined : parseRegistry(values.registry, '--registry');
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
   const tools = await toolPinsFlags(values, ['ytt', 'imgpkg'], io);
-  const platform = platformName(process.platform, process.arch);
+  const platform = hostPlatform();
   checkPin('ytt', tools.ytt, platform);
   if (!values.image) checkPin('imgpkg', tools.imgpkg, platform);
   const install: InstallPolicy = { refuse: !!values['no-install'] };

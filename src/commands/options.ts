@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseWaits } from '../flags.js';
 import { parseAssertions, type Assertion } from '../verify/assertions.js';
-import { UsageError } from '../errors.js';
-import { parseToolPin, platformName, withChecksums, type Installable, type ToolPins } from '../tools/releases.js';
+import { parseToolPin, withChecksumsFile, type Installable, type ToolPins } from '../tools/releases.js';
 import { requireCreatableFolder, type CliIO } from './io.js';
 
 type Typed<N extends string, T extends 'string' | 'boolean'> = { [K in N]: { type: T } };
@@ -51,11 +50,7 @@ export async function toolPinsFlags(values: Record<string, unknown>, tools: read
   const pins: ToolPins = Object.fromEntries(tools.map((t) => [t, parseToolPin(t, text(`${t}-version`), text(`${t}-sha256`), 'flag')]));
   const checksums = text('tool-checksums');
   if (!checksums) return pins;
-  const file = resolve(io.cwd, checksums);
-  const listing = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new UsageError(`--tool-checksums: cannot read ${file}: ${err.code ?? err.message}; give a file of "<sha256>  <file>" lines`);
-  });
-  return withChecksums(pins, listing, file, platformName(process.platform, process.arch));
+  return withChecksumsFile(pins, resolve(io.cwd, checksums), '--tool-checksums');
 }
 
 /** How long a verdict waits and how it is printed (verify, dev, kind, bootstrap). */

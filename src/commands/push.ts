@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { checkBundleDir } from '../bundle/folder.js';
 import { errorMessage, UsageError } from '../errors.js';
 import { parseImageFlag } from '../flags.js';
-import { checkPin, platformName } from '../tools/releases.js';
+import { checkPin, hostPlatform } from '../tools/releases.js';
 import type { InstallPolicy } from '../tools/toolcache.js';
 import { parseCommand, requireFlag, requireFolder, type CliIO } from './io.js';
 import { booleans, IMGPKG_FLAGS, KBLD_FLAGS, PUSH_FLAGS, strings, toolPinsFlags } from './options.js';
@@ -94,7 +94,7 @@ export async function run(argv: string[], io: CliIO, deps: PushCommandDeps = {})
   const { repository, tag } = parseImageFlag(imageFlag, '--image');
   const lockImages = values['lock-images'] === true;
   const tools = await toolPinsFlags(values, ['imgpkg', 'kbld'], io);
-  const platform = platformName(process.platform, process.arch);
+  const platform = hostPlatform();
   if (!values['push-command']) checkPin('imgpkg', tools.imgpkg, platform);
   if (lockImages) checkPin('kbld', tools.kbld, platform);
   const bundleDir = resolve(io.cwd, bundle);

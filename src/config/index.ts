@@ -5,13 +5,11 @@
 import { resolve } from 'node:path';
 import { parseList } from '../flags.js';
 import type { InputSource } from '../inputs.js';
-import { checkValues, layerSource, loadConfig, mergeLayers, type Layer } from './load.js';
+import { checkValues, layerSource, loadConfig, mergeLayers, TRUE_WORDS, type Layer } from './load.js';
 import { flagOf, setting, SETTING_NAMES } from './schema.js';
 
 type FlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 type FlagTable = Record<string, { type: 'string' | 'boolean' }>;
-
-const TRUE = ['true', 'True', 'TRUE'];
 
 /**
  * Fills the flags a command takes and was not given from DEVPKG_* and devpkg.yaml (checked
@@ -41,7 +39,7 @@ export function applyConfig(values: FlagValues, flags: FlagTable, ctx: { env: No
     const flag = flagOf(key);
     if (v.origin.kind === 'flag' || flag === undefined || !(flag in flags)) continue;
     const spec = setting(key)!;
-    if (flags[flag]!.type === 'boolean') values[flag] = TRUE.includes(v.text.trim()) !== Boolean(spec.invert);
+    if (flags[flag]!.type === 'boolean') values[flag] = TRUE_WORDS.includes(v.text.trim()) !== Boolean(spec.invert);
     else values[flag] = spec.kind === 'list' ? parseList(v.text).join(',') : v.text;
   }
 }

@@ -12,6 +12,10 @@ import { closestKey, defaultOf, envName, flagOf, setting, SETTING_NAMES, SETTING
 
 export const CONFIG_FILE_NAME = 'devpkg.yaml';
 
+/** Booleans as @actions/core reads them (the YAML 1.2 core schema's spellings). */
+export const TRUE_WORDS = ['true', 'True', 'TRUE'];
+const FALSE_WORDS = ['false', 'False', 'FALSE'];
+
 /** Where a value came from. */
 export type Origin =
   | { kind: 'flag'; name: string }
@@ -268,8 +272,8 @@ export function layerSource(
       const v = get(name);
       if (v?.origin.kind === 'input' && input) return input.getBooleanInput(name);
       const t = (v?.text ?? extra[name] ?? '').trim();
-      if (['true', 'True', 'TRUE'].includes(t)) return true;
-      if (['false', 'False', 'FALSE'].includes(t)) return false;
+      if (TRUE_WORDS.includes(t)) return true;
+      if (FALSE_WORDS.includes(t)) return false;
       throw new UsageError(`${v ? describeOrigin(name, v.origin) : unset(name)}: "${t}" is not a boolean; use true or false`);
     },
     getMultilineInput: (name) => {

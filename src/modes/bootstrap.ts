@@ -8,7 +8,7 @@ import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
 import { ensureTanzuCli } from '../providers/tanzu-cli.js';
 import { ensureYtt } from '../tools/install.js';
-import { checkPin, platformName } from '../tools/releases.js';
+import { checkPin, hostPlatform } from '../tools/releases.js';
 import { renderResultText } from '../verify/render.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageResult } from '../results.js';
@@ -29,8 +29,8 @@ export async function run(ctx: ModeContext): Promise<void> {
   if (!inputs.clusterConfig) throw new UsageError('mode bootstrap: input cluster-config is required (the management cluster config file, with CLUSTER_NAME)');
   const tools = await readToolPins(ctx);
   // The releases asked for, checked before any work: a version without its sha256 is a usage error.
-  checkPin('ytt', tools.ytt, platformName(process.platform, process.arch));
-  if (!inputs.pushCommand) checkPin('imgpkg', tools.imgpkg, platformName(process.platform, process.arch));
+  checkPin('ytt', tools.ytt, hostPlatform());
+  if (!inputs.pushCommand) checkPin('imgpkg', tools.imgpkg, hostPlatform());
   const refs = await host.group('Changed packages', () => changedRefs(ctx, root));
   if (refs.length === 0) {
     host.info('no package version changed; nothing to verify');
@@ -53,7 +53,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   if (inputs.devVersion) {
     try {
       const early = await loadForMode(ctx, root, ref);
-      if (early.bundleFolder === `${early.path}/bundle`) {
+      if (early.versionFolder) {
         await planBootstrapDev({ loaded: { ...early, path: path.join(root, early.path) }, seq: sequenceFromContext(ctx), devVersion: inputs.devVersion, registry: inputs.registry });
       }
     } catch (err) {

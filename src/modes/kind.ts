@@ -40,7 +40,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   // The releases asked for, resolved now: a version without its sha256 is refused before any work.
   const toolNeeds = [
     dockerNeed(ctx.exec),
-    kindNeed({ version: inputs.kindVersion, sha256: tools.kind?.sha256, sha256From: tools.kind?.sha256From, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }),
+    kindNeed({ version: tools.kind?.version, sha256: tools.kind?.sha256, sha256From: tools.kind?.sha256From, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }),
     ...(inputs.pushCommand ? [] : [carvelNeed('imgpkg', { pin: tools.imgpkg, install: ctx.install, log: (m) => host.info(m) })]),
     ...(inputs.lockImages ? [carvelNeed('kbld', { pin: tools.kbld, install: ctx.install, log: (m) => host.info(m) })] : []),
   ];
@@ -92,7 +92,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         exec: ctx.exec,
         cleanup,
         name: kindClusterName(github.runId, github.runAttempt),
-        kindVersion: inputs.kindVersion || undefined,
+        kindVersion: tools.kind?.version,
         kindSha256: tools.kind?.sha256,
         kindSha256From: tools.kind?.sha256From,
         nodeImage: inputs.kindNodeImage || undefined,

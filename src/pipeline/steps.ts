@@ -1,6 +1,6 @@
 // Steps the cluster, kind and bootstrap modes share: which packages changed, push + apply +
 // verify, imgpkg on PATH, and the end of a run (outputs, report, failure).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -18,8 +18,7 @@ import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '.
 import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult, PlannedPackage } from '../results.js';
 import { ensureCarvelTool } from '../tools/carvel.js';
-import { toolPins } from '../inputs.js';
-import { platformName, withChecksums, type ToolPins } from '../tools/releases.js';
+import { withChecksumsFile, type ToolPins } from '../tools/releases.js';
 import { selectionFromContext, sequenceFromContext } from './selection.js';
 import { annotateProblems, failedResult, interruptedResult, loadForMode } from './problems.js';
 import { repoOf } from './repo.js';
@@ -141,13 +140,9 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
  * relative to working-directory: a file that cannot be read is a usage error naming the input).
  */
 export async function readToolPins(ctx: Pick<ModeContext, 'inputs' | 'github'>): Promise<ToolPins> {
-  const pins = toolPins(ctx.inputs);
-  if (!ctx.inputs.toolChecksums) return pins;
-  const file = path.resolve(ctx.github.workspace, ctx.inputs.workingDirectory, ctx.inputs.toolChecksums);
-  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new UsageError(`input tool-checksums: cannot read ${file}: ${err.code ?? err.message}; give a file of "<sha256>  <file>" lines`);
-  });
-  return withChecksums(pins, text, file, platformName(process.platform, process.arch));
+  const { tools, toolChecksums } = ctx.inputs;
+  if (!toolChecksums) return tools;
+  return withChecksumsFile(tools, path.resolve(ctx.github.workspace, ctx.inputs.workingDirectory, toolChecksums), 'input tool-checksums');
 }
 
 /**

@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { DevpkgError } from '../errors.js';
 import type { Need } from './needs.js';
-import { checkPin, DEFAULT_TOOL_VERSIONS, PINNED_RELEASES, pinNames, platformName, resolveRelease, type ToolPin } from './releases.js';
+import { checkPin, DEFAULT_TOOL_VERSIONS, PINNED_RELEASES, hostPlatform, pinNames, platformName, resolveRelease, type ToolPin } from './releases.js';
 import { findCached, GITHUB, installPinnedTool, type InstallOptions, type InstallPolicy, type ToolCacheApi } from './toolcache.js';
 
 /** The pinned imgpkg and kbld releases (releases.ts holds every tool's). */
@@ -88,7 +88,7 @@ export async function ensureCarvelTool(tool: CarvelTool, o: EnsureToolOptions = 
  * else is asked or installed.
  */
 export function carvelNeed(tool: CarvelTool, o: { pin?: ToolPin; install?: InstallPolicy; log?: (m: string) => void } = {}): Need {
-  checkPin(tool, o.pin, platformName(process.platform, process.arch));
+  checkPin(tool, o.pin, hostPlatform());
   const version = o.pin?.version ?? DEFAULT_TOOL_VERSIONS[tool];
   return {
     what: tool,

@@ -1,9 +1,11 @@
 /**
  * The release binaries devpkg may install (imgpkg, kbld, ytt, kind), which version of each, and
  * the sha256 each download is checked against: devpkg's pinned default, or any version the user
- * names with its sha256 (`imgpkg-version: v0.45.0` + `imgpkg-sha256: ...`). Pure: the installers
+ * names with its sha256 (`imgpkg-version: v0.45.0` + `imgpkg-sha256: ...`). Pure but for
+ * withChecksumsFile, which reads the checksums file the CLI and the action name: the installers
  * (carvel.ts, install.ts, cluster/kind.ts) take what this decides.
  */
+import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 
 export const INSTALLABLE = ['imgpkg', 'kbld', 'ytt', 'kind'] as const;
@@ -104,6 +106,11 @@ export function platformName(platform: string, arch: string): string {
   return `${platform}-${arch === 'x64' ? 'amd64' : arch}`;
 }
 
+/** This machine's platform, as release binaries name it. */
+export function hostPlatform(): string {
+  return platformName(process.platform, process.arch);
+}
+
 /** What to download and check: the version, and the sha256 (undefined: read the release's own listing, kind only). */
 export interface ResolvedRelease {
   version: string;
@@ -161,4 +168,15 @@ export function withChecksums(pins: ToolPins, listing: string, source: string, p
     if (pin?.version && !pin.sha256 && sum) out[tool] = { ...pin, sha256: sum, sha256From: `tool-checksums ${source}` };
   }
   return out;
+}
+
+/**
+ * withChecksums over a checksums file read from disk (--tool-checksums, input tool-checksums):
+ * a file that cannot be read is a usage error naming `what`.
+ */
+export async function withChecksumsFile(pins: ToolPins, file: string, what: string): Promise<ToolPins> {
+  const listing = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`${what}: cannot read ${file}: ${err.code ?? err.message}; give a file of "<sha256>  <file>" lines`);
+  });
+  return withChecksums(pins, listing, file, hostPlatform());
 }

@@ -13,6 +13,7 @@ import { delimiter, join } from 'node:path';
 import { DevpkgError } from '../errors.js';
 import { sha256File } from './checksum.js';
 import { downloadFile, fetchWithRetry } from './download.js';
+import { platformName } from './releases.js';
 
 export { fetchWithRetry, isTransientStatus } from './download.js';
 
@@ -77,11 +78,11 @@ export function checksumFor(listing: string, file: string): string | undefined {
 
 /** `linux-amd64` for Node's platform and arch; throws for platforms releases are not built for (pure). */
 export function releasePlatform(platform: string, arch: string): string {
-  const a = arch === 'x64' ? 'amd64' : arch;
-  if (!['linux', 'darwin'].includes(platform) || !['amd64', 'arm64'].includes(a)) {
+  const name = platformName(platform, arch);
+  if (!['linux-amd64', 'linux-arm64', 'darwin-amd64', 'darwin-arm64'].includes(name)) {
     throw new DevpkgError(`no release binaries for ${platform}/${arch}; install the tool yourself and put it on PATH`);
   }
-  return `${platform}-${a}`;
+  return name;
 }
 
 async function toolCacheModule(): Promise<ToolCacheApi> {
