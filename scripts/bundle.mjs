@@ -10,9 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { minify } from 'terser';
+import { findStamps } from './commit-stamp.mjs';
 
 const out = resolve(process.argv[2] ?? 'dist');
-const STAMP = 'devpkg-build-commit:' + '0'.repeat(40);
 // Build next to the target and swap at the end, so a failed or concurrent build never
 // leaves dist/ half-written.
 const stage = `${out}.building-${process.pid}`;
@@ -35,7 +35,7 @@ try {
     });
     writeFileSync(path, result.code + '\n');
   }
-  const stamps = files.reduce((n, f) => n + readFileSync(join(stage, f), 'utf8').split(STAMP).length - 1, 0);
+  const stamps = findStamps(stage, files).count;
   if (stamps !== 1) throw new Error(`the bundle holds src/version.ts's commit stamp ${stamps} times, not once: keep COMMIT_STAMP as scripts/stamp-commit.mjs expects it`);
   writeFileSync(join(stage, 'post.js'), "import './index.js';\n");
   writeFileSync(join(stage, 'cli.js'), "#!/usr/bin/env node\nimport './index.js';\n");

@@ -7,8 +7,8 @@
 //   node scripts/stamp-commit.mjs DIST SHA
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { findStamps, UNSTAMPED } from './commit-stamp.mjs';
 
-const UNSTAMPED = 'devpkg-build-commit:' + '0'.repeat(40);
 const [dist, sha] = process.argv.slice(2);
 if (!dist || !sha || process.argv.length > 4) {
   console.error('usage: node scripts/stamp-commit.mjs DIST SHA');
@@ -25,8 +25,7 @@ try {
   console.error(`stamp-commit: cannot read ${dist}: ${err.message}`);
   process.exit(2);
 }
-const found = files.filter((f) => readFileSync(join(dist, f), 'utf8').includes(UNSTAMPED));
-const count = found.reduce((n, f) => n + readFileSync(join(dist, f), 'utf8').split(UNSTAMPED).length - 1, 0);
+const { files: found, count } = findStamps(dist, files);
 if (count !== 1) {
   console.error(`stamp-commit: ${dist} holds the unstamped commit ${count} times, not once (already stamped, or not a dist/ built by scripts/bundle.mjs)`);
   process.exit(1);
