@@ -157,7 +157,7 @@ describe('runDevPipeline with a bundle used as it is (a package repository\'s Pa
     const out = await runDevPipeline({
       client: client as never,
       root: '/repo',
-      loaded: { name: 'simple', version: '1.1.0', path: 'packages/simple.yml', packageFile: 'packages/simple.yml', pkg: parsePackageFile(text, 'packages/simple.yml'), released: '1.0.0', pinned: { version: '1.1.0', by: 'the Package in packages/simple.yml: version' } },
+      loaded: { name: 'simple', version: '1.1.0', path: 'packages/simple.yml', packageFile: 'packages/simple.yml', pkg: parsePackageFile(text, 'packages/simple.yml'), released: '1.0.0', pinned: { version: '1.1.0', by: 'the Package in packages/simple.yml: version', file: 'packages/simple.yml', line: 7 } },
       bundle: { image: OWN },
       packageCount: 1,
       refNames: parseRefNameMap(''),

@@ -10,7 +10,7 @@ import { copyBundle, pushBundle, type PushBundleResult } from '../bundle/push.js
 import { clusterImage, type Registry } from '../bundle/reference.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
 import { DevpkgError } from '../errors.js';
-import { devPackageOf, planDev, type DevPlan } from '../packages/devplan.js';
+import { devPackageOf, planDev, type DevPlan, type Pin } from '../packages/devplan.js';
 import type { LoadedVersion } from '../packages/layout.js';
 import type { BundleSource, LoadedPackage } from '../layouts/index.js';
 import type { Package } from '../packages/model.js';
@@ -85,7 +85,7 @@ export function versionsInPlay(packages: KObject[], pkgis: PackageInstallInfo[])
  * versionSelection: the dev version wins under all of them, or planDev refuses naming which.
  */
 export function planForPackageInstalls(
-  o: { name: string; released: string; seq: DevSequence; devVersion?: string; forcedBy?: string; registry: Registry },
+  o: { name: string; released: string; seq: DevSequence; devVersion?: string; pinned?: Pin; registry: Registry },
   pkgis: PackageInstallInfo[],
   versions: string[],
 ): DevPlan & Required<Pick<DevPlan, 'repository' | 'tagImage'>> {
@@ -97,7 +97,7 @@ export function planForPackageInstalls(
     selections: pkgis.map((p): LabeledSelection => ({ label: `PackageInstall ${p.namespace}/${p.name}`, selection: p.selection ?? {} })),
     seq: o.seq,
     forced: o.devVersion,
-    ...(o.forcedBy ? { forcedBy: o.forcedBy } : {}),
+    ...(o.pinned ? { pinned: o.pinned } : {}),
     registry: o.registry,
   });
 }
@@ -224,7 +224,7 @@ async function pushAndApply(
   const clusterPackages = (await Promise.all(namespaces.map((ns) => o.client.listPackages(ns, refName)))).flat();
   const versions = versionsInPlay(clusterPackages, pkgis);
   log(`${o.loaded.name}/${o.loaded.version}: PackageInstall(s) ${pkgis.map((p) => `${p.namespace}/${p.name}`).join(', ')} of ${refName}; versions in play: ${versions.join(', ') || 'none'}`);
-  const plan = planForPackageInstalls({ name: o.loaded.name, released: o.loaded.released ?? repoPkg.spec.version, seq: o.seq, devVersion: o.devVersion ?? o.loaded.pinned?.version, forcedBy: o.devVersion ? undefined : o.loaded.pinned?.by, registry: o.registry }, pkgis, versions);
+  const plan = planForPackageInstalls({ name: o.loaded.name, released: o.loaded.released ?? repoPkg.spec.version, seq: o.seq, devVersion: o.devVersion, pinned: o.loaded.pinned, registry: o.registry }, pkgis, versions);
   log(`dev version ${plan.version}: ${plan.reason}`);
 
   const source = o.bundle ?? { folder: join(o.root, o.loaded.path, 'bundle') };
