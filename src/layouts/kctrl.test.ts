@@ -230,12 +230,11 @@ describe('issue 35: the released version is the highest matching tag reachable f
     const io = { stdout: (x: string) => t.out.push(x), stderr: (x: string) => t.err.push(x), env: process.env, cwd: r.dir };
     expect(await runCli(['plan', '--repo', r.dir, '--all', '--layout', 'kctrl', '--json'], io)).toBe(0);
     const json = JSON.parse(t.out.join('')) as { packages: Record<string, unknown>[] };
-    const head = r.head();
+    expect(json.packages.map((p) => `${p.name}/${p.version}`)).toEqual(['broken/0.1.0', 'simple-app/1.2.0']);
     expect(json.packages.map((p) => [p.name, p.released, p.releasedFrom])).toEqual([
       ['broken', '0.1.0', { source: 'tag', tag: 'broken-v0.1.0', reachableFrom: 'HEAD' }],
       ['simple-app', '1.2.0', { source: 'tag', tag: 'v1.2.0', reachableFrom: 'HEAD' }],
     ]);
-    expect(head).toMatch(/^[0-9a-f]{40}$/);
     // The plan's text names the tag too.
     t.out.length = 0;
     expect(await runCli(['plan', '--repo', r.dir, '--all', '--layout', 'kctrl'], io)).toBe(0);
