@@ -6,6 +6,7 @@ import { detectChanges } from '../detect/detect.js';
 import { removeTempDirs, tempDir, TestRepo } from '../detect/test-repo.js';
 import { plan } from '../pipeline/plan.js';
 import { runCli } from '../cli.js';
+import { renderReport } from '../report/render.js';
 import { Layouts, workTree } from './index.js';
 import { parsePackageBuild, releasedFromTags, watchedBy } from './kctrl.js';
 
@@ -239,6 +240,11 @@ describe('issue 35: the released version is the highest matching tag reachable f
     t.out.length = 0;
     expect(await runCli(['plan', '--repo', r.dir, '--all', '--layout', 'kctrl'], io)).toBe(0);
     expect(t.out.join('')).toContain("released version 0.1.0: from git tag broken-v0.1.0 (the highest of the package's own tags reachable from HEAD)");
+    // And the report (plan mode's job summary and comment).
+    const out = await plan({ root: r.dir, packagesDir: 'addons/packages', layout: 'kctrl', selection: { kind: 'all' }, refName: '', seq: at(0) });
+    const md = renderReport({ header: 'devpkg', entries: out.packages.map((result) => ({ result })) }).markdown;
+    expect(md).toContain("Released version: 0.1.0, from git tag broken-v0.1.0 (the highest of the package's own tags reachable from HEAD)");
+    expect(md).toContain('Released version: 1.2.0, from git tag v1.2.0 (the highest matching git tag reachable from HEAD)');
   });
 });
 
