@@ -183,6 +183,21 @@ describe('repository layout on git repositories', () => {
     expect(await layout.check(workTree(r.dir), { name: N, version: '1.1.0', path: file })).toEqual([expect.objectContaining({ path: file, line: 12, severity: 'warning' })]);
   });
 
+  test('a released version that cannot be installed is refused naming its file and line', async () => {
+    const r = repo();
+    const broken = pkg('1.0.0').replace(/ {6}fetch:[\s\S]*$/, '      fetch: []\n');
+    r.write({ [`repo/packages/${REF}/1.0.0.yml`]: broken, [`repo/packages/${REF}/1.1.0.yml`]: pkg('1.1.0') }).commit('broken 1.0.0');
+    const layouts = Layouts.open('repository', { packagesDir: '' });
+    const { workTree } = await import('./index.js');
+    const tree = workTree(r.dir);
+    const loaded = await layouts.load(tree, { name: N, version: '1.1.0', path: `repo/packages/${REF}/1.1.0.yml`, layout: 'repository' });
+    await expect(layouts.released(loaded, { root: r.dir, exec: jest.fn() as never, tmp: r.dir, log: () => undefined })).rejects.toMatchObject({
+      file: `repo/packages/${REF}/1.0.0.yml`,
+      line: 10,
+      message: expect.stringContaining('the released simple-app 1.0.0'),
+    });
+  });
+
   test('auto: a TCE tree and a package repository side by side, each package read by its own layout', async () => {
     const r = repo();
     r.addVersion('addons/packages', 'antrea', '1.5.3').commit('tce');

@@ -276,9 +276,11 @@ export function repositoryLayout(): Layout {
       const at = candidates.find((c) => c.version === top);
       if (!at?.doc.res) return undefined;
       try {
-        return { pkg: at.doc.res, bundle: { image: bundleFetch(at.doc.res.pkg).image }, from: `${at.file}${o.baseRef ? ` as of ${o.baseRef}` : ''}`, atBase: o.baseRef !== undefined };
+        const res = at.doc.res;
+        return { pkg: res, bundle: { image: bundleFetch(res.pkg, (p) => ({ file: at.file, line: lineOf(res, p) })).image }, from: `${at.file}${o.baseRef ? ` as of ${o.baseRef}` : ''}`, atBase: o.baseRef !== undefined };
       } catch (err) {
-        throw new DevpkgError(`the released ${loaded.name} ${top} (${at.file}) cannot be installed: ${errorMessage(err)}`, { cause: err });
+        const line = err instanceof DevpkgError ? err.line : undefined;
+        throw new DevpkgError(`the released ${loaded.name} ${top} (${at.file}) cannot be installed: ${errorMessage(err)}`, { cause: err, file: at.file, ...(line !== undefined ? { line } : {}) });
       }
     },
   };
