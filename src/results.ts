@@ -91,6 +91,23 @@ export interface PackageResult {
   problems?: Problem[];
 }
 
+/** Where a layout's released version came from, as data (the plan's JSON `releasedFrom`). */
+export interface ReleasedOrigin {
+  source: 'released-version' | 'tag' | 'cluster' | 'none';
+  /** The git tag it was read from. */
+  tag?: string;
+  /** The commit the tag is reachable from (the base; without one, the commit read). */
+  reachableFrom?: string;
+}
+
+/** The version a package repository's Package is installed as the upgrade from, and where it is. */
+export interface UpgradeFrom {
+  version: string;
+  file: string;
+  /** The tree it was read at (the base commit, or the working tree). */
+  at: string;
+}
+
 /** A file of the plan's folder: the dev Package, the 04_user_customizations overlay, or a built bundle folder. */
 export interface PlanFile {
   path: string;
@@ -105,6 +122,12 @@ export interface PlanDetails {
   layout?: string;
   /** How the layout was chosen, and the versions it worked out, in words. */
   notes?: string[];
+  /** The version the plan treats as released (undefined: none, a first install). */
+  released?: string;
+  /** Where it came from, when the layout worked it out (kctrl). */
+  releasedFrom?: ReleasedOrigin;
+  /** A package repository's Package: the version it is installed as the upgrade from (null: a first install). */
+  upgradeFrom?: UpgradeFrom | null;
   devPackageName: string;
   bundleTag: string;
   /** Where the bundle goes: repo:tag (the digest is known only after the push). */

@@ -141,8 +141,9 @@ describe('runDevPipeline with a bundle used as it is (a package repository\'s Pa
   const REF = 'simple.devpkg.test';
   const OWN = `registry.test/simple@sha256:${'a'.repeat(64)}`;
   const text = `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${REF}.1.1.0\nspec:\n  refName: ${REF}\n  version: 1.1.0\n  template:\n    spec:\n      fetch:\n      - imgpkgBundle:\n          image: ${OWN}\n`;
-  async function run(o: { clusterPackages: string[] }) {
+  async function run(o: { clusterPackages: string[]; image?: string }) {
     const { parsePackageFile } = await import('../packages/model.js');
+    const image = o.image ?? OWN;
     const { runDevPipeline } = await import('./dev.js');
     const applied: KObject[] = [];
     const client = {
@@ -157,8 +158,8 @@ describe('runDevPipeline with a bundle used as it is (a package repository\'s Pa
     const out = await runDevPipeline({
       client: client as never,
       root: '/repo',
-      loaded: { name: 'simple', version: '1.1.0', path: 'packages/simple.yml', packageFile: 'packages/simple.yml', pkg: parsePackageFile(text, 'packages/simple.yml'), released: '1.0.0', pinned: { version: '1.1.0', by: 'the Package in packages/simple.yml: version' } },
-      bundle: { image: OWN },
+      loaded: { name: 'simple', version: '1.1.0', path: 'packages/simple.yml', packageFile: 'packages/simple.yml', pkg: parsePackageFile(text.replace(OWN, image), 'packages/simple.yml'), released: '1.0.0', pinned: { version: '1.1.0', by: 'the Package in packages/simple.yml: version', file: 'packages/simple.yml', line: 7 } },
+      bundle: { image },
       packageCount: 1,
       refNames: parseRefNameMap(''),
       registry: { host: 'localhost:5001', path: 'devpkg' },
@@ -178,7 +179,33 @@ describe('runDevPipeline with a bundle used as it is (a package repository\'s Pa
     expect(out.requests[0]!.expect).toEqual({ version: '1.1.0', digest: `sha256:${'a'.repeat(64)}` });
   });
 
-  test('a version the cluster already outranks is refused before anything is applied', async () => {
-    await expect(run({ clusterPackages: ['1.0.0', '2.0.0'] })).rejects.toThrow(/version 1.1.0 does not outrank 2.0.0/);
+  test('a version the cluster already outranks is refused before anything is applied: that package\'s error at the line of its version, not bad usage', async () => {
+    const err = await run({ clusterPackages: ['1.0.0', '2.0.0'] }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ message: expect.stringMatching(/version 1.1.0 does not outrank 2.0.0/), file: 'packages/simple.yml', line: 7, exitCode: 1 });
+    expect(err).not.toBeInstanceOf(UsageError);
+  });
+
+  test('issue 35: a bundle referenced by tag is used as it is, and the dev Package pins the digest the registry resolves the tag to (a local HTTP registry stand-in)', async () => {
+    const { createServer } = await import('node:http');
+    const { createHash } = await import('node:crypto');
+    const manifest = Buffer.from('{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json"}');
+    const digest = `sha256:${createHash('sha256').update(manifest).digest('hex')}`;
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (req.url === '/v2/released/simple/manifests/1.1.0') return res.writeHead(200, { 'docker-content-digest': digest, 'content-type': 'application/vnd.oci.image.manifest.v1+json' }).end(req.method === 'HEAD' ? undefined : manifest);
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const host = `127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+      const { out, applied } = await run({ clusterPackages: ['1.0.0'], image: `${host}/released/simple:1.1.0` });
+      expect(seen).toContain('HEAD /v2/released/simple/manifests/1.1.0');
+      expect(out.image).toBe(`${host}/released/simple@${digest}`);
+      expect(applied[0]).toMatchObject({ spec: { version: '1.1.0', template: { spec: { fetch: [{ imgpkgBundle: { image: `${host}/released/simple@${digest}` } }] } } } });
+      expect(out.requests[0]!.expect).toEqual({ version: '1.1.0', digest });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });

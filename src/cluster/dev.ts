@@ -7,10 +7,10 @@
 import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { copyBundle, pushBundle, type PushBundleResult } from '../bundle/push.js';
-import { clusterImage, type Registry } from '../bundle/reference.js';
-import type { RegistryCredentials } from '../bundle/registry.js';
-import { DevpkgError } from '../errors.js';
-import { devPackageOf, planDev, type DevPlan } from '../packages/devplan.js';
+import { clusterImage, formatRepository, parseImageTag, type Registry } from '../bundle/reference.js';
+import { RegistryClient, type RegistryCredentials } from '../bundle/registry.js';
+import { DevpkgError, errorMessage } from '../errors.js';
+import { devPackageOf, planDev, type DevPlan, type Pin } from '../packages/devplan.js';
 import type { LoadedVersion } from '../packages/layout.js';
 import type { BundleSource, LoadedPackage } from '../layouts/index.js';
 import type { Package } from '../packages/model.js';
@@ -85,7 +85,7 @@ export function versionsInPlay(packages: KObject[], pkgis: PackageInstallInfo[])
  * versionSelection: the dev version wins under all of them, or planDev refuses naming which.
  */
 export function planForPackageInstalls(
-  o: { name: string; released: string; seq: DevSequence; devVersion?: string; forcedBy?: string; registry: Registry },
+  o: { name: string; released: string; seq: DevSequence; devVersion?: string; pinned?: Pin; registry: Registry },
   pkgis: PackageInstallInfo[],
   versions: string[],
 ): DevPlan & Required<Pick<DevPlan, 'repository' | 'tagImage'>> {
@@ -97,7 +97,7 @@ export function planForPackageInstalls(
     selections: pkgis.map((p): LabeledSelection => ({ label: `PackageInstall ${p.namespace}/${p.name}`, selection: p.selection ?? {} })),
     seq: o.seq,
     forced: o.devVersion,
-    ...(o.forcedBy ? { forcedBy: o.forcedBy } : {}),
+    ...(o.pinned ? { pinned: o.pinned } : {}),
     registry: o.registry,
   });
 }
@@ -224,13 +224,13 @@ async function pushAndApply(
   const clusterPackages = (await Promise.all(namespaces.map((ns) => o.client.listPackages(ns, refName)))).flat();
   const versions = versionsInPlay(clusterPackages, pkgis);
   log(`${o.loaded.name}/${o.loaded.version}: PackageInstall(s) ${pkgis.map((p) => `${p.namespace}/${p.name}`).join(', ')} of ${refName}; versions in play: ${versions.join(', ') || 'none'}`);
-  const plan = planForPackageInstalls({ name: o.loaded.name, released: o.loaded.released ?? repoPkg.spec.version, seq: o.seq, devVersion: o.devVersion ?? o.loaded.pinned?.version, forcedBy: o.devVersion ? undefined : o.loaded.pinned?.by, registry: o.registry }, pkgis, versions);
+  const plan = planForPackageInstalls({ name: o.loaded.name, released: o.loaded.released ?? repoPkg.spec.version, seq: o.seq, devVersion: o.devVersion, pinned: o.loaded.pinned, registry: o.registry }, pkgis, versions);
   log(`dev version ${plan.version}: ${plan.reason}`);
 
   const source = o.bundle ?? { folder: join(o.root, o.loaded.path, 'bundle') };
   // A bundle used as it is goes into the cluster's own registry when there is one (kind mode).
   const copied = 'image' in source && o.clusterRegistry ? await copyBundle({ image: source.image, repository: plan.repository!, exec: o.exec, log }) : undefined;
-  const pushed = copied ?? ('image' in source ? ownBundle(source.image, log) : await pushBundle({
+  const pushed = copied ?? ('image' in source ? await ownBundle(source.image, { registry: o.registry, credentials: o.credentials, plainHttp: o.plainHttp, log }) : await pushBundle({
     bundleDir: source.folder,
     repository: plan.repository,
     tag: plan.tag,
@@ -243,7 +243,7 @@ async function pushAndApply(
     exec: o.exec,
     log,
   }));
-  const image = 'image' in source && !copied ? source.image : clusterImage(pushed.image, o.registry, o.clusterRegistry);
+  const image = 'image' in source && !copied ? pushed.image : clusterImage(pushed.image, o.registry, o.clusterRegistry);
 
   const released = pkgis[0]!.status.version;
   const packages: Package[] = [];
@@ -278,9 +278,29 @@ async function pushAndApply(
   return { plan, pushed, image, packages, pkgis, releasedVersion: released, requests };
 }
 
-/** A bundle used as it is (nothing pushed): its digest when the Package pins one. */
-function ownBundle(image: string, log: (m: string) => void): PushBundleResult {
-  const digest = /@(sha256:[0-9a-f]{64})$/.exec(image)?.[1] ?? '';
-  log(`the Package's own bundle ${image} is used as it is (nothing to push)${digest ? '' : '; it is not pinned by digest, so the App is not checked against one'}`);
-  return { image, digest, tag: '' };
+/**
+ * A bundle used as it is (nothing pushed): its digest when the Package pins one; when it is
+ * referenced by tag, the digest the registry resolves the tag to, pinned in the dev Package
+ * (kapp-controller would resolve the tag again on every sync). A registry that cannot be asked
+ * leaves the tag, said in the log.
+ */
+export async function ownBundle(image: string, o: { registry?: Registry; credentials?: RegistryCredentials; plainHttp?: boolean; fetch?: typeof fetch; log: (m: string) => void }): Promise<PushBundleResult> {
+  const digest = /@(sha256:[0-9a-f]{64})$/.exec(image)?.[1];
+  if (digest) {
+    o.log(`the Package's own bundle ${image} is used as it is (nothing to push)`);
+    return { image, digest, tag: '' };
+  }
+  try {
+    const { repository, tag } = parseImageTag(image);
+    // The push registry's credentials and transport only for the push registry's own host.
+    const same = o.registry?.host === repository.host;
+    const client = new RegistryClient(repository.host, { ...(same && o.credentials ? { credentials: o.credentials } : {}), ...(same && o.plainHttp !== undefined ? { plainHttp: o.plainHttp } : {}), ...(o.fetch ? { fetch: o.fetch } : {}) });
+    const resolved = await client.resolveDigest(repository.path, tag);
+    const pinned = `${formatRepository(repository)}@${resolved}`;
+    o.log(`the Package's own bundle ${image} is used as it is (nothing to push); its tag resolves to ${resolved}, pinned in the dev Package as ${pinned}`);
+    return { image: pinned, digest: resolved, tag };
+  } catch (err) {
+    o.log(`the Package's own bundle ${image} is used as it is (nothing to push), by its tag: its digest could not be resolved (${errorMessage(err)}), so the App is not checked against one`);
+    return { image, digest: '', tag: '' };
+  }
 }

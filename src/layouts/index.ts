@@ -48,9 +48,10 @@ export interface OpenOptions {
   clusterReleased?: ClusterReleasedLookup;
 }
 
-async function gitTags(root: string): Promise<string[]> {
+/** The tags reachable from a commit (`git tag --merged AT`): a tag the commit cannot see was not released before it. */
+async function gitTags(root: string, at: string): Promise<string[]> {
   const { execTool } = await import('../tools/exec.js');
-  const r = await execTool('git', ['-C', root, 'tag', '--list'], { allowFail: true });
+  const r = await execTool('git', ['-C', root, 'tag', '--list', '--merged', at], { allowFail: true });
   return r.code === 0 ? r.stdout.split('\n').map((t) => t.trim()).filter(Boolean) : [];
 }
 

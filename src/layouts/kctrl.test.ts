@@ -1,10 +1,12 @@
 import { jest } from '@jest/globals';
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Git } from '../tools/git.js';
 import { detectChanges } from '../detect/detect.js';
 import { removeTempDirs, tempDir, TestRepo } from '../detect/test-repo.js';
 import { plan } from '../pipeline/plan.js';
+import { runCli } from '../cli.js';
+import { renderReport } from '../report/render.js';
 import { Layouts, workTree } from './index.js';
 import { parsePackageBuild, releasedFromTags, watchedBy } from './kctrl.js';
 
@@ -45,12 +47,22 @@ describe('package-build.yml', () => {
   });
 
   test.each([
-    [['v1.0.0', 'v1.2.0', 'v1.10.0-rc.1', 'nightly'], 'v1.10.0-rc.1'.slice(1)],
-    [['simple-app/v2.0.0', 'v1.0.0'], '2.0.0'],
-    [['other/v9.0.0'], undefined],
+    [['v1.0.0', 'v1.2.0', 'v1.10.0-rc.1', 'nightly'], 'v1.10.0-rc.1'],
+    [['simple-app/v2.0.0', 'v1.0.0'], 'simple-app/v2.0.0'],
+    [['simple-app-v1.0.0', 'v2.0.0'], 'v2.0.0'],
+    [['simple-app.devpkg.example.com/v1.1.0', 'v1.0.0'], 'simple-app.devpkg.example.com/v1.1.0'],
+    [['other/v9.0.0', 'other-v9.0.0'], undefined],
     [[], undefined],
-  ])('the released version from tags %j is %s', (tags, want) => {
-    expect(releasedFromTags(tags, 'simple-app.devpkg.example.com')).toBe(want);
+  ])('the released version from tags %j (one package): tag %s', (tags, want) => {
+    expect(releasedFromTags(tags, 'simple-app.devpkg.example.com')?.tag).toBe(want);
+  });
+
+  test.each([
+    [['v1.2.0', 'broken-v0.1.0'], 'broken.devpkg.example.com', 'broken-v0.1.0'],
+    [['v1.2.0', 'broken-v0.1.0'], 'simple-app.devpkg.example.com', 'v1.2.0'],
+    [['v1.2.0', 'broken/v0.1.0', 'broken-v0.0.9'], 'broken.devpkg.example.com', 'broken/v0.1.0'],
+  ])('with several packages, a package\'s own tags come before repository-wide ones: %j for %s gives %s', (tags, refName, want) => {
+    expect(releasedFromTags(tags, refName, { shared: true })).toMatchObject({ tag: want, own: want !== 'v1.2.0' });
   });
 });
 
@@ -100,7 +112,7 @@ describe('kctrl layout on git repositories', () => {
     let out = await run();
     expect(out.packages.map((p) => `${p.name}/${p.version}`)).toEqual(['simple-app/1.3.0']);
     expect(out.packages[0]!.devVersion).toMatch(/^1\.3\.1-dev\./);
-    expect(out.packages[0]!.plan?.notes?.join('\n')).toContain('the highest matching git tag');
+    expect(out.packages[0]!.plan?.notes?.join('\n')).toContain("released version 1.3.0: from git tag simple-app/v1.3.0 (the highest of the package's own tags reachable from HEAD)");
     out = await run('2.0.0');
     expect(out.packages[0]).toMatchObject({ version: '2.0.0', devVersion: expect.stringMatching(/^2\.0\.1-dev\./) });
   });
@@ -125,7 +137,7 @@ describe('kctrl layout on git repositories', () => {
     cluster.mockClear();
     r.git('tag', 'v1.2.0');
     out = await run();
-    expect(out.packages[0]).toMatchObject({ version: '1.2.0', releasedFrom: '1.2.0, the highest matching git tag' });
+    expect(out.packages[0]).toMatchObject({ version: '1.2.0', releasedFrom: '1.2.0, from git tag v1.2.0 (the highest matching git tag reachable from HEAD)' });
     out = await run('2.0.0');
     expect(out.packages[0]).toMatchObject({ version: '2.0.0', releasedFrom: '2.0.0, from --released-version (input released-version)' });
     expect(cluster).not.toHaveBeenCalled();
@@ -135,7 +147,7 @@ describe('kctrl layout on git repositories', () => {
     const r = mixedRepo();
     const layouts = Layouts.open('kctrl', { packagesDir: '', clusterReleased: async (refName) => ({ why: `no PackageInstall of ${refName} in the cluster` }) });
     const out = await plan({ root: r.dir, packagesDir: 'addons/packages', layouts, selection: { kind: 'all' }, refName: '', seq: { timestamp: new Date() } });
-    expect(out.packages[0]).toMatchObject({ version: '0.0.0', releasedFrom: '0.0.0, no --released-version, no matching git tag, and none from the cluster (no PackageInstall of simple-app.devpkg.example.com in the cluster): 0.0.0' });
+    expect(out.packages[0]).toMatchObject({ version: '0.0.0', releasedFrom: '0.0.0, no --released-version, no matching git tag reachable from HEAD, and none from the cluster (no PackageInstall of simple-app.devpkg.example.com in the cluster): 0.0.0' });
   });
 
   test('an includePaths entry that does not exist: a warning in the plan, and the push names it with file and line', async () => {
@@ -162,6 +174,77 @@ describe('kctrl layout on git repositories', () => {
       ['other', 'planned'],
     ]);
     expect(out.problems).toEqual([expect.objectContaining({ path: BUILD, line: 9, severity: 'error', message: expect.stringContaining('no export') })]);
+  });
+});
+
+describe('issue 35: the released version is the highest matching tag reachable from the base', () => {
+  const at = (ms: number) => ({ timestamp: new Date(Date.UTC(2026, 0, 1) + ms) });
+  const simple = (out: Awaited<ReturnType<typeof plan>>) => out.packages.find((p) => p.name === 'simple-app')!;
+
+  /** main: A0 (no tag), A tagged v1.0.0; branch `side` from A with v9.0.0 (main never sees it); `pr` from main changes simple-app. */
+  function branchedTags(): { r: TestRepo; a0: string } {
+    const r = mixedRepo();
+    const a0 = r.head();
+    r.write({ 'README.md': 'a\n' }).commit('A');
+    r.git('tag', 'v1.0.0');
+    r.checkout('side', true).write({ 'side.txt': 's\n' }).commit('B');
+    r.git('tag', 'v9.0.0');
+    r.checkout('main').checkout('pr', true);
+    r.write({ 'simple-app/config/values.yml': '#@data/values\n---\nnamespace: default\ngreeting: hi\n' }).commit('values');
+    return { r, a0 };
+  }
+
+  test('a tag on another branch is not the released version (plan --base)', async () => {
+    const { r } = branchedTags();
+    const out = await plan({ root: r.dir, packagesDir: 'addons/packages', selection: { kind: 'diff', base: 'main', rangeKind: 'pr' }, refName: '', seq: at(0) });
+    expect(out.packages.map((p) => `${p.name}/${p.version}`)).toEqual(['simple-app/1.0.0']);
+    const main = r.git('rev-parse', 'main');
+    expect(simple(out)).toMatchObject({ devVersion: expect.stringMatching(/^1\.0\.1-dev\./), releasedFrom: `1.0.0, from git tag v1.0.0 (the highest matching git tag reachable from ${main.slice(0, 12)})` });
+    expect(simple(out).plan).toMatchObject({ released: '1.0.0', releasedFrom: { source: 'tag', tag: 'v1.0.0', reachableFrom: main } });
+  });
+
+  test('a base commit no tag is reachable from: 0.0.0, though the repository has tags', async () => {
+    const { r, a0 } = branchedTags();
+    const out = await plan({ root: r.dir, packagesDir: 'addons/packages', selection: { kind: 'diff', base: a0, rangeKind: 'pr' }, refName: '', seq: at(0) });
+    expect(out.packages.map((p) => `${p.name}/${p.version}`)).toEqual(['simple-app/0.0.0']);
+    expect(simple(out).releasedFrom).toBe(`0.0.0, no --released-version, no matching git tag reachable from ${a0.slice(0, 12)} (the cluster is read only in cluster mode): 0.0.0`);
+    expect(simple(out).plan?.releasedFrom).toEqual({ source: 'none' });
+  });
+
+  test('without a base (plan --all, --packages): the tags reachable from the commit read', async () => {
+    const { r, a0 } = branchedTags();
+    const all = () => plan({ root: r.dir, packagesDir: 'addons/packages', selection: { kind: 'all' }, refName: '', seq: at(0) });
+    expect(simple(await all()).version).toBe('1.0.0');
+    r.git('checkout', '-q', a0);
+    expect(simple(await all()).version).toBe('0.0.0');
+    r.git('checkout', '-q', 'side');
+    expect(simple(await all())).toMatchObject({ version: '9.0.0', plan: { releasedFrom: { source: 'tag', tag: 'v9.0.0', reachableFrom: 'HEAD' } } });
+  });
+
+  test('with several packages, a package\'s own tag comes before a repository-wide one; the JSON names each tag', async () => {
+    const r = mixedRepo();
+    const copy = (f: string) => readFileSync(join(r.dir, 'simple-app', f), 'utf8').replaceAll('simple-app', 'broken');
+    r.write({ 'broken/package-build.yml': copy('package-build.yml'), 'broken/package-resources.yml': copy('package-resources.yml'), 'broken/config/config.yml': copy('config/config.yml') }).commit('broken');
+    r.git('tag', 'v1.2.0');
+    r.git('tag', 'broken-v0.1.0');
+    const t = { out: [] as string[], err: [] as string[] };
+    const io = { stdout: (x: string) => t.out.push(x), stderr: (x: string) => t.err.push(x), env: process.env, cwd: r.dir };
+    expect(await runCli(['plan', '--repo', r.dir, '--all', '--layout', 'kctrl', '--json'], io)).toBe(0);
+    const json = JSON.parse(t.out.join('')) as { packages: Record<string, unknown>[] };
+    expect(json.packages.map((p) => `${p.name}/${p.version}`)).toEqual(['broken/0.1.0', 'simple-app/1.2.0']);
+    expect(json.packages.map((p) => [p.name, p.released, p.releasedFrom])).toEqual([
+      ['broken', '0.1.0', { source: 'tag', tag: 'broken-v0.1.0', reachableFrom: 'HEAD' }],
+      ['simple-app', '1.2.0', { source: 'tag', tag: 'v1.2.0', reachableFrom: 'HEAD' }],
+    ]);
+    // The plan's text names the tag too.
+    t.out.length = 0;
+    expect(await runCli(['plan', '--repo', r.dir, '--all', '--layout', 'kctrl'], io)).toBe(0);
+    expect(t.out.join('')).toContain("released version 0.1.0: from git tag broken-v0.1.0 (the highest of the package's own tags reachable from HEAD)");
+    // And the report (plan mode's job summary and comment).
+    const out = await plan({ root: r.dir, packagesDir: 'addons/packages', layout: 'kctrl', selection: { kind: 'all' }, refName: '', seq: at(0) });
+    const md = renderReport({ header: 'devpkg', entries: out.packages.map((result) => ({ result })) }).markdown;
+    expect(md).toContain("Released version: 0.1.0, from git tag broken-v0.1.0 (the highest of the package's own tags reachable from HEAD)");
+    expect(md).toContain('Released version: 1.2.0, from git tag v1.2.0 (the highest matching git tag reachable from HEAD)');
   });
 });
 

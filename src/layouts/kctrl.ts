@@ -18,8 +18,8 @@ import { problemFromError, type Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
 import { exportFolderAtRef, isUnder } from './tree.js';
-import { chooseReleased, needsCluster, type ClusterReleasedLookup, type ReleasedChoice } from './released.js';
-import type { ChangedVersion, Layout, LoadedPackage, Tree } from './types.js';
+import { chooseReleased, needsCluster, type ClusterReleasedLookup, type ReleasedChoice, type TagFound } from './released.js';
+import type { ChangedVersion, Layout, LoadedPackage, Owned, Tree } from './types.js';
 
 export const BUILD_FILE = 'package-build.yml';
 export const RESOURCES_FILE = 'package-resources.yml';
@@ -119,21 +119,31 @@ export function watchedBy(build: PackageBuild): (file: string) => boolean {
     dirs.some((d) => isUnder(file, d));
 }
 
-/** The highest version among tags (`v1.2.3`, `1.2.3`, `<refName>/v1.2.3`, `<name>-v1.2.3`). */
-export function releasedFromTags(tags: readonly string[], refName: string): string | undefined {
+/**
+ * Pure: the released version among tags: the highest of the package's own tags
+ * (`<name>-v1.2.3`, `<name>/v1.2.3`, `<refName>-v1.2.3`, `<refName>/v1.2.3`) and the
+ * repository-wide ones (`v1.2.3`, `1.2.3`). Where the repository holds more than one package
+ * (`shared`), a package's own tags come first: a repository-wide tag is another package's as
+ * likely as this one's.
+ */
+export function releasedFromTags(tags: readonly string[], refName: string, o: { shared?: boolean } = {}): Omit<TagFound, 'reachableFrom'> | undefined {
   const name = nameOf(refName);
-  const versions = tags
-    .map((t) => t.replace(new RegExp(`^(${refName.replace(/\./g, '\\.')}|${name})[/-]`), ''))
-    .map((t) => t.replace(/^v/, ''))
-    .filter((t) => parseVersion(t) !== undefined && versionProblem(t) === undefined);
-  return versions.sort(compareVersions).at(-1);
+  const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const prefix = new RegExp(`^(?:${esc(refName)}|${esc(name)})[/-]`);
+  const found = tags.flatMap((tag) => {
+    const own = prefix.test(tag);
+    const version = tag.replace(prefix, '').replace(/^v/, '');
+    return parseVersion(version) !== undefined && versionProblem(version) === undefined ? [{ version, tag, own }] : [];
+  });
+  const pool = o.shared && found.some((t) => t.own) ? found.filter((t) => t.own) : found;
+  return pool.sort((a, b) => compareVersions(a.version, b.version) || Number(a.own) - Number(b.own)).at(-1);
 }
 
 export interface KctrlOptions {
   /** --released-version (input released-version). */
   releasedVersion?: string;
-  /** The repository's tags, when it is a git repository. */
-  tags?: (root: string) => Promise<string[]>;
+  /** The repository's tags reachable from a commit (`git tag --merged AT`), when it is a git repository. */
+  tags?: (root: string, at: string) => Promise<string[]>;
   /** Cluster mode: the cluster's Packages of a refName, asked only when neither the flag nor a tag gives the version. */
   cluster?: ClusterReleasedLookup;
 }
@@ -161,13 +171,23 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
   };
   const refOf = (build: PackageBuild, version: string): PackageVersionRef => ({ name: nameOf(build.refName), version, path: build.dir || '.' });
   const dirOf = (ref: PackageVersionRef) => (ref.path === '.' ? '' : ref.path);
-  // The version git does not hold: --released-version, else the highest matching tag, else the
+  // The version git does not hold: --released-version, else the highest matching tag reachable
+  // from the base (without one, from the commit read; the working tree's is HEAD), else the
   // cluster's Packages (cluster mode), else 0.0.0 (layouts/released.ts says which and why).
-  const releasedOf = async (root: string | undefined, refName: string): Promise<ReleasedChoice> => {
+  const tagsSeen = new Map<string, Promise<string[]>>();
+  const tagsAt = (root: string, at: string) => {
+    let t = tagsSeen.get(`${root}\0${at}`);
+    if (!t) tagsSeen.set(`${root}\0${at}`, (t = o.tags ? o.tags(root, at).catch(() => []) : Promise.resolve([])));
+    return t;
+  };
+  const releasedOf = async (tree: Tree, refName: string, owned: Owned, base?: Tree): Promise<ReleasedChoice> => {
     const flag = o.releasedVersion;
-    const tag = flag ? undefined : releasedFromTags(root && o.tags ? await o.tags(root).catch(() => []) : [], refName);
+    const from = base ?? tree;
+    const at = from.ref ?? 'HEAD';
+    const found = flag || !from.root ? undefined : releasedFromTags(await tagsAt(from.root, at), refName, { shared: owned.roots.length > 1 });
+    const tag = found && { ...found, reachableFrom: at };
     const cluster = needsCluster({ flag, tag }) && o.cluster ? await o.cluster(refName) : undefined;
-    return chooseReleased({ flag, tag, cluster });
+    return chooseReleased({ flag, tag, cluster, ...(from.root ? { tagsAt: at } : {}) });
   };
   const safeBuild = async (tree: Tree, dir: string) => {
     try {
@@ -186,7 +206,6 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
     pathspec: () => [],
     pathOf: (name) => name,
     async list(tree, owned) {
-      const root = tree.root;
       const out: PackageVersionRef[] = [];
       for (const dir of owned.roots) {
         let build: PackageBuild | undefined;
@@ -196,7 +215,7 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
           out.push({ name: nameOf(path.posix.basename(dir || 'package')), version: '0.0.0', path: dir || '.' });
           continue;
         }
-        if (build) out.push(refOf(build, (await releasedOf(root, build.refName)).version));
+        if (build) out.push(refOf(build, (await releasedOf(tree, build.refName, owned)).version));
       }
       return out;
     },
@@ -204,13 +223,14 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
       const ignored = globMatcher(opts.ignore);
       const changed: ChangedVersion[] = [];
       const removed: PackageVersionRef[] = [];
-      const roots = new Set([...(await head.owned()).roots, ...(await from.owned()).roots]);
+      const [headOwned, fromOwned] = [await head.owned(), await from.owned()];
+      const roots = new Set([...headOwned.roots, ...fromOwned.roots]);
       for (const dir of roots) {
         const [h, f] = await Promise.all([safeBuild(head.tree, dir), safeBuild(from.tree, dir)]);
         const buildFile = rel(dir, BUILD_FILE);
         const headHas = (await head.tree.read(buildFile)) !== undefined;
         if (!headHas) {
-          if (f) removed.push(refOf(f, (await releasedOf(from.tree.root, f.refName)).version));
+          if (f) removed.push(refOf(f, (await releasedOf(from.tree, f.refName, fromOwned)).version));
           continue;
         }
         // An unreadable package-build.yml at head counts as changed (load then names the problem).
@@ -220,12 +240,13 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
           .filter((c) => !ignored(c.path) && (watched(c.path) || watchedBefore(c.path) || (c.oldPath !== undefined && (watched(c.oldPath) || watchedBefore(c.oldPath)))))
           .map((c) => `${{ A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied' }[c.status] ?? c.status} ${c.oldPath ? `${c.oldPath} -> ` : ''}${c.path}`);
         if (reasons.length === 0) continue;
-        const ref = h ? refOf(h, (await releasedOf(head.tree.root, h.refName)).version) : { name: nameOf(path.posix.basename(dir || 'package')), version: '0.0.0', path: dir || '.' };
+        // The released version as the base sees it: the tags reachable from the commit diffed from.
+        const ref = h ? refOf(h, (await releasedOf(head.tree, h.refName, headOwned, from.tree)).version) : { name: nameOf(path.posix.basename(dir || 'package')), version: '0.0.0', path: dir || '.' };
         changed.push({ ...ref, reasons });
       }
       return { changed, removed };
     },
-    async load(tree, ref) {
+    async load(tree, ref, owned, lo = {}) {
       const dir = dirOf(ref);
       const build = await readBuild(tree, dir);
       if (!build) throw new DevpkgError(`unknown package ${ref.name}: no ${rel(dir, BUILD_FILE)} in ${tree.label}`);
@@ -240,7 +261,7 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
       if (res.pkg.spec.refName !== build.refName) {
         throw new DevpkgError(`the Package's spec.refName ${res.pkg.spec.refName} is not the PackageBuild's metadata.name ${build.refName}; make them the same`, { file: resFile, line: lineOf(res, 'spec.refName') });
       }
-      const released = await releasedOf(tree.root, build.refName);
+      const released = await releasedOf(tree, build.refName, owned, lo.base);
       const warnings: Problem[] = [];
       for (const [i, p] of build.includePaths.entries()) {
         const generated = build.useKbldImagesLock && path.posix.normalize(p).startsWith('.imgpkg');
@@ -259,6 +280,7 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
         layout: 'kctrl',
         released: released.version,
         releasedFrom: `${released.version}, ${released.why}`,
+        releasedOrigin: released.origin,
         inPlay: [released.version],
         notes: [`released version ${released.version}: ${released.why}`, `bundle built from ${build.file}: ${build.includePaths.join(', ')}`],
         build: { file: build.file, tools: buildTools(build), what: buildWords(build) },

@@ -3,6 +3,7 @@ import { Git } from '../tools/git.js';
 import { detectChanges } from '../detect/detect.js';
 import { removeTempDirs, TestRepo } from '../detect/test-repo.js';
 import { plan } from '../pipeline/plan.js';
+import { runCli } from '../cli.js';
 import { Layouts, memoryTree } from './index.js';
 import { packagesRootOf, repositoryLayout } from './repository.js';
 
@@ -134,14 +135,67 @@ describe('repository layout on git repositories', () => {
     expect(p.plan?.commands.join('\n')).not.toContain('SUPPRESS_PROVIDERS_UPDATE');
   });
 
-  test('plan: a version kapp-controller would not select over the released one is an error before anything starts', async () => {
+  test('plan: a version kapp-controller would not select over the released one is that package\'s error, at the line of its version', async () => {
     const r = repo();
     r.write({ [`repo/packages/${REF}/2.0.0.yml`]: pkg('2.0.0') }).commit('2.0.0');
     const base = r.head();
     r.checkout('pr', true).write({ [`repo/packages/${REF}/1.0.0.yml`]: pkg('1.0.0').replace('kind: Package', 'kind: Package\n# changed') + '  releaseNotes: x\n' }).commit('patch old');
-    await expect(plan({ root: r.dir, packagesDir: 'addons/packages', selection: { kind: 'diff', base, rangeKind: 'pr' }, refName: '', seq: { timestamp: new Date() } })).rejects.toThrow(
-      /repo\/packages\/simple-app.devpkg.test\/1.0.0.yml: version 1.0.0 does not outrank 2.0.0.*Give simple-app a version above 2.0.0/,
-    );
+    const out = await plan({ root: r.dir, packagesDir: 'addons/packages', selection: { kind: 'diff', base, rangeKind: 'pr' }, refName: '', seq: { timestamp: new Date() } });
+    expect(out.packages).toEqual([expect.objectContaining({ name: N, version: '1.0.0', verdict: 'error' })]);
+    expect(out.problems).toEqual([
+      expect.objectContaining({ path: `repo/packages/${REF}/1.0.0.yml`, line: 8, severity: 'error', message: expect.stringMatching(/repo\/packages\/simple-app.devpkg.test\/1.0.0.yml: version 1.0.0 does not outrank 2.0.0.*Give simple-app a version above 2.0.0/) }),
+    ]);
+  });
+
+  test('issue 35: one Package that does not outrank the base stops no other: an error with file:line, the rest planned, JSON printed, exit 1 (CLI)', async () => {
+    const r = repo();
+    r.write({ [`repo/packages/${REF}/2.0.0.yml`]: pkg('2.0.0'), 'repo/packages/other/3.0.0.yml': pkg('3.0.0', { refName: 'other.devpkg.test' }) }).commit('2.0.0 and other');
+    r.checkout('pr', true);
+    r.write({ [`repo/packages/${REF}/1.0.0.yml`]: `${pkg('1.0.0')}  releaseNotes: a fix\n`, 'repo/packages/other/3.1.0.yml': pkg('3.1.0', { refName: 'other.devpkg.test' }) }).commit('patch old, add other 3.1.0');
+    const t = { out: [] as string[], err: [] as string[] };
+    const io = { stdout: (x: string) => t.out.push(x), stderr: (x: string) => t.err.push(x), env: process.env, cwd: r.dir };
+    expect(await runCli(['plan', '--repo', r.dir, '--base', 'main', '--json'], io)).toBe(1);
+    const json = JSON.parse(t.out.join('')) as { packages: Record<string, unknown>[]; problems: Record<string, unknown>[] };
+    const file = `repo/packages/${REF}/1.0.0.yml`;
+    expect(json.packages).toEqual([
+      expect.objectContaining({ name: 'other', version: '3.1.0', devVersion: '3.1.0', released: '3.0.0', upgradeFrom: { version: '3.0.0', file: 'repo/packages/other/3.0.0.yml', at: r.git('rev-parse', 'main') } }),
+      { name: N, version: '1.0.0', path: file, line: 7, verdict: 'error', error: expect.stringContaining(`${file}:7: the Package in ${file}: version 1.0.0 does not outrank 2.0.0`) },
+    ]);
+    expect(json.problems).toEqual([expect.objectContaining({ path: file, line: 7, severity: 'error' })]);
+    expect(t.err.join('')).toContain(`${file}:7: error:`);
+  });
+
+  test('issue 35: a Package whose bundle is referenced by tag is used as it is, with a warning naming its line; the plan says the digest is pinned at push time', async () => {
+    const r = repo();
+    const base = r.head();
+    const file = `repo/packages/${REF}/1.1.0.yml`;
+    r.checkout('pr', true).write({ [file]: pkg('1.1.0', { image: 'registry.test/simple-app:1.1.0' }) }).commit('1.1.0 by tag');
+    const out = await plan({ root: r.dir, packagesDir: 'addons/packages', selection: { kind: 'diff', base, rangeKind: 'pr' }, refName: '', seq: { timestamp: new Date() } });
+    expect(out.packages).toEqual([expect.objectContaining({ name: N, version: '1.1.0', verdict: 'planned', devVersion: '1.1.0' })]);
+    expect(out.problems).toEqual([expect.objectContaining({ path: file, line: 12, severity: 'warning', message: expect.stringContaining('bundle registry.test/simple-app:1.1.0 is referenced by tag') })]);
+    const p = out.packages[0]!;
+    expect(p.plan?.bundleImage).toBe('registry.test/simple-app:1.1.0');
+    expect(p.plan?.notes).toEqual(expect.arrayContaining([expect.stringContaining('the plan reaches no registry (pinned at push time)')]));
+    expect(p.plan).toMatchObject({ released: '1.0.0', upgradeFrom: { version: '1.0.0', file: `repo/packages/${REF}/1.0.0.yml` } });
+    // detect lists the same warning (one check for both).
+    const layout = repositoryLayout();
+    const { workTree } = await import('./index.js');
+    expect(await layout.check(workTree(r.dir), { name: N, version: '1.1.0', path: file })).toEqual([expect.objectContaining({ path: file, line: 12, severity: 'warning' })]);
+  });
+
+  test('a released version that cannot be installed is refused naming its file and line', async () => {
+    const r = repo();
+    const broken = pkg('1.0.0').replace(/ {6}fetch:[\s\S]*$/, '      fetch: []\n');
+    r.write({ [`repo/packages/${REF}/1.0.0.yml`]: broken, [`repo/packages/${REF}/1.1.0.yml`]: pkg('1.1.0') }).commit('broken 1.0.0');
+    const layouts = Layouts.open('repository', { packagesDir: '' });
+    const { workTree } = await import('./index.js');
+    const tree = workTree(r.dir);
+    const loaded = await layouts.load(tree, { name: N, version: '1.1.0', path: `repo/packages/${REF}/1.1.0.yml`, layout: 'repository' });
+    await expect(layouts.released(loaded, { root: r.dir, exec: jest.fn() as never, tmp: r.dir, log: () => undefined })).rejects.toMatchObject({
+      file: `repo/packages/${REF}/1.0.0.yml`,
+      line: 10,
+      message: expect.stringContaining('the released simple-app 1.0.0'),
+    });
   });
 
   test('auto: a TCE tree and a package repository side by side, each package read by its own layout', async () => {

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { DevpkgError, errorMessage } from '../errors.js';
 import { globMatcher } from '../detect/glob.js';
-import { bundleFetch } from '../packages/derive.js';
+import { bundleFetch, parseImageRef } from '../packages/derive.js';
 import { lineOf, parsePackageDocs, type PackageDoc, type PackageResource } from '../packages/model.js';
 import { problemFromError, type Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
@@ -94,8 +94,42 @@ function packageOf(f: FileDocs, ref: PackageVersionRef): PackageResource {
       line: lineOf(res, 'metadata.name') ?? doc.line,
     });
   }
-  bundleFetch(res.pkg, (p) => ({ file: f.file, line: lineOf(res, p) }));
-  return { ...res, warnings: res.warnings.filter((w) => !w.message.startsWith('Package metadata.name')) };
+  const { image } = bundleFetch(res.pkg, (p) => ({ file: f.file, line: lineOf(res, p) }));
+  const warnings = res.warnings.filter((w) => !w.message.startsWith('Package metadata.name'));
+  const byTag = tagReferenced(res, image);
+  return { ...res, warnings: byTag ? [...warnings, byTag] : warnings };
+}
+
+/**
+ * Pure: the warning for a Package whose bundle is referenced by tag. kapp-controller installs it
+ * (and resolves the tag again on every sync), so devpkg uses it as it is; where a registry is
+ * reached (kind: imgpkg copy; cluster: the registry's manifest) the dev Package pins the digest
+ * it resolved. The plan reaches none: it says so.
+ */
+export function tagReferenced(res: PackageResource, image: string): Problem | undefined {
+  if (parseImageRef(image)?.digest !== undefined) return undefined;
+  const fetch = res.pkg.spec.template?.spec?.fetch ?? [];
+  const i = Array.isArray(fetch) ? fetch.findIndex((x) => x && typeof x === 'object' && x.imgpkgBundle) : -1;
+  return {
+    path: res.file,
+    line: lineOf(res, `spec.template.spec.fetch.${Math.max(i, 0)}.imgpkgBundle.image`),
+    severity: 'warning',
+    message:
+      `bundle ${image} is referenced by tag: kapp-controller installs it, resolving the tag again on every sync, so devpkg uses it as it is; ` +
+      'kind and cluster modes pin the digest the tag resolves to in the dev Package (the plan reaches no registry: pinned at push time). ' +
+      'Pin it by digest (repo@sha256:...) so that what is tested is what is released',
+  };
+}
+
+const lineAt = (res: PackageResource, p: string) => {
+  const line = lineOf(res, p);
+  return line === undefined ? {} : { line };
+};
+
+/** Pure: the plan's word on a bundle referenced by tag (its warning names the line). */
+function ownBundleNote(res: PackageResource): string[] {
+  const image = bundleFetch(res.pkg).image;
+  return parseImageRef(image)?.digest === undefined ? [`bundle ${image} is used as it is, referenced by tag: kind and cluster modes pin the digest it resolves to in the dev Package; the plan reaches no registry (pinned at push time)`] : [];
 }
 
 export function repositoryLayout(): Layout {
@@ -188,10 +222,18 @@ export function repositoryLayout(): Layout {
       // With a base ref, the released version is the highest other one there (and a higher one
       // is in play: the change must outrank it); without, each version is the upgrade from the
       // one below it in the tree.
-      const others = o.base
-        ? (await versionsOf(o.base, self.owns(await o.base.files()), refName)).map((v) => v.version).filter((v) => v !== ref.version)
-        : (await versionsOf(tree, owned, refName)).map((v) => v.version).filter((v) => parseVersion(v) !== undefined && compareVersions(v, ref.version) < 0);
+      const candidates = o.base
+        ? (await versionsOf(o.base, self.owns(await o.base.files()), refName)).filter((v) => v.version !== ref.version)
+        : (await versionsOf(tree, owned, refName)).filter((v) => parseVersion(v.version) !== undefined && compareVersions(v.version, ref.version) < 0);
+      const others = candidates.map((v) => v.version);
       const released = highestOf(others);
+      const at = (o.base ?? tree).label;
+      const from = candidates.find((c) => c.version === released);
+      const upgradeFrom = released && from ? { version: released, file: from.file, at: o.base?.ref ?? at } : null;
+      const where = o.base ? `other version of ${refName} at ${at}` : `version of ${refName} below it in the repository`;
+      const words = upgradeFrom
+        ? `upgrade from ${released}, the highest ${where} (${upgradeFrom.file})`
+        : `no earlier version of ${refName}${o.base ? ` at ${at}` : ''}: a first install`;
       return {
         name: ref.name,
         version: ref.version,
@@ -200,13 +242,11 @@ export function repositoryLayout(): Layout {
         pkg,
         layout: 'repository',
         released: released ?? ref.version,
+        ...(upgradeFrom ? { releasedFrom: `${released}, the highest ${where} (${upgradeFrom.file}): the Package is installed as the upgrade from it` } : {}),
+        upgradeFrom,
         inPlay: others,
-        pinned: { version: pkg.pkg.spec.version, by: `the Package in ${ref.path}: version` },
-        notes: [
-          released
-            ? `upgrade from ${released}, the highest ${o.base ? `other version of ${refName} at ${o.base.label}` : `version of ${refName} below it in the repository`}`
-            : `no earlier version of ${refName}${o.base ? ` at ${o.base.label}` : ''}: a first install`,
-        ],
+        pinned: { version: pkg.pkg.spec.version, by: `the Package in ${ref.path}: version`, file: ref.path, ...lineAt(pkg, 'spec.version') },
+        notes: [words, ...ownBundleNote(pkg)],
       } satisfies LoadedPackage;
     },
     async check(tree, ref) {
@@ -236,9 +276,11 @@ export function repositoryLayout(): Layout {
       const at = candidates.find((c) => c.version === top);
       if (!at?.doc.res) return undefined;
       try {
-        return { pkg: at.doc.res, bundle: { image: bundleFetch(at.doc.res.pkg).image }, from: `${at.file}${o.baseRef ? ` as of ${o.baseRef}` : ''}`, atBase: o.baseRef !== undefined };
+        const res = at.doc.res;
+        return { pkg: res, bundle: { image: bundleFetch(res.pkg, (p) => ({ file: at.file, line: lineOf(res, p) })).image }, from: `${at.file}${o.baseRef ? ` as of ${o.baseRef}` : ''}`, atBase: o.baseRef !== undefined };
       } catch (err) {
-        throw new DevpkgError(`the released ${loaded.name} ${top} (${at.file}) cannot be installed: ${errorMessage(err)}`, { cause: err });
+        const line = err instanceof DevpkgError ? err.line : undefined;
+        throw new DevpkgError(`the released ${loaded.name} ${top} (${at.file}) cannot be installed: ${errorMessage(err)}`, { cause: err, file: at.file, ...(line !== undefined ? { line } : {}) });
       }
     },
   };

@@ -8,7 +8,8 @@ import type { FileChange } from '../detect/classify.js';
 import type { LoadedVersion } from '../packages/layout.js';
 import type { PackageResource } from '../packages/model.js';
 import type { Problem } from '../packages/problems.js';
-import type { PackageVersionRef } from '../results.js';
+import type { Pin } from '../packages/devplan.js';
+import type { PackageVersionRef, ReleasedOrigin, UpgradeFrom } from '../results.js';
 import type { ExecFn } from '../tools/exec.js';
 
 export const LAYOUTS = ['tce', 'kctrl', 'repository'] as const;
@@ -61,15 +62,19 @@ export interface LoadedPackage extends LoadedVersion {
   layout: LayoutName;
   /** The version the plan treats as released (the baseline's). */
   released: string;
-  /** Where the released version came from, in words, when the layout had to work it out (kctrl). */
+  /** Where the released version came from, in words, when the layout had to work it out (kctrl) or chose it (repository). */
   releasedFrom?: string;
+  /** The same as data, for the plan's JSON: the source, and the git tag read (kctrl). */
+  releasedOrigin?: ReleasedOrigin;
+  /** The version the Package is installed as the upgrade from (a package repository), null for a first install. */
+  upgradeFrom?: UpgradeFrom | null;
   /** Other versions of the refName the repository holds (counted as in play). */
   inPlay: string[];
   /**
    * A version the dev Package must have, when the layout fixes it (a package repository: the
    * pull request's Package is installed as it is, as the upgrade from the released one).
    */
-  pinned?: { version: string; by: string };
+  pinned?: Pin;
   /** How the layout was chosen and what it read, for the plan. */
   notes: string[];
   /** The repository folder pushed as it is, repository-relative; undefined when the bundle is built or the Package's own is used. */

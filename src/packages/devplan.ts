@@ -4,7 +4,7 @@
  * cluster, kind and bootstrap modes (and their CLI commands) all call planDev, so a version, a tag
  * or a repository can never differ between what `devpkg plan` shows and what a mode does.
  */
-import { UsageError } from '../errors.js';
+import { DevpkgError, UsageError } from '../errors.js';
 import { bundleRepository, formatRepository, type Registry, type Repository } from '../bundle/reference.js';
 import {
   compareVersions,
@@ -48,15 +48,25 @@ export interface DevPlanRequest {
   /** A dev version the user gave (dev-version), already checked as semver where it entered. */
   forced?: string;
   /**
-   * What forced it, for the messages, when not the dev-version input: a layout that fixes the
-   * version (a package repository's pull request installs its own Package as the upgrade).
+   * A version the layout fixes (a package repository's pull request installs its own Package as
+   * the upgrade), used when no dev-version is given. Refused as that package's error, at the
+   * file and line that set it, never as bad usage: one package's version stops no other.
    */
-  forcedBy?: string;
+  pinned?: Pin;
   /**
    * Where bundles go, parsed where it entered (flags.ts parseRegistry). Unset only when the bundle
    * is pushed already (devpkg bootstrap --image): the plan then names no repository.
    */
   registry?: Registry;
+}
+
+/** A version a layout fixes, and where: the file and line that set it. */
+export interface Pin {
+  version: string;
+  /** What fixes it, for the messages, e.g. `the Package in packages/x/1.1.0.yml: version`. */
+  by: string;
+  file: string;
+  line?: number;
 }
 
 export interface DevPlan {
@@ -74,15 +84,17 @@ export interface DevPlan {
 
 /**
  * Plans one package's dev version and bundle. A forced dev version that kapp-controller would
- * not select over every version in play is refused (a UsageError naming the version it loses
- * to), in every mode alike.
+ * not select over every version in play is refused naming the version it loses to, in every mode
+ * alike: the dev-version input's as bad usage (a UsageError naming the input), a layout's pin as
+ * an error of that package at its file and line.
  */
 export function planDev(req: DevPlanRequest & { registry: Registry }): DevPlan & Required<Pick<DevPlan, 'repository' | 'tagImage'>>;
 export function planDev(req: DevPlanRequest): DevPlan;
 export function planDev(req: DevPlanRequest): DevPlan {
   const pool = [...new Set([...req.inPlay, req.released])].filter((v) => parseVersion(v) !== undefined);
-  const chosen = req.forced
-    ? { version: req.forced, reason: forcedReason(req.forced, pool, req) }
+  const forced = req.forced ?? req.pinned?.version;
+  const chosen = forced
+    ? { version: forced, reason: forcedReason(forced, pool, req) }
     : planDevVersion({ versions: pool, selection: req.selection, selections: req.selections, base: req.released, seq: req.seq });
   const bundle = req.registry ? bundleOf(req.registry, req.name, chosen.version) : { tag: toOciTag(chosen.version) };
   return { ...bundle, version: chosen.version, reason: chosen.reason };
@@ -100,14 +112,17 @@ export function bundleOf(registry: Registry, name: string, version: string): { r
 
 /** Why a forced dev version wins; throws when it would not (under any of the selections). */
 function forcedReason(forced: string, pool: string[], req: DevPlanRequest): string {
-  const by = req.forcedBy ?? 'dev-version';
-  const highest = [...pool].filter((v) => v !== forced || !req.forcedBy).sort(compareVersions).at(-1);
+  const pin = req.forced === undefined ? req.pinned : undefined;
+  const by = pin?.by ?? 'dev-version';
+  // The dev-version input is bad usage; a layout's pin is that package's error, at its line.
+  const refuse = (message: string) => (pin ? new DevpkgError(message, { file: pin.file, ...(pin.line !== undefined ? { line: pin.line } : {}) }) : new UsageError(message));
+  const highest = [...pool].filter((v) => v !== forced || !pin).sort(compareVersions).at(-1);
   const sels = req.selections?.length ? req.selections : [{ label: '', selection: req.selection }];
   const keep = selectVersion(pool, sels[0]!.selection).selected ?? highest;
   if (highest !== undefined && compareVersions(forced, highest) <= 0) {
-    throw new UsageError(
+    throw refuse(
       `${by} ${forced} does not outrank ${highest}, the highest ${req.name} version in play; kapp-controller would keep ${keep}. ` +
-        (req.forcedBy ? `Give ${req.name} a version above ${highest}` : 'Give a higher dev-version, or leave it empty and devpkg chooses one'),
+        (pin ? `Give ${req.name} a version above ${highest}` : 'Give a higher dev-version, or leave it empty and devpkg chooses one'),
     );
   }
   for (const { label, selection } of sels) {
@@ -115,10 +130,10 @@ function forcedReason(forced: string, pool: string[], req: DevPlanRequest): stri
     if (result.selected === forced) continue;
     const why = result.considered.find((c) => c.version === forced)?.reason ?? `kapp-controller selects ${result.selected ?? 'nothing'}`;
     const kept = selectVersion(pool, selection).selected ?? highest;
-    throw new UsageError(
+    throw refuse(
       `${by} ${forced} would not be selected under ${label ? `the versionSelection of ${label}` : "the PackageInstall's versionSelection"} (${why})` +
         `${kept ? `; kapp-controller would keep ${kept}` : ''}. ` +
-        (req.forcedBy ? 'Give it a version the selection allows' : 'Give a dev-version the selection allows, or leave it empty and devpkg chooses one'),
+        (pin ? 'Give it a version the selection allows' : 'Give a dev-version the selection allows, or leave it empty and devpkg chooses one'),
     );
   }
   return highest === undefined ? `forced by ${by}` : `forced by ${by} (outranks ${highest})`;

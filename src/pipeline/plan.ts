@@ -204,13 +204,14 @@ function planOne(
     inPlay: loaded.inPlay,
     selection: ADDONS_MANAGER_SELECTION,
     seq: req.seq,
-    forced: req.devVersion ?? loaded.pinned?.version,
-    forcedBy: req.devVersion ? undefined : loaded.pinned?.by,
+    forced: req.devVersion,
+    pinned: loaded.pinned,
     registry: req.registry,
   });
   const own = loaded.bundleFolder === undefined && loaded.build === undefined ? ownBundle(loaded) : undefined;
   const bundleImage = own ?? dev.tagImage;
-  const derived = devPackageOf(dev, loaded.pkg, { refName: target, ...(own ? { image: own } : {}) });
+  // A Package's own bundle referenced by tag is used as it is (its warning names the line).
+  const derived = devPackageOf(dev, loaded.pkg, { refName: target, ...(own ? { image: own, allowTag: true } : {}) });
   const packageYaml = devPackageToYaml(derived.pkg);
   // The overlay is bootstrap's (phases 2 and 3): only for what bootstrap takes.
   const overlay = loaded.versionFolder ? renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined }) : '';
@@ -256,6 +257,9 @@ function planOne(
       path: loaded.path,
       layout: loaded.layout,
       notes: loaded.notes,
+      ...(loaded.upgradeFrom === null ? {} : { released: loaded.released }),
+      ...(loaded.releasedOrigin ? { releasedFrom: loaded.releasedOrigin } : {}),
+      ...(loaded.upgradeFrom !== undefined ? { upgradeFrom: loaded.upgradeFrom } : {}),
       devPackageName: derived.pkg.metadata.name,
       bundleTag: dev.tag,
       bundleImage,
@@ -284,7 +288,8 @@ function ownBundle(loaded: LoadedPackage): string {
  */
 export function packageSummary(p: PlannedPackage, full = false, written?: string): Record<string, unknown> {
   if (p.verdict === 'error') {
-    return { name: p.name, version: p.version, path: p.problems?.[0]?.path, verdict: p.verdict, error: p.reason };
+    const where = p.problems?.[0];
+    return { name: p.name, version: p.version, path: where?.path, ...(where?.line !== undefined ? { line: where.line } : {}), verdict: p.verdict, error: p.reason };
   }
   const summary: Record<string, unknown> = {
     name: p.name,
@@ -293,6 +298,10 @@ export function packageSummary(p: PlannedPackage, full = false, written?: string
     layout: p.plan?.layout,
     refName: p.refName,
     targetRefName: p.targetRefName,
+    // The released version and where it came from, as fields: the git tag read (kctrl), the version upgraded from (repository).
+    released: p.plan?.released ?? null,
+    ...(p.plan?.releasedFrom ? { releasedFrom: p.plan.releasedFrom } : {}),
+    ...(p.plan?.upgradeFrom !== undefined ? { upgradeFrom: p.plan.upgradeFrom } : {}),
     devVersion: p.devVersion,
     devPackageName: p.plan?.devPackageName,
     bundleTag: p.plan?.bundleTag,

@@ -189,3 +189,67 @@ test('action plan mode: annotations on file and line, a problems output, the sum
   expect(summary).toContain('Problems in package files (1 error, 1 warning)');
   expect(summary).toContain(`${P}/antrea/1.6.0/package.yaml:7`);
 });
+
+test('issue 35, action plan mode: a repository Package that does not outrank the base is that package\'s error at its line; the other is planned, outputs written, one failure at the end', async () => {
+  const repo = mkdtempSync(join(tmpdir(), 'devpkg-problems-repo-'));
+  dirs.push(repo);
+  const pkg = (refName: string, v: string) =>
+    `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${refName}.${v}\nspec:\n  refName: ${refName}\n  version: ${v}\n  template:\n    spec:\n      fetch:\n      - imgpkgBundle:\n          image: registry.test/x@sha256:${'1'.repeat(64)}\n`;
+  const put = (files: Record<string, string>) => {
+    for (const [f, t] of Object.entries(files)) {
+      mkdirSync(dirname(join(repo, f)), { recursive: true });
+      writeFileSync(join(repo, f), t);
+    }
+  };
+  const g = (...a: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...a], { cwd: repo, encoding: 'utf8' }).trim();
+  put({ 'packages/app.devpkg.test/1.0.0.yml': pkg('app.devpkg.test', '1.0.0'), 'packages/app.devpkg.test/2.0.0.yml': pkg('app.devpkg.test', '2.0.0'), 'packages/other.devpkg.test/3.0.0.yml': pkg('other.devpkg.test', '3.0.0') });
+  g('init', '-q', '-b', 'main');
+  g('add', '-A');
+  g('commit', '-qm', 'base');
+  g('checkout', '-qb', 'pr');
+  put({ 'packages/app.devpkg.test/1.0.0.yml': `${pkg('app.devpkg.test', '1.0.0')}  releaseNotes: a fix\n`, 'packages/other.devpkg.test/3.1.0.yml': pkg('other.devpkg.test', '3.1.0') });
+  g('add', '-A');
+  g('commit', '-qm', 'change');
+  const work = mkdtempSync(join(tmpdir(), 'devpkg-problems-action-'));
+  dirs.push(work);
+  for (const f of ['output', 'state', 'summary']) writeFileSync(join(work, f), '');
+  writeFileSync(join(work, 'event.json'), '{}');
+  Object.assign(process.env, {
+    GITHUB_EVENT_NAME: 'workflow_dispatch',
+    GITHUB_EVENT_PATH: join(work, 'event.json'),
+    GITHUB_WORKSPACE: repo,
+    GITHUB_REPOSITORY: 'example/packages',
+    GITHUB_RUN_ID: '1',
+    GITHUB_RUN_NUMBER: '5',
+    GITHUB_RUN_ATTEMPT: '1',
+    GITHUB_OUTPUT: join(work, 'output'),
+    GITHUB_STATE: join(work, 'state'),
+    GITHUB_STEP_SUMMARY: join(work, 'summary'),
+    RUNNER_TEMP: work,
+    INPUT_MODE: 'plan',
+    'INPUT_BASE-REF': 'main',
+    'INPUT_HEAD-REF': 'pr',
+    INPUT_COMMENT: 'false',
+    'INPUT_ARTIFACT-NAME': 'devpkg-results',
+    'INPUT_COMMENT-HEADER': 'devpkg',
+  });
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  let printed: string;
+  try {
+    await runMain();
+  } finally {
+    printed = write.mock.calls.map((c) => String(c[0])).join('');
+    write.mockRestore();
+  }
+  expect(process.exitCode).toBe(1);
+  const file = 'packages/app.devpkg.test/1.0.0.yml';
+  expect(printed.split('\n').find((l) => l.startsWith('::error ') && l.includes(`file=${file}`))).toMatch(/line=7.*does not outrank 2\.0\.0/);
+  expect(printed).toMatch(/::error::1 package version\(s\) could not be used: app\/1.0.0/);
+  const outputs = readFileSync(join(work, 'output'), 'utf8');
+  const packages = JSON.parse(/packages<<(\S+)\n([\s\S]*?)\n\1/.exec(outputs)![2]) as Record<string, unknown>[];
+  expect(packages.map((p) => [`${p.name}/${p.version}`, p.verdict ?? 'planned', p.line])).toEqual([
+    ['app/1.0.0', 'error', 7],
+    ['other/3.1.0', 'planned', undefined],
+  ]);
+  expect(packages[1]).toMatchObject({ released: '3.0.0', upgradeFrom: { version: '3.0.0', file: 'packages/other.devpkg.test/3.0.0.yml' } });
+});
