@@ -13,9 +13,10 @@ import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { DevpkgError } from '../errors.js';
 import { globMatcher } from '../detect/glob.js';
-import { lineOf, parsePackageDocs, refNameProblem, versionProblem, type Package, type PackageResource } from '../packages/model.js';
+import { duplicateKeyError, lineOf, parsePackageDocs, refNameProblem, versionProblem, type Package, type PackageResource } from '../packages/model.js';
 import { problemFromError, type Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
+import { duplicateKey } from '../packages/yaml-keys.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
 import { exportFolderAtRef, isUnder } from './tree.js';
 import { chooseReleased, needsCluster, type ClusterReleasedLookup, type ReleasedChoice } from './released.js';
@@ -59,9 +60,11 @@ function linesOf(node: Node | null, p: string, out: Record<string, number>, lc: 
 /** Parses and checks a package-build.yml (pure). Errors carry file and line. */
 export function parsePackageBuild(text: string, file: string): PackageBuild {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: false });
   const err = doc.errors[0];
   if (err) throw new DevpkgError(`YAML syntax error (${err.code}): ${err.message}; fix the YAML at this line`, { file, line: lc.linePos(err.pos[0]).line });
+  const dup = duplicateKey(doc);
+  if (dup) throw duplicateKeyError(dup, file, lc);
   const lines: Record<string, number> = {};
   linesOf(doc.contents as Node | null, '', lines, lc);
   const at = (p: string) => ({ file, line: lineOf({ lines }, p) ?? 1 });
