@@ -202,7 +202,9 @@ export function repositoryLayout(): Layout {
       return { changed: [...changed.values()], removed };
     },
     async load(tree, ref, owned, o = {}) {
-      const f = await readDocs(tree, ref.path);
+      // The listing parsed it already (plan --all loads every one): parse once.
+      const listed = owned.files.includes(ref.path) ? (await allDocs(tree, owned)).find((d) => d.file === ref.path) : undefined;
+      const f = listed ?? (await readDocs(tree, ref.path));
       if (!f) throw new DevpkgError(`unknown package ${ref.name}/${ref.version}: no file ${ref.path} in ${tree.label}`);
       const pkg = packageOf(f, ref);
       const refName = pkg.pkg.spec.refName;
