@@ -131,13 +131,11 @@ export class Layouts {
   assign(files: readonly string[], o: { all?: boolean } = {}): Listing {
     const owned = new Map<LayoutName, Owned>();
     for (const m of this.modules) owned.set(m.name, m.owns(files, o));
+    // kctrl's and TCE's evidence are both paths: a kctrl folder holding a TCE package folder (or inside one) is two claims.
     const kctrl = owned.get('kctrl')?.roots ?? [];
-    for (const other of ['tce', 'repository'] as const) {
-      for (const r of owned.get(other)?.roots ?? []) {
-        // tce's roots are package folders and both layouts' evidence is by path: nested either way is two claims.
-        const k = kctrl.find((d) => isUnder(r, d) || (other === 'tce' && isUnder(d, r)));
-        if (k !== undefined && other === 'tce') throw ambiguity(isUnder(r, k) ? r : k, 'kctrl', 'tce', `${k || '.'} holds package-build.yml and package-resources.yml, ${r}/<version>/package.yaml is a TCE version folder`);
-      }
+    for (const r of owned.get('tce')?.roots ?? []) {
+      const k = kctrl.find((d) => isUnder(r, d) || isUnder(d, r));
+      if (k !== undefined) throw ambiguity(isUnder(r, k) ? r : k, 'kctrl', 'tce', `${k || '.'} holds package-build.yml and package-resources.yml, ${r}/<version>/package.yaml is a TCE version folder`);
     }
     return { owned };
   }
