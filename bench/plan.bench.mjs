@@ -11,8 +11,8 @@
 //
 // Recognition cases (issue 35), each as a ratio against the named baseline `find DIR -type f`
 // (lists the same tree, reads no file):
-//   bundle: plan --all on a 20-package repository bundle of ~400 KB (big valuesSchema maps: the
-//           yaml library's own duplicate-key check is quadratic in a map's keys). Target < 0.4 s.
+//   bundle: plan --all on a 20-package repository bundle of ~400 KB (a 750-key map per Package:
+//           the yaml library's own duplicate-key check is quadratic in a map's keys). Target < 0.4 s.
 //   tce:    plan --all on a real TCE tree (--tce DIR: a checkout of vmware-tanzu/community-edition,
 //           never committed; skipped without it). Target < 1 s.
 //
@@ -322,9 +322,11 @@ function makeBundle(dir) {
     const meta = `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: PackageMetadata\nmetadata:\n  name: ${ref}\nspec:\n  displayName: ${ref}\n`;
     writeFileSync(join(folder, 'metadata.yml'), meta);
     bytes += meta.length;
-    const props = Array.from({ length: 320 }, (_, k) => `          key${k}:\n            type: string\n            default: v${k}\n`).join('');
+    // One flat map of 750 keys per Package (values examples, as big schemas carry): the yaml
+    // library's duplicate-key check compares each key with every earlier one.
+    const example = Array.from({ length: 750 }, (_, k) => `        key${String(k).padStart(4, '0')}: value-${k}\n`).join('');
     const v = `1.${p}.0`;
-    const text = `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${ref}.${v}\nspec:\n  refName: ${ref}\n  version: ${v}\n  template:\n    spec:\n      fetch:\n      - imgpkgBundle:\n          image: registry.test/${ref}@sha256:${hex(p)}\n      template:\n      - ytt: {}\n      deploy:\n      - kapp: {}\n  valuesSchema:\n    openAPIv3:\n      type: object\n      properties:\n${props.replace(/^ {10}/gm, '        ')}`;
+    const text = `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${ref}.${v}\nspec:\n  refName: ${ref}\n  version: ${v}\n  template:\n    spec:\n      fetch:\n      - imgpkgBundle:\n          image: registry.test/${ref}@sha256:${hex(p)}\n      template:\n      - ytt: {}\n      deploy:\n      - kapp: {}\n  valuesSchema:\n    openAPIv3:\n      type: object\n      example:\n${example}`;
     writeFileSync(join(folder, `${v}.yml`), text);
     bytes += text.length;
   }
