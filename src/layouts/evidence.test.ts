@@ -121,6 +121,18 @@ describe('a package repository by YAML files holding Package documents', () => {
     expect(await layouts.notes(tree)).toEqual([expect.stringMatching(/^packages\/k\/metadata.yml is not strict YAML \(YAML syntax error \(DUPLICATE_KEY\).*ytt may accept it.*not a package$/)]);
   });
 
+  test('in a diff too: a changed ytt template under packages/ touches nothing', async () => {
+    const files = (overlay: string, v: string) => ({
+      'packages/knative-serving.devpkg.test/1.0.0.yml': REPO_PKG(v),
+      'packages/knative/config/overlay.yml': overlay,
+    });
+    const from = memoryTree(files('metadata:\n  name: a\n', '1.0.0'));
+    const head = memoryTree(files('metadata:\n  name: a\nmetadata:\n  name: b\n', '1.0.0'));
+    const o = { ignore: [], compare: (a: string, b: string) => a.localeCompare(b) };
+    const t = await auto().touched([{ status: 'M', path: 'packages/knative/config/overlay.yml' }], head, from, o);
+    expect(t).toEqual({ changed: [], removed: [] });
+  });
+
   test('a Package file that does not parse is still a (broken) package: it says kind: Package', async () => {
     const tree = memoryTree({ 'packages/a.b.c/1.0.0.yml': 'kind: Package\nmetadata: [\n' });
     const [ref] = await auto().list(tree);
