@@ -9,10 +9,17 @@
 //   devpkg:   node dist/cli.js plan   --repo R --base <root> --head <head> --json   (if it runs)
 // Target (DESIGN.md): planning at most 2x the baseline. Prints medians and the median ratio.
 //
-// Usage: node bench/plan.bench.mjs [--reps N] [--cli dist/cli.js] [--keep]
+// Recognition cases (issue 35), each as a ratio against the named baseline `find DIR -type f`
+// (lists the same tree, reads no file):
+//   bundle: plan --all on a 20-package repository bundle of ~400 KB (a 750-key map per Package:
+//           the yaml library's own duplicate-key check is quadratic in a map's keys). Target < 0.4 s.
+//   tce:    plan --all on a real TCE tree (--tce DIR: a checkout of vmware-tanzu/community-edition,
+//           never committed; skipped without it). Target < 1 s.
+//
+// Usage: node bench/plan.bench.mjs [--reps N] [--cli dist/cli.js] [--keep] [--cases history,bundle,tce] [--tce DIR]
 //   (build dist first: npm run bundle)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,8 +32,11 @@ const { values: flags } = parseArgs({
     versions: { type: 'string', default: '10' },
     commits: { type: 'string', default: '500' },
     keep: { type: 'boolean', default: false },
+    cases: { type: 'string', default: 'history,bundle,tce' },
+    tce: { type: 'string' },
   },
 });
+const CASES = new Set(flags.cases.split(','));
 const REPS = Number(flags.reps);
 const NPKG = Number(flags.packages);
 const NVER = Number(flags.versions);
@@ -219,6 +229,10 @@ const median = (xs) => {
 // Enough runs per batch for ~300 ms of work (tick resolution), at most 20.
 const batchSize = (ms) => Math.max(1, Math.min(20, Math.round(300 / Math.max(ms, 1))));
 
+if (CASES.has('history')) history();
+if (CASES.has('bundle') || CASES.has('tce')) recognition();
+
+function history() {
 const repo = makeRepo();
 console.log(`repository: ${NPKG} packages x ${NVER} versions, ${repo.commits} commits, ${repo.files} files (generated in ${repo.ms.toFixed(0)} ms) at ${repo.dir}`);
 console.log(`range: ${repo.root.slice(0, 12)}..${repo.head.slice(0, 12)} (the whole history)`);
@@ -294,3 +308,64 @@ for (const c of active) {
 }
 
 if (!flags.keep) rmSync(repo.dir, { recursive: true, force: true });
+}
+
+// ---- recognition: plan --all where most files are no package, against `find -type f` ----
+
+/** A package repository bundle: packages/<refName>/{metadata.yml,<version>.yml}, big valuesSchema maps. */
+function makeBundle(dir) {
+  let bytes = 0;
+  for (let p = 0; p < 20; p++) {
+    const ref = `pkg${String(p).padStart(2, '0')}.bench.devpkg.test`;
+    const folder = join(dir, 'packages', ref);
+    mkdirSync(folder, { recursive: true });
+    const meta = `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: PackageMetadata\nmetadata:\n  name: ${ref}\nspec:\n  displayName: ${ref}\n`;
+    writeFileSync(join(folder, 'metadata.yml'), meta);
+    bytes += meta.length;
+    // One flat map of 750 keys per Package (values examples, as big schemas carry): the yaml
+    // library's duplicate-key check compares each key with every earlier one.
+    const example = Array.from({ length: 750 }, (_, k) => `        key${String(k).padStart(4, '0')}: value-${k}\n`).join('');
+    const v = `1.${p}.0`;
+    const text = `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${ref}.${v}\nspec:\n  refName: ${ref}\n  version: ${v}\n  template:\n    spec:\n      fetch:\n      - imgpkgBundle:\n          image: registry.test/${ref}@sha256:${hex(p)}\n      template:\n      - ytt: {}\n      deploy:\n      - kapp: {}\n  valuesSchema:\n    openAPIv3:\n      type: object\n      example:\n${example}`;
+    writeFileSync(join(folder, `${v}.yml`), text);
+    bytes += text.length;
+  }
+  return bytes;
+}
+
+function recognition() {
+  const cases = [];
+  let tmp;
+  if (CASES.has('bundle')) {
+    tmp = mkdtempSync(join(tmpdir(), 'devpkg-bench-bundle-'));
+    const bytes = makeBundle(tmp);
+    console.log(`bundle: 20 packages, ${(bytes / 1024).toFixed(0)} KB at ${tmp}`);
+    cases.push({ name: 'plan --all (bundle)', dir: tmp, target: 400, expect: 20 });
+  }
+  if (CASES.has('tce')) {
+    if (flags.tce && existsSync(flags.tce)) cases.push({ name: 'plan --all (TCE tree)', dir: resolve(flags.tce), target: 1000 });
+    else console.log('tce: skipped (give --tce DIR, a checkout of vmware-tanzu/community-edition)');
+  }
+  for (const c of cases) {
+    const baseline = ['find', [c.dir, '-type', 'f', '-not', '-path', '*/.git/*']];
+    const args = [CLI, 'plan', '--repo', c.dir, '--all', '--json'];
+    const first = run(process.execPath, args, c.dir);
+    const count = first.status === 0 || first.status === 1 ? JSON.parse(first.stdout).packages.length : undefined;
+    console.log(`${c.name}: ${count ?? `exit ${first.status}: ${first.stderr.trim().split('\n').at(-1)}`} package versions; baseline find lists ${run(...baseline, c.dir).stdout.trim().split('\n').length} files`);
+    if (count === undefined) continue;
+    if (c.expect !== undefined && count !== c.expect) console.log(`${c.name}: WARNING: expected ${c.expect} package versions, got ${count}`);
+    const walls = [];
+    const ratios = [];
+    for (let i = 0; i < Math.min(REPS, 5); i++) {
+      const b = batch(baseline[0], baseline[1], c.dir, 5);
+      // plan exits 1 when a package has a problem: still a measurement.
+      const m = run(process.execPath, args, c.dir);
+      if (m.status !== 0 && m.status !== 1) throw new Error(`${c.name} failed: ${m.stderr}`);
+      walls.push(m.ms);
+      ratios.push(m.ms / b.wall);
+    }
+    const w = median(walls);
+    console.log(`${c.name.padEnd(24)} ${w.toFixed(0)} ms wall (median of ${walls.length}), ${median(ratios).toFixed(1)}x baseline find -type f; target < ${c.target} ms: ${w < c.target ? 'met' : 'NOT met'}`);
+  }
+  if (tmp && !flags.keep) rmSync(tmp, { recursive: true, force: true });
+}

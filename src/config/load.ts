@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node } from 'yaml';
+import { duplicateKey } from '../packages/yaml-keys.js';
 import { UsageError } from '../errors.js';
 import { parseInputs, type InputSource } from '../inputs.js';
 import { closestKey, defaultOf, envName, flagOf, setting, SETTING_NAMES, SETTINGS, type SettingKey } from './schema.js';
@@ -107,13 +108,16 @@ export function readConfigFile(file: string, cwd: string): Layer {
     throw new UsageError(`${shown}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
+  // uniqueKeys off: the library's check is quadratic in a map's keys; duplicateKey is linear.
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false });
   const lineOf = (pos: number | undefined) => lc.linePos(pos ?? 0).line;
   const refuse = (pos: number | undefined, message: string): never => {
     throw new UsageError(`${shown}:${lineOf(pos)}: ${message}`);
   };
   const err = doc.errors[0];
   if (err) refuse(err.pos[0], `not valid YAML: ${err.message.split('\n')[0]}`);
+  const dup = duplicateKey(doc);
+  if (dup) refuse(dup.pos, 'not valid YAML: Map keys must be unique');
   const layer: Layer = new Map();
   const top = doc.contents;
   if (top === null || (isScalar(top) && (top.value === null || top.value === ''))) return layer;

@@ -10,7 +10,8 @@ import type { Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
 import { kctrlLayout } from './kctrl.js';
 import { repositoryLayout } from './repository.js';
-import { tceLayout } from './tce.js';
+import { DEFAULT_TCE_PACKAGES_DIR, tceLayout } from './tce.js';
+import { normalizePackagesDir } from '../detect/classify.js';
 import type { ClusterReleasedLookup } from './released.js';
 import { isUnder } from './tree.js';
 import {
@@ -40,8 +41,12 @@ const MODULES: Record<LayoutName, (o: OpenOptions) => Layout> = {
 };
 
 export interface OpenOptions {
-  /** TCE's packages folder (packages-dir). */
-  packagesDir: string;
+  /**
+   * TCE's packages folder (packages-dir). Undefined or the default (addons/packages): TCE's
+   * version folders are found below any folder named `packages` in the scope; any other value
+   * narrows TCE to that folder, and finding nothing there is an error.
+   */
+  packagesDir?: string;
   /** kctrl: the released version git does not hold (released-version, --released-version). */
   releasedVersion?: string;
   /** Cluster mode: the cluster's Packages, the chain's step after the git tags (layouts/released.ts). */
@@ -55,8 +60,27 @@ async function gitTags(root: string, at: string): Promise<string[]> {
   return r.code === 0 ? r.stdout.split('\n').map((t) => t.trim()).filter(Boolean) : [];
 }
 
-/** Which layout auto tries first: a folder with package-build.yml wins over everything inside it. */
+/** The order auto lists layouts in (claims never overlap: evidence decides, and two claims on one folder are an error). */
 const AUTO_ORDER: readonly LayoutName[] = ['kctrl', 'tce', 'repository'];
+
+/** Pure: the packages-dir value when it narrows the search (set, and not the default). */
+function narrowing(packagesDir: string | undefined): string | undefined {
+  if (packagesDir === undefined) return undefined;
+  const d = normalizePackagesDir(packagesDir);
+  return d === DEFAULT_TCE_PACKAGES_DIR ? undefined : d;
+}
+
+/** Pure: what a listing holds, in words, for the error when the layouts asked for find nothing. */
+export function describeFiles(files: readonly string[], modules: readonly Layout[]): string {
+  const parts: string[] = [];
+  for (const m of modules) {
+    const o = m.owns(files, { all: true });
+    if (o.roots.length === 0) continue;
+    const shown = o.roots.slice(0, 3).map((r) => r || '.').join(', ');
+    parts.push(`${m.name}: ${o.roots.length} folder${o.roots.length === 1 ? '' : 's'} (${shown}${o.roots.length > 3 ? ', ...' : ''})`);
+  }
+  return parts.length ? `what is there: ${parts.join('; ')}` : `no package of any layout is there (${files.length} files)`;
+}
 
 export function parseLayoutChoice(text: string, what: string): LayoutChoice {
   const t = (text || 'auto').trim().toLowerCase();
@@ -71,17 +95,27 @@ export interface Listing {
   owned: Map<LayoutName, Owned>;
 }
 
+/** Evidence: a folder two layouts claim (exit 2: the layout input decides). */
+function ambiguity(folder: string, a: LayoutName, b: LayoutName, why: string): DevpkgError {
+  return new DevpkgError(`${folder || '.'}: both layout ${a} and layout ${b} could claim it (${why}); choose one with the layout input (--layout ${a} or --layout ${b})`, { exitCode: 2 });
+}
+
 export class Layouts {
   private readonly listings = new WeakMap<Tree, Promise<Listing>>();
+  private readonly everything = new WeakMap<Tree, Promise<Listing>>();
+  private readonly recognised = new WeakMap<Tree, Promise<{ refs: PackageVersionRef[]; notes: string[] }>>();
 
   private constructor(
     readonly choice: LayoutChoice,
     readonly modules: readonly Layout[],
+    /** packages-dir, when it narrows the search. */
+    readonly packagesDir: string | undefined,
+    private readonly o: OpenOptions,
   ) {}
 
   static open(choice: LayoutChoice, o: OpenOptions): Layouts {
     const names = choice === 'auto' ? AUTO_ORDER : [choice];
-    return new Layouts(choice, names.map((n) => MODULES[n](o)));
+    return new Layouts(choice, names.map((n) => MODULES[n](o)), narrowing(o.packagesDir), o);
   }
 
   /** Folders a diff has to look at ([] for the whole repository). */
@@ -90,22 +124,28 @@ export class Layouts {
     return specs.some((s) => s.length === 0) ? [] : [...new Set(specs.flat())];
   }
 
-  /** Pure: each file to the first layout that owns it. */
-  assign(files: readonly string[]): Listing {
+  /**
+   * Pure: what each layout can own of a listing, from the paths alone. Folders in
+   * SKIPPED_FOLDERS (examples, testdata, ...) are left out unless `all`. A folder that two
+   * layouts claim by their evidence is an error naming both.
+   */
+  assign(files: readonly string[], o: { all?: boolean } = {}): Listing {
     const owned = new Map<LayoutName, Owned>();
-    let rest = files;
-    for (const m of this.modules) {
-      const mine = m.owns(rest);
-      owned.set(m.name, mine);
-      if (this.modules.length > 1 && mine.roots.length > 0) rest = rest.filter((f) => !mine.roots.some((r) => isUnder(f, r)));
+    for (const m of this.modules) owned.set(m.name, m.owns(files, o));
+    // kctrl's and TCE's evidence are both paths: a kctrl folder holding a TCE package folder (or inside one) is two claims.
+    const kctrl = owned.get('kctrl')?.roots ?? [];
+    for (const r of owned.get('tce')?.roots ?? []) {
+      const k = kctrl.find((d) => isUnder(r, d) || isUnder(d, r));
+      if (k !== undefined) throw ambiguity(isUnder(r, k) ? r : k, 'kctrl', 'tce', `${k || '.'} holds package-build.yml and package-resources.yml, ${r}/<version>/package.yaml is a TCE version folder`);
     }
     return { owned };
   }
 
-  /** The listing of a tree, read once per tree. */
-  listing(tree: Tree): Promise<Listing> {
-    let l = this.listings.get(tree);
-    if (!l) this.listings.set(tree, (l = tree.files(this.pathspec()).then((files) => this.assign(files))));
+  /** The listing of a tree, read once per tree (`all`: skipped folders included). */
+  listing(tree: Tree, o: { all?: boolean } = {}): Promise<Listing> {
+    const cache = o.all ? this.everything : this.listings;
+    let l = cache.get(tree);
+    if (!l) cache.set(tree, (l = tree.files(this.pathspec()).then((files) => this.assign(files, o))));
     return l;
   }
 
@@ -117,24 +157,82 @@ export class Layouts {
     return m;
   }
 
-  /** Every package version in the tree, each tagged with its layout. */
-  async list(tree: Tree): Promise<PackageVersionRef[]> {
-    const { owned } = await this.listing(tree);
-    const out: PackageVersionRef[] = [];
+  private async listed(tree: Tree, o: { all?: boolean } = {}): Promise<{ refs: PackageVersionRef[]; notes: string[] }> {
+    const { owned } = await this.listing(tree, o);
+    const refs: PackageVersionRef[] = [];
+    const notes: string[] = [];
     for (const m of this.modules) {
-      for (const r of await m.list(tree, owned.get(m.name) ?? { files: [], roots: [] })) out.push({ ...r, layout: m.name });
+      const mine = owned.get(m.name) ?? { files: [], roots: [] };
+      const l = await m.list(tree, mine);
+      notes.push(...(mine.notes ?? []), ...l.notes);
+      for (const r of l.refs) refs.push({ ...r, layout: m.name });
     }
-    return out;
+    // A Package file inside a kctrl package's folder (other than its own package-resources.yml) is claimed twice.
+    const kctrl = owned.get('kctrl')?.roots ?? [];
+    for (const r of refs) {
+      if (r.layout !== 'repository') continue;
+      const k = kctrl.find((d) => isUnder(r.path, d));
+      if (k !== undefined) throw ambiguity(k, 'kctrl', 'repository', `${k || '.'} holds package-build.yml and package-resources.yml, and ${r.path} holds a Package`);
+    }
+    return { refs, notes };
   }
 
-  /** The package versions NAME/VERSION names, as found in the tree (an unknown one is left for load to explain). */
+  /**
+   * Every package version in the tree, each tagged with its layout. A layout set by the layout
+   * input, or a packages-dir, that finds none is an error naming what was looked for and what is there.
+   */
+  async list(tree: Tree): Promise<PackageVersionRef[]> {
+    let r = this.recognised.get(tree);
+    if (!r) this.recognised.set(tree, (r = this.listed(tree)));
+    const { refs } = await r;
+    await this.requireFound(tree, refs);
+    return refs;
+  }
+
+  /** What looked like a package and is not (a lone package-build.yml, a file under packages/ with no Package), in words. */
+  async notes(tree: Tree): Promise<string[]> {
+    let r = this.recognised.get(tree);
+    if (!r) this.recognised.set(tree, (r = this.listed(tree)));
+    return (await r).notes;
+  }
+
+  /** The error when a layout set by the layout input, or a narrowing packages-dir, finds nothing; undefined when nothing was asked for or something was found. */
+  async nothingFound(tree: Tree, found: readonly { layout?: string }[]): Promise<DevpkgError | undefined> {
+    const tce = this.modules.find((m) => m.name === 'tce');
+    const asked: Layout | undefined = this.choice !== 'auto' ? this.modules[0] : this.packagesDir !== undefined ? tce : undefined;
+    if (!asked || found.some((f) => (f.layout ?? 'tce') === asked.name)) return undefined;
+    const all = await tree.files();
+    const search = ['kctrl', 'tce', 'repository'].map((n) => MODULES[n as LayoutName]({ ...this.o, packagesDir: undefined }));
+    const where = tree.root ?? tree.label;
+    const what =
+      this.choice !== 'auto'
+        ? `layout ${asked.name} (the layout input, --layout)`
+        : `packages-dir ${this.packagesDir || '.'} (--packages-dir)`;
+    const fix = this.choice !== 'auto' ? 'set the layout input to the layout of what is there, or auto' : 'set packages-dir to the folder holding <name>/<version>/package.yaml, or leave it out';
+    return new DevpkgError(`${what} found no package in ${where} (${tree.label}): it looks for ${asked.evidence}; ${describeFiles(all, search)}; ${fix}`);
+  }
+
+  private async requireFound(tree: Tree, refs: PackageVersionRef[]): Promise<void> {
+    const err = await this.nothingFound(tree, refs);
+    if (err) throw err;
+  }
+
+  /**
+   * The package versions NAME/VERSION names, as found in the tree; one not found among the
+   * searched folders is looked for in the skipped ones (naming it asks for it); an unknown one is
+   * left for load to explain.
+   */
   async find(tree: Tree, wanted: { name: string; version: string }[]): Promise<PackageVersionRef[]> {
     const all = await this.list(tree);
+    const match = (refs: PackageVersionRef[], w: { name: string; version: string }) => refs.filter((r) => r.name === w.name && r.version === w.version);
+    const missing = wanted.some((w) => match(all, w).length === 0);
+    const more = missing ? (await this.listed(tree, { all: true })).refs : [];
     // An unknown one goes to the first layout that holds anything here: its load says what is there.
     const { owned } = await this.listing(tree);
     const first = this.modules.find((m) => (owned.get(m.name)?.roots.length ?? 0) > 0) ?? this.modules[0]!;
     return wanted.map((w) => {
-      const hits = all.filter((r) => r.name === w.name && r.version === w.version);
+      let hits = match(all, w);
+      if (hits.length === 0) hits = match(more, w);
       if (hits.length > 1) {
         throw new DevpkgError(`packages: ${w.name}/${w.version} is in more than one place (${hits.map((h) => h.path).join(', ')}); choose one with the layout input (--layout)`, { exitCode: 2 });
       }
@@ -148,7 +246,13 @@ export class Layouts {
     const out: Touched = { changed: [], removed: [] };
     const single = this.modules.length === 1;
     // With one layout every change is its own; with several, a change belongs to the layout owning its folder.
-    const [h, f] = single ? [undefined, undefined] : await Promise.all([this.listing(head), this.listing(from)]);
+    const [h, f] = single && !this.asked() ? [undefined, undefined] : await Promise.all([this.listing(head), this.listing(from)]);
+    if (this.asked()) {
+      // A layout set by the layout input, or a narrowing packages-dir, that owns nothing on either side is an error, not "nothing changed".
+      const has = (l: Listing | undefined) => [...(l?.owned ?? new Map<LayoutName, Owned>())].filter(([, x]) => x.roots.length > 0).map(([n]) => ({ layout: n }));
+      const err = await this.nothingFound(head, [...has(h), ...has(f)]);
+      if (err) throw err;
+    }
     for (const m of this.modules) {
       let mine = changes;
       if (!single) {
@@ -166,6 +270,11 @@ export class Layouts {
       out.removed.push(...t.removed.map((c) => ({ ...c, layout: m.name })));
     }
     return out;
+  }
+
+  /** Whether a layout or a packages-dir was asked for (then finding nothing is an error). */
+  private asked(): boolean {
+    return this.choice !== 'auto' || this.packagesDir !== undefined;
   }
 
   /** Reads and checks one package version of the working tree; says which layout read it. */

@@ -13,10 +13,12 @@ import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { DevpkgError } from '../errors.js';
 import { globMatcher } from '../detect/glob.js';
-import { lineOf, parsePackageDocs, refNameProblem, versionProblem, type Package, type PackageResource } from '../packages/model.js';
+import { duplicateKeyError, lineOf, parsePackageDocs, refNameProblem, versionProblem, type Package, type PackageResource } from '../packages/model.js';
 import { problemFromError, type Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
+import { duplicateKey } from '../packages/yaml-keys.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
+import { folderOf, inSkippedFolder, underAny } from './evidence.js';
 import { exportFolderAtRef, isUnder } from './tree.js';
 import { chooseReleased, needsCluster, type ClusterReleasedLookup, type ReleasedChoice, type TagFound } from './released.js';
 import type { ChangedVersion, Layout, LoadedPackage, Owned, Tree } from './types.js';
@@ -59,9 +61,11 @@ function linesOf(node: Node | null, p: string, out: Record<string, number>, lc: 
 /** Parses and checks a package-build.yml (pure). Errors carry file and line. */
 export function parsePackageBuild(text: string, file: string): PackageBuild {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: false });
   const err = doc.errors[0];
   if (err) throw new DevpkgError(`YAML syntax error (${err.code}): ${err.message}; fix the YAML at this line`, { file, line: lc.linePos(err.pos[0]).line });
+  const dup = duplicateKey(doc);
+  if (dup) throw duplicateKeyError(dup, file, lc);
   const lines: Record<string, number> = {};
   linesOf(doc.contents as Node | null, '', lines, lc);
   const at = (p: string) => ({ file, line: lineOf({ lines }, p) ?? 1 });
@@ -199,25 +203,40 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
 
   const self: Layout = {
     name: 'kctrl',
-    owns(files) {
-      const roots = files.filter((f) => path.posix.basename(f) === BUILD_FILE).map((f) => (path.posix.dirname(f) === '.' ? '' : path.posix.dirname(f)));
-      return { files: files.filter((f) => roots.some((r) => isUnder(f, r))), roots };
+    evidence: `a folder holding both ${BUILD_FILE} and ${RESOURCES_FILE} (kctrl package init)`,
+    owns(files, opt = {}) {
+      // Both files are the evidence: a lone package-build.yml (kctrl's older format, or a file of the same name) is not a package.
+      const builds = new Set<string>();
+      const resources = new Set<string>();
+      for (const f of files) {
+        if (!opt.all && inSkippedFolder(f)) continue;
+        const b = path.posix.basename(f);
+        if (b === BUILD_FILE) builds.add(folderOf(f));
+        else if (b === RESOURCES_FILE) resources.add(folderOf(f));
+      }
+      const roots = [...builds].filter((d) => resources.has(d)).sort();
+      const notes = [...builds]
+        .filter((d) => !resources.has(d))
+        .sort()
+        .map((d) => `${rel(d, BUILD_FILE)} has no ${RESOURCES_FILE} beside it: not a kctrl package (kctrl package init writes both)`);
+      const set = new Set(roots);
+      return { files: roots.length ? files.filter((f) => underAny(f, set)) : [], roots, ...(notes.length ? { notes } : {}) };
     },
     pathspec: () => [],
     pathOf: (name) => name,
     async list(tree, owned) {
-      const out: PackageVersionRef[] = [];
+      const refs: PackageVersionRef[] = [];
       for (const dir of owned.roots) {
         let build: PackageBuild | undefined;
         try {
           build = await readBuild(tree, dir);
         } catch {
-          out.push({ name: nameOf(path.posix.basename(dir || 'package')), version: '0.0.0', path: dir || '.' });
+          refs.push({ name: nameOf(path.posix.basename(dir || 'package')), version: '0.0.0', path: dir || '.' });
           continue;
         }
-        if (build) out.push(refOf(build, (await releasedOf(tree, build.refName, owned)).version));
+        if (build) refs.push(refOf(build, (await releasedOf(tree, build.refName, owned)).version));
       }
-      return out;
+      return { refs, notes: [] };
     },
     async touched(changes, { head, from }, opts) {
       const ignored = globMatcher(opts.ignore);

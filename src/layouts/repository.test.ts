@@ -76,7 +76,7 @@ describe('repository layout (pure parts)', () => {
     const file = `packages/${REF}/1.0.0.yml`;
     const tree = memoryTree({ [file]: text, [`packages/${REF}/2.0.0.yml`]: pkg('2.0.0') });
     const layout = repositoryLayout();
-    const refs = await layout.list(tree, layout.owns(await tree.files()));
+    const { refs } = await layout.list(tree, layout.owns(await tree.files()));
     expect(refs).toHaveLength(2);
     const bad = refs.find((r) => r.path === file)!;
     const problems = await layout.check(tree, bad);

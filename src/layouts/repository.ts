@@ -14,10 +14,13 @@ import { lineOf, parsePackageDocs, type PackageDoc, type PackageResource } from 
 import { problemFromError, type Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
+import { inSkippedFolder, tcePackageFolders, underAny } from './evidence.js';
 import { commitTree } from './tree.js';
 import type { ChangedVersion, Layout, LoadedPackage, Owned, Tree } from './types.js';
 
 const YAML = /\.ya?ml$/;
+/** kctrl's evidence files (layouts/kctrl.ts): never a repository's Package file. */
+const KCTRL_FILES = new Set(['package-build.yml', 'package-resources.yml']);
 
 /** Pure: the `packages` folder a file sits in (the nearest), or undefined. Its `.imgpkg/` does not count. */
 export function packagesRootOf(file: string): string | undefined {
@@ -34,19 +37,31 @@ interface FileDocs {
   file: string;
   packages: PackageDoc[];
   metadata: string[];
-  /** The YAML error, when the file does not parse. */
+  /** The YAML error, when the file does not parse and says it is a Package (kind: Package). */
   error?: DevpkgError;
+  /** Why the file is no package (no Package in it, or YAML strict parsing rejects that ytt may take), for the notes. */
+  note?: string;
+}
+
+/** Pure: whether a file's text says it holds a Package (a `kind: Package` line), before it is parsed. */
+export function saysPackage(text: string): boolean {
+  return /^\s*kind:\s*["']?Package["']?\s*(#.*)?$/m.test(text);
 }
 
 async function readDocs(tree: Tree, file: string): Promise<FileDocs | undefined> {
   const text = await tree.read(file);
   if (text === undefined) return undefined;
+  const none = (why: string): FileDocs => ({ file, packages: [], metadata: [], note: `${file} ${why}: not a package` });
+  // Most files under packages/ that are not Package files never reach the parser.
+  if (!saysPackage(text) && !/^\s*kind:\s*["']?PackageMetadata/m.test(text)) return none('holds no Package');
   try {
     // kapp-controller runs ytt over the folder, so ytt comments (#@) are only comments here.
-    return { file, ...parsePackageDocs(text, file) };
+    const docs = parsePackageDocs(text, file);
+    return docs.packages.length === 0 && docs.metadata.length === 0 ? none('holds no Package') : { file, ...docs };
   } catch (err) {
-    if (err instanceof DevpkgError) return { file, packages: [], metadata: [], error: err };
-    throw err;
+    if (!(err instanceof DevpkgError)) throw err;
+    // A file strict YAML rejects is a broken package only when it says it is one (a ytt template may repeat keys).
+    return saysPackage(text) ? { file, packages: [], metadata: [], error: err } : none(`is not strict YAML (${err.message.split(';')[0]}; ytt may accept it) and says no kind: Package`);
   }
 }
 
@@ -145,14 +160,20 @@ export function repositoryLayout(): Layout {
 
   const self: Layout = {
     name: 'repository',
-    owns(files) {
-      const mine = files.filter((f) => packagesRootOf(f) !== undefined);
+    evidence: 'YAML files holding Package documents under a folder named packages (a package repository bundle)',
+    owns(files, opt = {}) {
+      // A TCE version folder is TCE's wherever it is (whichever layouts are in play), a kctrl folder's two files kctrl's.
+      const tce = tcePackageFolders(files);
+      const mine = files.filter(
+        (f) => packagesRootOf(f) !== undefined && (opt.all || !inSkippedFolder(f)) && !underAny(f, tce) && !KCTRL_FILES.has(path.posix.basename(f)),
+      );
       return { files: mine, roots: [...new Set(mine.map((f) => packagesRootOf(f)!))].sort() };
     },
     pathspec: () => [],
     pathOf: (name, version) => `packages/${name}/${version}.yml`,
     async list(tree, owned) {
-      return (await allDocs(tree, owned)).flatMap(refsOfFile);
+      const docs = await allDocs(tree, owned);
+      return { refs: docs.flatMap(refsOfFile), notes: docs.flatMap((d) => (d.note ? [d.note] : [])) };
     },
     async touched(changes, { head, from }, o) {
       const ignored = globMatcher(o.ignore);
@@ -215,7 +236,9 @@ export function repositoryLayout(): Layout {
       return { changed: [...changed.values()], removed };
     },
     async load(tree, ref, owned, o = {}) {
-      const f = await readDocs(tree, ref.path);
+      // The listing parsed it already (plan --all loads every one): parse once.
+      const listed = owned.files.includes(ref.path) ? (await allDocs(tree, owned)).find((d) => d.file === ref.path) : undefined;
+      const f = listed ?? (await readDocs(tree, ref.path));
       if (!f) throw new DevpkgError(`unknown package ${ref.name}/${ref.version}: no file ${ref.path} in ${tree.label}`);
       const pkg = packageOf(f, ref);
       const refName = pkg.pkg.spec.refName;

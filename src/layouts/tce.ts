@@ -1,6 +1,7 @@
 /**
  * TCE's layout: `<packages-dir>/<name>/metadata.yaml` and version folders
- * `<packages-dir>/<name>/<version>/{package.yaml,bundle/}`. The folder rules live in
+ * `<packages-dir>/<name>/<version>/{package.yaml,bundle/}`, the packages folder wherever it sits
+ * in the scope (below any folder named `packages`) unless packages-dir names it. The folder rules live in
  * packages/layout.ts and detect/classify.ts; this module puts them behind the Layout interface.
  */
 import { mkdtemp, readFile } from 'node:fs/promises';
@@ -10,90 +11,138 @@ import { compareVersionFolders as compareFolders, loadVersion, PACKAGE_FILE, rea
 import { parsePackageFile } from '../packages/model.js';
 import { classifyChanges, locatePackagePath, normalizePackagesDir, versionFolderPath, versionFoldersFromFiles } from '../detect/classify.js';
 import type { PackageVersionRef } from '../results.js';
+import { folderOf, inSkippedFolder, packageFolderOf, underAny, versionFolderOf } from './evidence.js';
 import { exportFolderAtRef, isUnder } from './tree.js';
 import type { ChangedVersion, Layout, LoadedPackage, Owned } from './types.js';
 
-export function tceLayout(packagesDir: string): Layout {
-  const dir = normalizePackagesDir(packagesDir);
-  // The version folders of a listing, worked out once per listing (plan --all loads every one).
-  const folders = new WeakMap<Owned, Map<string, string[]>>();
+/** TCE's default packages-dir: with it, TCE's version folders are found below any folder named `packages`. */
+export const DEFAULT_TCE_PACKAGES_DIR = 'addons/packages';
+
+/**
+ * TCE's layout. `packagesDir`: an explicit packages-dir narrows the search to that folder; the
+ * default (DEFAULT_TCE_PACKAGES_DIR, or none) finds version folders below any folder named
+ * `packages` in the scope.
+ */
+export function tceLayout(packagesDir?: string): Layout {
+  const given = packagesDir === undefined ? undefined : normalizePackagesDir(packagesDir);
+  const dir = given === DEFAULT_TCE_PACKAGES_DIR ? undefined : given;
+  // The version folders of a listing, by package folder (`<packages folder>/<name>`), worked out once per listing (plan --all loads every one).
+  const folders = new WeakMap<Owned, Map<string, { packagesDir: string; name: string; versions: string[] }>>();
   const foldersOf = (owned: Owned) => {
     let m = folders.get(owned);
-    if (!m) folders.set(owned, (m = versionFoldersFromFiles(owned.files, dir)));
+    if (!m) {
+      folders.set(owned, (m = new Map()));
+      for (const f of owned.files) {
+        const v = versionFolderOf(f, dir);
+        if (!v) continue;
+        const at = packageFolderOf(v);
+        const e = m.get(at);
+        if (e) e.versions.push(v.version);
+        else m.set(at, { packagesDir: v.packagesDir, name: v.name, versions: [v.version] });
+      }
+    }
     return m;
   };
   const sortVersions = (vs: string[]) => [...vs].sort((a, b) => compareFolders(a, b));
   // A package's versions, sorted once per listing (plan --all loads each of them: sorting again per load cost most of a 500-version plan's layout time).
   const sorted = new WeakMap<Owned, Map<string, string[]>>();
-  const sortedOf = (owned: Owned, name: string) => {
+  const sortedOf = (owned: Owned, folder: string) => {
     let m = sorted.get(owned);
     if (!m) sorted.set(owned, (m = new Map()));
-    let vs = m.get(name);
-    if (!vs) m.set(name, (vs = sortVersions(foldersOf(owned).get(name) ?? [])));
+    let vs = m.get(folder);
+    if (!vs) m.set(folder, (vs = sortVersions(foldersOf(owned).get(folder)?.versions ?? [])));
     return vs;
+  };
+  /** The packages folder of a version folder's path. */
+  const packagesDirOf = (versionPath: string) => dir ?? folderOf(folderOf(versionPath));
+  /** The packages folders a changed path can be in (any `packages` folder above it, when searching). */
+  const candidates = (p: string): string[] => {
+    if (dir !== undefined) return isUnder(p, dir) ? [dir] : [];
+    const parts = p.split('/');
+    const out: string[] = [];
+    for (let i = 0; i + 2 < parts.length; i++) if (parts[i] === 'packages') out.push(parts.slice(0, i + 1).join('/'));
+    return out.filter((c) => !inSkippedFolder(`${c}/x`));
   };
 
   return {
     name: 'tce',
-    owns(files) {
-      const mine = files.filter((f) => isUnder(f, dir));
-      const found = versionFoldersFromFiles(mine, dir).size > 0;
-      return found ? { files: mine, roots: [dir] } : { files: [], roots: [] };
-    },
-    pathspec: () => (dir === '' ? [] : [dir]),
-    pathOf: (name, version) => versionFolderPath(dir, name, version),
-    async list(_tree, owned) {
-      const out: PackageVersionRef[] = [];
-      for (const [name] of [...foldersOf(owned)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-        for (const version of sortedOf(owned, name)) out.push({ name, version, path: versionFolderPath(dir, name, version) });
+    evidence: `version folders ${dir === undefined ? '<a folder named packages>' : dir || '.'}/<name>/<version>/package.yaml (TCE)`,
+    owns(files, o = {}) {
+      const roots = new Set<string>();
+      for (const f of files) {
+        const v = versionFolderOf(f, dir);
+        if (v && (o.all || dir !== undefined || !inSkippedFolder(f))) roots.add(packageFolderOf(v));
       }
-      return out;
+      if (roots.size === 0) return { files: [], roots: [] };
+      return { files: files.filter((f) => underAny(f, roots)), roots: [...roots].sort() };
+    },
+    pathspec: () => (dir === undefined || dir === '' ? [] : [dir]),
+    pathOf: (name, version) => versionFolderPath(dir ?? DEFAULT_TCE_PACKAGES_DIR, name, version),
+    async list(_tree, owned) {
+      const refs: PackageVersionRef[] = [];
+      const byName = [...foldersOf(owned)].sort(([a, x], [b, y]) => (x.name < y.name ? -1 : x.name > y.name ? 1 : a < b ? -1 : a > b ? 1 : 0));
+      for (const [folder, e] of byName) {
+        for (const version of sortedOf(owned, folder)) refs.push({ name: e.name, version, path: versionFolderPath(e.packagesDir, e.name, version) });
+      }
+      return { refs, notes: [] };
     },
     async touched(changes, { head }, o) {
-      const names = new Set<string>();
+      // Each packages folder a change can sit in, with the package names changed there.
+      const byDir = new Map<string, Set<string>>();
       for (const c of changes) {
         for (const p of [c.path, c.oldPath]) {
-          const at = p === undefined ? undefined : locatePackagePath(p, dir);
-          if (at) names.add(at.name);
+          if (p === undefined) continue;
+          for (const d of candidates(p)) {
+            const at = locatePackagePath(p, d);
+            if (!at) continue;
+            let names = byDir.get(d);
+            if (!names) byDir.set(d, (names = new Set()));
+            names.add(at.name);
+          }
         }
       }
-      if (names.size === 0) return { changed: [], removed: [] };
-      // A long pathspec list costs more than listing the folder once.
-      const paths = names.size > 64 ? (dir === '' ? [] : [dir]) : [...names].map((n) => (dir === '' ? n : `${dir}/${n}`));
-      const atHead = versionFoldersFromFiles(await head.tree.files(paths), dir);
-      const sets = new Map([...atHead].map(([n, vs]) => [n, new Set(vs)]));
-      const result = classifyChanges(changes, {
-        packagesDir: dir,
-        ignore: o.ignore,
-        isVersionFolderAtHead: (name, version) => sets.get(name)?.has(version) ?? false,
-      });
-      const changed: ChangedVersion[] = result.versions.map((v) => ({ name: v.name, version: v.version, path: versionFolderPath(dir, v.name, v.version), reasons: v.reasons }));
-      for (const name of result.metadataOnly) {
-        let top: string | undefined;
-        for (const v of atHead.get(name) ?? []) if (top === undefined || o.compare(v, top) > 0) top = v;
-        if (top === undefined) continue; // the whole package is gone at head
-        changed.push({
-          name,
-          version: top,
-          path: versionFolderPath(dir, name, top),
-          reasons: [`${versionFolderPath(dir, name, 'metadata.yaml')} changed; ${top} is the highest version`],
+      const changed: ChangedVersion[] = [];
+      const removed: PackageVersionRef[] = [];
+      for (const [d, names] of byDir) {
+        // A long pathspec list costs more than listing the folder once.
+        const paths = names.size > 64 ? (d === '' ? [] : [d]) : [...names].map((n) => (d === '' ? n : `${d}/${n}`));
+        const atHead = versionFoldersFromFiles(await head.tree.files(paths), d);
+        const sets = new Map([...atHead].map(([n, vs]) => [n, new Set(vs)]));
+        const result = classifyChanges(changes, {
+          packagesDir: d,
+          ignore: o.ignore,
+          isVersionFolderAtHead: (name, version) => sets.get(name)?.has(version) ?? false,
         });
+        changed.push(...result.versions.map((v) => ({ name: v.name, version: v.version, path: versionFolderPath(d, v.name, v.version), reasons: v.reasons })));
+        for (const name of result.metadataOnly) {
+          let top: string | undefined;
+          for (const v of atHead.get(name) ?? []) if (top === undefined || o.compare(v, top) > 0) top = v;
+          if (top === undefined) continue; // the whole package is gone at head, or no TCE package
+          changed.push({
+            name,
+            version: top,
+            path: versionFolderPath(d, name, top),
+            reasons: [`${versionFolderPath(d, name, 'metadata.yaml')} changed; ${top} is the highest version`],
+          });
+        }
+        removed.push(...result.removed.map((r) => ({ ...r, path: versionFolderPath(d, r.name, r.version) })));
       }
-      const removed = result.removed.map((r) => ({ ...r, path: versionFolderPath(dir, r.name, r.version) }));
       return { changed, removed };
     },
     async load(tree, ref, owned) {
-      const listed = foldersOf(owned).get(ref.name) ?? [];
-      const inTree = listed.includes(ref.version) && ref.path === versionFolderPath(dir, ref.name, ref.version);
+      const pd = packagesDirOf(ref.path);
+      const folder = packageFolderOf({ packagesDir: pd, name: ref.name });
+      const listed = foldersOf(owned).get(folder)?.versions ?? [];
+      const inTree = listed.includes(ref.version) && ref.path === versionFolderPath(pd, ref.name, ref.version);
       // loadVersion only for what the listing lacks: it gives the unknown package/version errors.
       const loaded = inTree
         ? await readVersion(tree.root, ref.name, { version: ref.version, path: ref.path, packageFile: `${ref.path}/${PACKAGE_FILE}` })
-        : await loadVersion(tree.root, dir, ref.name, ref.version);
+        : await loadVersion(tree.root, pd, ref.name, ref.version);
       return {
         ...loaded,
         layout: 'tce',
         released: loaded.pkg.pkg.spec.version,
-        inPlay: [...sortedOf(owned, ref.name)],
+        inPlay: [...sortedOf(owned, folder)],
         notes: [],
         bundleFolder: `${loaded.path}/bundle`,
         versionFolder: true,

@@ -36,6 +36,15 @@ export interface Owned {
   files: string[];
   /** Repository-relative folders ('' for the root) whose whole content belongs to this layout. */
   roots: string[];
+  /** What looked like this layout's but is not (from the paths alone), for the plan's notes. */
+  notes?: string[];
+}
+
+/** The package versions a layout found among the files it owns, and what it read but did not take. */
+export interface Listed {
+  refs: PackageVersionRef[];
+  /** Files that looked like packages and are not (no Package in them, say), in words. */
+  notes: string[];
 }
 
 export interface ChangedVersion extends PackageVersionRef {
@@ -111,14 +120,19 @@ export interface ReleasedSource {
 
 export interface Layout {
   readonly name: LayoutName;
-  /** Pure: the files of a listing this layout owns. */
-  owns(files: readonly string[]): Owned;
+  /** What the layout recognises a package by, in words (for the error when it finds none). */
+  readonly evidence: string;
+  /**
+   * Pure, from the paths alone: the files of a listing this layout can own (only those are read).
+   * Folders in evidence.ts's SKIPPED_FOLDERS are left out unless `all`.
+   */
+  owns(files: readonly string[], o?: { all?: boolean }): Owned;
   /** Folders a diff has to look at ([] for the whole repository). */
   pathspec(): string[];
   /** Where a version named NAME/VERSION would be (for the message when it is not there). */
   pathOf(name: string, version: string): string;
-  /** Every package version among the owned files. */
-  list(tree: Tree, owned: Owned): Promise<PackageVersionRef[]>;
+  /** Every package version among the owned files (reading only those). */
+  list(tree: Tree, owned: Owned): Promise<Listed>;
   /** The package versions a diff touches and those it removed. */
   touched(changes: readonly FileChange[], sides: { head: Side; from: Side }, o: { ignore: readonly string[]; compare: (a: string, b: string) => number }): Promise<Touched>;
   /**

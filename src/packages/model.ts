@@ -2,6 +2,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, 
 import semver from 'semver';
 import { DevpkgError } from '../errors.js';
 import type { Problem } from './problems.js';
+import { duplicateKey } from './yaml-keys.js';
 
 export const PACKAGE_API_VERSION = 'data.packaging.carvel.dev/v1alpha1';
 
@@ -122,7 +123,8 @@ interface ParsedDoc {
 /** Parses every document of a YAML file; YAML errors become DevpkgErrors with a line. */
 function parseDocs(text: string, file: string): ParsedDoc[] {
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // uniqueKeys off: the library's check is quadratic in a map's keys; duplicateKey is linear.
+  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   if (!Array.isArray(docs)) return [];
   const out: ParsedDoc[] = [];
   for (const doc of docs) {
@@ -135,12 +137,22 @@ function parseDocs(text: string, file: string): ParsedDoc[] {
       const fix = opened === undefined ? 'fix the YAML at this line' : `the ${text[opened]} opened at this line is never closed`;
       throw new DevpkgError(`YAML syntax error (${err.code}): ${err.message}; ${fix}`, { file, line, cause: err });
     }
+    const dup = duplicateKey(doc);
+    if (dup) throw duplicateKeyError(dup, file, lineCounter);
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) continue;
     const lines: Record<string, number> = {};
     collectLines(doc.contents, '', lines, lineCounter);
     out.push({ doc, lines, value: doc.toJS({ maxAliasCount: 100 }) });
   }
   return out;
+}
+
+/** The error of a repeated key, worded as the yaml library words its own (DUPLICATE_KEY). */
+export function duplicateKeyError(dup: { key: string; pos: number }, file: string, lc: LineCounter): DevpkgError {
+  return new DevpkgError(`YAML syntax error (DUPLICATE_KEY): Map keys must be unique (${JSON.stringify(dup.key)} is repeated); fix the YAML at this line`, {
+    file,
+    line: lc.linePos(dup.pos).line,
+  });
 }
 
 /**
