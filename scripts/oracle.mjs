@@ -2,8 +2,8 @@
 // An independent oracle of which package versions a commit touches, to check devpkg against real
 // repositories (docs/development.md, "Checking detection against real repositories").
 //
-//   node scripts/oracle.mjs <clone> [--commits N] [--rev REV] [--devpkg dist/cli.js] [--command detect|plan]
-//                           [--oracle-only] [--json] [-- extra devpkg flags]
+//   node scripts/oracle.mjs <clone> [--commits N] [--rev REV] [--scope SUBDIR] [--devpkg dist/cli.js]
+//                           [--command detect|plan] [--oracle-only] [--json] [-- extra devpkg flags]
 //
 // For each of the last N first-parent commits C of REV (default HEAD), it reads the two trees
 // (C^ and C) with git itself and decides, from the files alone and without any of devpkg's code:
@@ -26,7 +26,8 @@
 //   repository  any other YAML file below a folder named packages/ holding Package documents,
 //               keyed by spec.refName and spec.version (named by the refName's first label); a
 //               PackageMetadata changed alone marks the refName's highest version.
-// Then, unless --oracle-only, it runs `devpkg <command> --repo <clone> --base C^ --head C --json`
+// --scope SUBDIR reads only the files below SUBDIR (a monorepo: devpkg gets --repo <clone>/SUBDIR).
+// Then, unless --oracle-only, it runs `devpkg <command> --repo <clone>[/SUBDIR] --base C^ --head C --json`
 // and prints, per commit, whether the two agree, and the disagreements with the command to
 // reproduce each. Exit 0 when every commit agrees, 1 when one does not, 2 for bad usage.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -294,14 +295,15 @@ function git(repo, args, input) {
   return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', maxBuffer: 1 << 28, input });
 }
 
-function treeFiles(repo, commit) {
+function treeFiles(repo, commit, scope) {
   const out = git(repo, ['ls-tree', '-r', '-z', '--full-tree', commit]);
   const files = new Map();
   for (const line of out.split('\0')) {
     if (!line) continue;
     const tab = line.indexOf('\t');
     const [, type, oid] = line.slice(0, tab).split(' ');
-    if (type === 'blob') files.set(line.slice(tab + 1), oid);
+    const path = line.slice(tab + 1);
+    if (type === 'blob' && under(path, scope)) files.set(path, oid);
   }
   return files;
 }
@@ -325,7 +327,7 @@ function makeParser(repo, files, yaml, cache) {
 }
 
 function parseArgs(argv) {
-  const opts = { commits: 30, rev: 'HEAD', devpkg: resolve(HERE, '../dist/cli.js'), command: 'detect', oracleOnly: false, json: false, extra: [] };
+  const opts = { commits: 30, rev: 'HEAD', scope: '', devpkg: resolve(HERE, '../dist/cli.js'), command: 'detect', oracleOnly: false, json: false, extra: [] };
   const rest = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -336,6 +338,7 @@ function parseArgs(argv) {
     if (a === '--') { opts.extra = argv.slice(i + 1); break; }
     else if (a === '--commits') opts.commits = Number(value());
     else if (a === '--rev') opts.rev = value();
+    else if (a === '--scope') opts.scope = value().replace(/^\.\/?/, '').replace(/\/+$/, '');
     else if (a === '--devpkg') opts.devpkg = resolve(value());
     else if (a === '--command') opts.command = value();
     else if (a === '--oracle-only') opts.oracleOnly = true;
@@ -351,7 +354,7 @@ function parseArgs(argv) {
 }
 
 function runDevpkg(opts, base, head) {
-  const args = [opts.devpkg, opts.command, '--repo', opts.repo, '--base', base, '--head', head, '--json', ...opts.extra];
+  const args = [opts.devpkg, opts.command, '--repo', opts.scope ? `${opts.repo}/${opts.scope}` : opts.repo, '--base', base, '--head', head, '--json', ...opts.extra];
   const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 28, cwd: opts.repo });
   const command = `(cd ${opts.repo} && node ${args.map((a) => (/\s/.test(a) ? `'${a}'` : a)).join(' ')})`;
   let parsed = null;
@@ -383,7 +386,7 @@ async function main() {
   const trees = new Map();
   const packagesAt = (commit) => {
     if (!trees.has(commit)) {
-      const files = treeFiles(opts.repo, commit);
+      const files = treeFiles(opts.repo, commit, opts.scope);
       trees.set(commit, packagesOf(files, makeParser(opts.repo, files, yaml, cache)));
     }
     return trees.get(commit);
