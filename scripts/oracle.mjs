@@ -204,7 +204,9 @@ export function packagesOf(files, parse) {
   return { kctrl, tce, repository, metadata };
 }
 
-const keyOf = (p) => `${p.layout}:${p.name}/${p.version}`;
+// A kctrl or repository package is its refName (a changed refName is a removal and an addition,
+// though the first label, devpkg's name for it, may stay); a TCE version its folder.
+const keyOf = (p) => `${p.layout}:${p.layout === 'tce' ? p.name : p.refName}/${p.version}`;
 
 function sameContent(a, b) {
   if (typeof a.content === 'string') return a.content === b.content;

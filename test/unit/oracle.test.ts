@@ -128,6 +128,8 @@ describe('scripts/oracle.mjs', () => {
     commit('remove a version');
     repo.write({ 'repo/packages/app/config/template.yaml': 'a: 1\na: 3\n', 'README.md': 'words\n' });
     commit('template and markdown');
+    repo.write({ 'web/package-build.yml': build.replace('name: web.corp.com', 'name: web.other.com') });
+    commit('kctrl refName change');
   });
 
   test('decides from the two trees what each commit touches and removes', async () => {
@@ -146,6 +148,7 @@ describe('scripts/oracle.mjs', () => {
       'kctrl config edit': { touched: ['web'], removed: [] },
       'remove a version': { touched: [], removed: ['simple-app/1.0.0'] },
       'template and markdown': { touched: [], removed: [] },
+      'kctrl refName change': { touched: ['web'], removed: ['web'] },
     });
   });
 
@@ -168,7 +171,7 @@ process.stdout.write(JSON.stringify(answers[subject] ?? { packages: [], removed:
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout) as { commits: number; agreed: number; rows: Row[] };
     const bySubject = Object.fromEntries(out.rows.map((row) => [row.subject, row.result]));
-    expect(out.commits).toBe(11 - 1);
+    expect(out.commits).toBe(12 - 1);
     expect(bySubject['pure rename']).toMatchObject({ agree: false, onlyDevpkg: ['simple-app/1.0.0'] });
     expect(bySubject['kctrl config edit']).toMatchObject({ agree: false, releasedDiffer: ['web: oracle 0.1.0, devpkg 0.2.0'] });
     expect(bySubject['bundle edit']).toMatchObject({ agree: true });
