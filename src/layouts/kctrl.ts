@@ -245,7 +245,7 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
       for (const [i, p] of build.includePaths.entries()) {
         const generated = build.useKbldImagesLock && path.posix.normalize(p).startsWith('.imgpkg');
         if (generated) continue;
-        if (!(await exists(path.join(tree.root, dir, p)))) {
+        if ((await tree.files([rel(dir, p)])).length === 0) {
           warnings.push({ path: build.file, line: lineOf(build, `spec.template.spec.export.0.includePaths.${i}`), severity: 'warning', message: includeMissing(build, p) });
         }
       }
@@ -280,10 +280,14 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
       }
     },
     async bundle(loaded, b) {
+      // Built from the tree the package was read from: a commit's folder is exported from it.
       const { workTree } = await import('./tree.js');
-      const build = await readBuild(workTree(b.root), dirOf(loaded));
-      if (!build) throw new DevpkgError(`no ${BUILD_FILE} in ${path.join(b.root, dirOf(loaded))}`);
-      return { folder: await buildBundle(build, path.join(b.root, build.dir), b) };
+      const tree = loaded.tree ?? workTree(b.root);
+      const build = await readBuild(tree, dirOf(loaded));
+      if (!build) throw new DevpkgError(`no ${rel(dirOf(loaded), BUILD_FILE)} in ${tree.label}`);
+      const src = await tree.folder(build.dir, b.tmp);
+      if (!src) throw new DevpkgError(`${build.dir || 'the repository root'} is not in ${tree.label}`, { file: build.file, line: 1 });
+      return { folder: await buildBundle(build, src, b) };
     },
     async released(loaded, b) {
       const dir = dirOf(loaded);

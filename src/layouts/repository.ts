@@ -222,7 +222,7 @@ export function repositoryLayout(): Layout {
       return { image: bundleFetch(loaded.pkg.pkg).image };
     },
     async released(loaded, o) {
-      let tree: Tree = { label: 'the working tree', files: async () => [], read: async () => undefined };
+      let tree: Tree;
       if (o.baseRef) {
         const { Git } = await import('../tools/git.js');
         tree = commitTree(await Git.create(o.root, o.exec), o.baseRef);

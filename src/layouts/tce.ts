@@ -7,10 +7,11 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkPackageText } from '../packages/check.js';
 import { compareVersionFolders as compareFolders, loadVersion, PACKAGE_FILE, readVersion } from '../packages/layout.js';
+import { DevpkgError } from '../errors.js';
 import { parsePackageFile } from '../packages/model.js';
 import { classifyChanges, locatePackagePath, normalizePackagesDir, versionFolderPath, versionFoldersFromFiles } from '../detect/classify.js';
 import type { PackageVersionRef } from '../results.js';
-import { exportFolderAtRef, isUnder } from './tree.js';
+import { exportFolderAtRef, isUnder, treeReader, workTree } from './tree.js';
 import type { ChangedVersion, Layout, LoadedPackage, Owned } from './types.js';
 
 export function tceLayout(packagesDir: string): Layout {
@@ -85,10 +86,12 @@ export function tceLayout(packagesDir: string): Layout {
     async load(tree, ref, owned) {
       const listed = foldersOf(owned).get(ref.name) ?? [];
       const inTree = listed.includes(ref.version) && ref.path === versionFolderPath(dir, ref.name, ref.version);
+      // Every read through the tree (a commit's or the working tree's), never the disk behind it.
       // loadVersion only for what the listing lacks: it gives the unknown package/version errors.
+      const reader = treeReader(tree);
       const loaded = inTree
-        ? await readVersion(tree.root, ref.name, { version: ref.version, path: ref.path, packageFile: `${ref.path}/${PACKAGE_FILE}` })
-        : await loadVersion(tree.root, dir, ref.name, ref.version);
+        ? await readVersion('', ref.name, { version: ref.version, path: ref.path, packageFile: `${ref.path}/${PACKAGE_FILE}` }, reader)
+        : await loadVersion('', dir, ref.name, ref.version, reader);
       return {
         ...loaded,
         layout: 'tce',
@@ -105,7 +108,11 @@ export function tceLayout(packagesDir: string): Layout {
       return text === undefined ? [] : checkPackageText(text, file, ref.version, `${ref.name}/${ref.version}`);
     },
     async bundle(loaded, o) {
-      return { folder: path.join(o.root, loaded.path, 'bundle') };
+      // The bundle/ of the tree the package was read from: a commit's is exported from it.
+      const tree = loaded.tree ?? workTree(o.root);
+      const folder = await tree.folder(`${loaded.path}/bundle`, o.tmp);
+      if (!folder) throw new DevpkgError(`${loaded.path}/bundle is not in ${tree.label}; a version folder holds the bundle it pushes (bundle/config/...)`, { file: `${loaded.path}/${PACKAGE_FILE}`, line: 1 });
+      return { folder };
     },
     async released(loaded, o) {
       if (o.baseRef) {

@@ -1,0 +1,115 @@
+// Contents from the tree the diff was taken at (issue 35): every layout reads a commit's files
+// through the commit, never the working tree behind it, and a commit's bundle folder is exported
+// from that commit.
+import { jest } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { removeTempDirs, TestRepo } from '../detect/test-repo.js';
+import { closeGitReaders, Git } from '../tools/git.js';
+import { execTool } from '../tools/exec.js';
+import { commitTree, Layouts, workTree } from './index.js';
+
+jest.setTimeout(30000);
+const tmps: string[] = [];
+afterAll(async () => {
+  await closeGitReaders();
+  removeTempDirs();
+  for (const t of tmps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+const tmp = () => {
+  const t = mkdtempSync(join(tmpdir(), 'devpkg-contents-'));
+  tmps.push(t);
+  return t;
+};
+
+const IMAGE = `registry.example.com/x@sha256:${'0'.repeat(64)}`;
+const tcePackage = (refName: string, version = '1.0.0') =>
+  `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${refName}.${version}\nspec:\n  refName: ${refName}\n  version: ${version}\n  template:\n    spec:\n      fetch:\n        - imgpkgBundle:\n            image: ${IMAGE}\n`;
+const packageBuild = (refName: string) =>
+  [
+    'apiVersion: kctrl.carvel.dev/v1alpha1',
+    'kind: PackageBuild',
+    'metadata:',
+    `  name: ${refName}`,
+    'spec:',
+    '  template:',
+    '    spec:',
+    '      app:',
+    '        spec:',
+    '          deploy:',
+    '          - kapp: {}',
+    '      export:',
+    '      - imgpkgBundle:',
+    '          image: registry.example.com/packages/app',
+    '        includePaths:',
+    '        - config',
+    '',
+  ].join('\n');
+const packageResources = (refName: string) =>
+  `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${refName}.0.0.0\nspec:\n  refName: ${refName}\n  version: 0.0.0\n  template:\n    spec:\n      deploy:\n      - kapp: {}\n`;
+
+describe('a layout reads the commit it is given, not the working tree', () => {
+  test('tce: a commit that renamed the refName loads, at the commit before, with the old refName and that commit bundle', async () => {
+    const r = TestRepo.init();
+    r.write({ 'addons/packages/x/1.0.0/package.yaml': tcePackage('x.example.com'), 'addons/packages/x/1.0.0/bundle/config/values.yaml': 'at: A\n' });
+    const a = r.commit('A');
+    r.write({ 'addons/packages/x/1.0.0/package.yaml': tcePackage('y.example.com'), 'addons/packages/x/1.0.0/bundle/config/values.yaml': 'at: B\n' });
+    r.commit('B'); // the working tree is at B
+    const git = await Git.create(r.dir);
+    const layouts = Layouts.open('tce', { packagesDir: 'addons/packages' });
+    const tree = commitTree(git, a);
+    const [ref] = await layouts.find(tree, [{ name: 'x', version: '1.0.0' }]);
+    const loaded = await layouts.load(tree, ref!);
+    expect(loaded.pkg.pkg.spec.refName).toBe('x.example.com');
+    // What is pushed is A's bundle, exported from A.
+    const got = await layouts.bundle(loaded, { root: r.dir, exec: execTool, tmp: tmp(), log: () => undefined });
+    expect('folder' in got && readFileSync(join(got.folder, 'config/values.yaml'), 'utf8')).toBe('at: A\n');
+    // The working tree is read as the working tree.
+    const atWork = await layouts.load(workTree(r.dir), ref!);
+    expect(atWork.pkg.pkg.spec.refName).toBe('y.example.com');
+    const fromWork = await layouts.bundle(atWork, { root: r.dir, exec: execTool, tmp: tmp(), log: () => undefined });
+    expect('folder' in fromWork && fromWork.folder).toBe(join(r.dir, 'addons/packages/x/1.0.0/bundle'));
+  });
+
+  test('tce: an unknown version is explained from the commit, not the disk', async () => {
+    const r = TestRepo.init();
+    r.write({ 'addons/packages/x/1.0.0/package.yaml': tcePackage('x.example.com') });
+    const a = r.commit('A');
+    r.write({ 'addons/packages/x/2.0.0/package.yaml': tcePackage('x.example.com', '2.0.0') }).commit('B');
+    const layouts = Layouts.open('tce', { packagesDir: 'addons/packages' });
+    const tree = commitTree(await Git.create(r.dir), a);
+    const [ref] = await layouts.find(tree, [{ name: 'x', version: '2.0.0' }]);
+    await expect(layouts.load(tree, ref!)).rejects.toThrow(/unknown version 2\.0\.0 of package x: .*known versions: 1\.0\.0$/);
+  });
+
+  test('kctrl: refName and includePaths of the commit, and the bundle built from that commit', async () => {
+    const r = TestRepo.init();
+    r.write({ 'app/package-build.yml': packageBuild('app.example.com'), 'app/package-resources.yml': packageResources('app.example.com'), 'app/config/a.yml': 'at: A\n' });
+    const a = r.commit('A');
+    r.write({ 'app/package-build.yml': packageBuild('renamed.example.com'), 'app/package-resources.yml': packageResources('renamed.example.com') });
+    r.rm('app/config');
+    r.commit('B');
+    const layouts = Layouts.open('kctrl', { packagesDir: '', releasedVersion: '1.0.0' });
+    const tree = commitTree(await Git.create(r.dir), a);
+    const [ref] = await layouts.list(tree);
+    const loaded = await layouts.load(tree, ref!);
+    expect(loaded.pkg.pkg.spec.refName).toBe('app.example.com');
+    // config/ is there at A (it is gone from the working tree): no warning that it is missing.
+    expect(loaded.pkg.warnings).toEqual([]);
+    const got = await layouts.bundle(loaded, { root: r.dir, exec: execTool, tmp: tmp(), log: () => undefined });
+    expect('folder' in got && readFileSync(join(got.folder, 'config/a.yml'), 'utf8')).toBe('at: A\n');
+  });
+
+  test('repository: the Package of the commit', async () => {
+    const r = TestRepo.init();
+    r.write({ 'packages/x.example.com/1.0.0.yml': tcePackage('x.example.com') });
+    const a = r.commit('A');
+    r.write({ 'packages/x.example.com/1.0.0.yml': tcePackage('x.example.com').replace(IMAGE, IMAGE.replace(/0{64}$/, '1'.repeat(64))) }).commit('B');
+    const layouts = Layouts.open('repository', { packagesDir: '' });
+    const tree = commitTree(await Git.create(r.dir), a);
+    const [ref] = await layouts.list(tree);
+    const loaded = await layouts.load(tree, ref!);
+    expect(loaded.pkg.pkg.spec.template?.spec?.fetch).toEqual([{ imgpkgBundle: { image: IMAGE } }]);
+  });
+});
