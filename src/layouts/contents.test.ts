@@ -2,9 +2,11 @@
 // through the commit, never the working tree behind it, and a commit's bundle folder is exported
 // from that commit.
 import { jest } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '../cli.js';
 import { removeTempDirs, TestRepo } from '../detect/test-repo.js';
 import { closeGitReaders, Git } from '../tools/git.js';
 import { execTool } from '../tools/exec.js';
@@ -111,5 +113,50 @@ describe('a layout reads the commit it is given, not the working tree', () => {
     const [ref] = await layouts.list(tree);
     const loaded = await layouts.load(tree, ref!);
     expect(loaded.pkg.pkg.spec.template?.spec?.fetch).toEqual([{ imgpkgBundle: { image: IMAGE } }]);
+  });
+});
+
+describe('one git cat-file --batch per run for the base side and commit trees', () => {
+  // A PATH wrapper logs every git the run starts (behaviour, not timing).
+  const counted = async (argv: string[]) => {
+    const bin = tmp();
+    const log = join(bin, 'git.log');
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`);
+    chmodSync(join(bin, 'git'), 0o755);
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    let out = '';
+    let err = '';
+    try {
+      const code = await runCli(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t), env: {}, cwd: process.cwd() });
+      expect({ code, err }).toEqual({ code: 0, err: '' });
+    } finally {
+      process.env.PATH = path;
+    }
+    const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+    return { calls, plan: JSON.parse(out) as { packages: { name: string }[] } };
+  };
+  const repository = (n: number) => {
+    const r = TestRepo.init();
+    for (let p = 0; p < n; p++) for (const v of ['1.0.0', '1.1.0', '1.2.0']) r.write({ [`packages/p${p}.example.com/${v}.yml`]: tcePackage(`p${p}.example.com`, v) });
+    const a = r.commit('A');
+    for (let p = 0; p < n; p++) r.write({ [`packages/p${p}.example.com/2.0.0.yml`]: tcePackage(`p${p}.example.com`, '2.0.0') });
+    r.commit('B');
+    return { r, a };
+  };
+
+  test('plan --base: as many git processes for 6 packages as for 2, one of them git cat-file --batch', async () => {
+    const runs = [];
+    for (const n of [2, 6]) {
+      const { r, a } = repository(n);
+      const { calls, plan } = await counted(['plan', '--repo', r.dir, '--base', a, '--json']);
+      expect(plan.packages).toHaveLength(n);
+      runs.push(calls);
+    }
+    const [two, six] = runs as [string[], string[]];
+    expect(six.filter((c) => c.includes('cat-file --batch'))).toHaveLength(1);
+    expect(six.filter((c) => /cat-file blob|\bshow\b/.test(c))).toEqual([]);
+    expect(six.length).toBe(two.length);
   });
 });
