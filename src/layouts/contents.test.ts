@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../cli.js';
+import { detectChanges } from '../detect/detect.js';
 import { removeTempDirs, TestRepo } from '../detect/test-repo.js';
 import { closeGitReaders, Git } from '../tools/git.js';
 import { execTool } from '../tools/exec.js';
@@ -158,5 +159,105 @@ describe('one git cat-file --batch per run for the base side and commit trees', 
     expect(six.filter((c) => c.includes('cat-file --batch'))).toHaveLength(1);
     expect(six.filter((c) => /cat-file blob|\bshow\b/.test(c))).toEqual([]);
     expect(six.length).toBe(two.length);
+  });
+});
+
+describe('a change is a change of content', () => {
+  const detect = async (r: TestRepo, a: string, layout: 'tce' | 'kctrl' | 'repository') => {
+    const got = await detectChanges({ git: await Git.create(r.dir), packagesDir: 'addons/packages', layouts: Layouts.open(layout, { packagesDir: 'addons/packages', releasedVersion: '1.0.0' }), base: a, kind: 'range' });
+    return { changed: got.changed.map((c) => `${c.name}/${c.version}`), removed: got.removed.map((c) => `${c.name}/${c.version}`) };
+  };
+  const none = { changed: [], removed: [] };
+  const P = 'addons/packages';
+  const tce = () => {
+    const r = TestRepo.init();
+    r.addVersion(P, 'x', '1.0.0').addVersion(P, 'x', '1.1.0').addVersion(P, 'y', '2.0.0');
+    r.write({ [`${P}/x/metadata.yaml`]: 'apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: PackageMetadata\nmetadata:\n  name: x.example.com\nspec:\n  displayName: x\n  providerName: me\n' });
+    return { r, a: r.commit('A') };
+  };
+  const edit = (r: TestRepo, file: string, f: (t: string) => string) => r.write({ [file]: f(readFileSync(join(r.dir, file), 'utf8')) });
+
+  describe('tce', () => {
+    test('pure renames of package folders and version folders touch nothing and remove nothing', async () => {
+      const { r, a } = tce();
+      r.mv(`${P}/y`, `${P}/y2`).mv(`${P}/x/1.0.0`, `${P}/x/1.0.0-moved`).commit('B');
+      await expect(detect(r, a, 'tce')).resolves.toEqual(none);
+    });
+
+    test('a moved version folder whose content changed is a change', async () => {
+      const { r, a } = tce();
+      r.mv(`${P}/y/2.0.0`, `${P}/y/2.0.1`);
+      edit(r, `${P}/y/2.0.1/bundle/config/values.yaml`, (t) => `${t}more: 1\n`);
+      r.commit('B');
+      await expect(detect(r, a, 'tce')).resolves.toEqual({ changed: ['y/2.0.1'], removed: [] });
+    });
+
+    test('a rename inside a bundle is a change of the bundle', async () => {
+      const { r, a } = tce();
+      r.mv(`${P}/y/2.0.0/bundle/config/values.yaml`, `${P}/y/2.0.0/bundle/config/values-renamed.yaml`).commit('B');
+      await expect(detect(r, a, 'tce')).resolves.toEqual({ changed: ['y/2.0.0'], removed: [] });
+    });
+
+    test('comments, key order and whitespace in package.yaml and metadata.yaml touch nothing; a real edit does', async () => {
+      const { r, a } = tce();
+      edit(r, `${P}/x/1.0.0/package.yaml`, (t) => `# a comment\n${t.replace('kind: Package\n', '').replace('apiVersion:', 'kind:   Package\napiVersion:')}`);
+      edit(r, `${P}/x/metadata.yaml`, (t) => `${t}# reviewed\n`);
+      r.commit('B');
+      await expect(detect(r, a, 'tce')).resolves.toEqual(none);
+      edit(r, `${P}/x/metadata.yaml`, (t) => t.replace('providerName: me', 'providerName: you'));
+      r.commit('C');
+      await expect(detect(r, a, 'tce')).resolves.toEqual({ changed: ['x/1.1.0'], removed: [] });
+    });
+  });
+
+  describe('kctrl', () => {
+    const kctrl = () => {
+      const r = TestRepo.init();
+      r.write({ 'app/package-build.yml': packageBuild('app.example.com'), 'app/package-resources.yml': packageResources('app.example.com'), 'app/config/a.yml': 'a: 1\n' });
+      return { r, a: r.commit('A') };
+    };
+
+    test('a moved package folder touches nothing; comments in package-resources.yml neither', async () => {
+      const { r, a } = kctrl();
+      r.mv('app', 'apps/app');
+      edit(r, 'apps/app/package-resources.yml', (t) => `# kctrl package init wrote this\n${t}`);
+      r.commit('B');
+      await expect(detect(r, a, 'kctrl')).resolves.toEqual(none);
+    });
+
+    test('a rename in config/ is a change', async () => {
+      const { r, a } = kctrl();
+      r.mv('app/config/a.yml', 'app/config/b.yml').commit('B');
+      await expect(detect(r, a, 'kctrl')).resolves.toEqual({ changed: ['app/1.0.0'], removed: [] });
+    });
+
+    test('a changed metadata.name lists the old refName as removed', async () => {
+      const { r, a } = kctrl();
+      r.write({ 'app/package-build.yml': packageBuild('renamed.example.com'), 'app/package-resources.yml': packageResources('renamed.example.com') }).commit('B');
+      await expect(detect(r, a, 'kctrl')).resolves.toEqual({ changed: ['renamed/1.0.0'], removed: ['app/1.0.0'] });
+    });
+  });
+
+  describe('repository', () => {
+    const META = 'apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: PackageMetadata\nmetadata:\n  name: x.example.com\nspec:\n  displayName: x\n';
+    const repo = () => {
+      const r = TestRepo.init();
+      r.write({ 'packages/x.example.com/metadata.yml': META, 'packages/x.example.com/1.0.0.yml': tcePackage('x.example.com'), 'packages/y.example.com/1.0.0.yml': tcePackage('y.example.com') });
+      return { r, a: r.commit('A') };
+    };
+
+    test('a comment in metadata.yml, key order in a Package and a pure rename touch nothing', async () => {
+      const { r, a } = repo();
+      edit(r, 'packages/x.example.com/metadata.yml', (t) => `${t}# reviewed\n`);
+      edit(r, 'packages/x.example.com/1.0.0.yml', (t) => `kind: Package\n${t.replace('kind: Package\n', '')}`);
+      r.mv('packages/y.example.com/1.0.0.yml', 'packages/y.example.com/v1.0.0.yml').commit('B');
+      await expect(detect(r, a, 'repository')).resolves.toEqual(none);
+    });
+
+    test('a deleted Package file lists its Package as removed', async () => {
+      const { r, a } = repo();
+      r.rm('packages/y.example.com/1.0.0.yml').commit('B');
+      await expect(detect(r, a, 'repository')).resolves.toEqual({ changed: [], removed: ['y/1.0.0'] });
+    });
   });
 });

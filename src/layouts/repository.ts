@@ -14,6 +14,7 @@ import { lineOf, parsePackageDocs, type PackageDoc, type PackageResource } from 
 import { problemFromError, type Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
+import { sameValue, yamlDocuments } from './content.js';
 import { commitTree } from './tree.js';
 import type { ChangedVersion, Layout, LoadedPackage, Owned, Tree } from './types.js';
 
@@ -32,6 +33,8 @@ export function packagesRootOf(file: string): string | undefined {
 
 interface FileDocs {
   file: string;
+  /** The text read (what its PackageMetadata documents are compared by). */
+  text?: string;
   packages: PackageDoc[];
   metadata: string[];
   /** The YAML error, when the file does not parse. */
@@ -43,9 +46,9 @@ async function readDocs(tree: Tree, file: string): Promise<FileDocs | undefined>
   if (text === undefined) return undefined;
   try {
     // kapp-controller runs ytt over the folder, so ytt comments (#@) are only comments here.
-    return { file, ...parsePackageDocs(text, file) };
+    return { file, text, ...parsePackageDocs(text, file) };
   } catch (err) {
-    if (err instanceof DevpkgError) return { file, packages: [], metadata: [], error: err };
+    if (err instanceof DevpkgError) return { file, text, packages: [], metadata: [], error: err };
     throw err;
   }
 }
@@ -98,6 +101,16 @@ function packageOf(f: FileDocs, ref: PackageVersionRef): PackageResource {
   return { ...res, warnings: res.warnings.filter((w) => !w.message.startsWith('Package metadata.name')) };
 }
 
+/** Pure: the PackageMetadata documents of a YAML text, by metadata.name (none when it does not parse). */
+function metadataOf(text: string): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (const d of yamlDocuments(text) ?? []) {
+    const m = d as { kind?: unknown; metadata?: { name?: unknown } } | null;
+    if (m && typeof m === 'object' && m.kind === 'PackageMetadata' && typeof m.metadata?.name === 'string') out.set(m.metadata.name, m);
+  }
+  return out;
+}
+
 export function repositoryLayout(): Layout {
   // Every file of a listing read once (load asks for the other versions of a refName).
   const parsed = new WeakMap<Owned, Promise<FileDocs[]>>();
@@ -133,11 +146,14 @@ export function repositoryLayout(): Layout {
         Promise.all([...headFiles].map((x) => readDocs(head.tree, x))),
         Promise.all([...fromFiles].map((x) => readDocs(from.tree, x))),
       ]);
-      const before = new Map<string, { text: string; file: string }>();
+      const before = new Map<string, { pkg: unknown; file: string }>();
+      // The PackageMetadata documents before, by refName (a change of content only counts).
+      const metadataBefore = new Map<string, unknown>();
       for (const docs of f) {
+        if (docs?.text !== undefined) for (const [refName, m] of metadataOf(docs.text)) metadataBefore.set(refName, m);
         refsOfFile(docs ?? { file: '', packages: [], metadata: [] }).forEach((ref, i) => {
           const p = docs!.packages[i];
-          if (p) before.set(key(ref), { text: JSON.stringify(p.res?.pkg ?? null), file: docs!.file });
+          if (p) before.set(key(ref), { pkg: p.res?.pkg ?? null, file: docs!.file });
         });
       }
       const changed = new Map<string, ChangedVersion>();
@@ -145,7 +161,8 @@ export function repositoryLayout(): Layout {
       const metadataOnly = new Set<string>();
       for (const docs of h) {
         if (!docs) continue;
-        for (const m of docs.metadata) metadataOnly.add(m);
+        const metadataNow = docs.text === undefined ? new Map<string, unknown>() : metadataOf(docs.text);
+        for (const m of docs.metadata) if (!metadataBefore.has(m) || !sameValue(metadataBefore.get(m), metadataNow.get(m))) metadataOnly.add(m);
         if (docs.error) {
           const [ref] = refsOfFile(docs);
           changed.set(key(ref!), { ...ref!, reasons: [`changed ${docs.file} (it does not parse)`] });
@@ -157,7 +174,8 @@ export function repositoryLayout(): Layout {
           const k = key(ref);
           after.add(k);
           const was = before.get(k);
-          if (was && was.text === JSON.stringify(p.res?.pkg ?? null)) return;
+          // The same Package whatever its comments, key order or file: no change.
+          if (was && sameValue(was.pkg, p.res?.pkg ?? null)) return;
           const reason = !was ? `added ${ref.name}/${ref.version} in ${docs.file}` : was.file === docs.file ? `modified ${ref.name}/${ref.version} in ${docs.file}` : `moved ${ref.name}/${ref.version} from ${was.file} to ${docs.file} and changed it`;
           changed.set(k, { ...ref, reasons: [reason] });
         });

@@ -6,11 +6,12 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkPackageText } from '../packages/check.js';
-import { compareVersionFolders as compareFolders, loadVersion, PACKAGE_FILE, readVersion } from '../packages/layout.js';
+import { compareVersionFolders as compareFolders, loadVersion, METADATA_FILE, PACKAGE_FILE, readVersion } from '../packages/layout.js';
 import { DevpkgError } from '../errors.js';
 import { parsePackageFile } from '../packages/model.js';
-import { classifyChanges, locatePackagePath, normalizePackagesDir, versionFolderPath, versionFoldersFromFiles } from '../detect/classify.js';
+import { classifyChanges, type FileChange, locatePackagePath, normalizePackagesDir, versionFolderPath, versionFoldersFromFiles } from '../detect/classify.js';
 import type { PackageVersionRef } from '../results.js';
+import { sameDocuments } from './content.js';
 import { exportFolderAtRef, isUnder, treeReader, workTree } from './tree.js';
 import type { ChangedVersion, Layout, LoadedPackage, Owned } from './types.js';
 
@@ -50,7 +51,7 @@ export function tceLayout(packagesDir: string): Layout {
       }
       return out;
     },
-    async touched(changes, { head }, o) {
+    async touched(changes, { head, from }, o) {
       const names = new Set<string>();
       for (const c of changes) {
         for (const p of [c.path, c.oldPath]) {
@@ -68,8 +69,21 @@ export function tceLayout(packagesDir: string): Layout {
         ignore: o.ignore,
         isVersionFolderAtHead: (name, version) => sets.get(name)?.has(version) ?? false,
       });
-      const changed: ChangedVersion[] = result.versions.map((v) => ({ name: v.name, version: v.version, path: versionFolderPath(dir, v.name, v.version), reasons: v.reasons }));
-      for (const name of result.metadataOnly) {
+      // A change is a change of content: edits of package.yaml / metadata.yaml that parse to the same
+      // documents on both sides (comments, key order, whitespace) touch nothing; anything else does.
+      const unchanged = async (cs: readonly FileChange[], file: string) => {
+        if (!cs.every((c) => (c.status === 'M' || c.status === 'R') && path.posix.basename(c.path) === file)) return false;
+        for (const c of cs) if (!sameDocuments(await from.tree.read(c.oldPath ?? c.path), await head.tree.read(c.path))) return false;
+        return true;
+      };
+      const changed: ChangedVersion[] = [];
+      for (const v of result.versions) {
+        if (await unchanged(v.changes, PACKAGE_FILE)) continue;
+        changed.push({ name: v.name, version: v.version, path: versionFolderPath(dir, v.name, v.version), reasons: v.reasons });
+      }
+      const touchedNames = new Set(changed.map((c) => c.name));
+      for (const [name, cs] of [...result.metadata].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        if (touchedNames.has(name) || (await unchanged(cs, METADATA_FILE))) continue;
         let top: string | undefined;
         for (const v of atHead.get(name) ?? []) if (top === undefined || o.compare(v, top) > 0) top = v;
         if (top === undefined) continue; // the whole package is gone at head
@@ -77,7 +91,7 @@ export function tceLayout(packagesDir: string): Layout {
           name,
           version: top,
           path: versionFolderPath(dir, name, top),
-          reasons: [`${versionFolderPath(dir, name, 'metadata.yaml')} changed; ${top} is the highest version`],
+          reasons: [`${versionFolderPath(dir, name, METADATA_FILE)} changed; ${top} is the highest version`],
         });
       }
       const removed = result.removed.map((r) => ({ ...r, path: versionFolderPath(dir, r.name, r.version) }));
