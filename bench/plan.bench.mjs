@@ -9,10 +9,17 @@
 //   devpkg:   node dist/cli.js plan   --repo R --base <root> --head <head> --json   (if it runs)
 // Target (DESIGN.md): planning at most 2x the baseline. Prints medians and the median ratio.
 //
-// Usage: node bench/plan.bench.mjs [--reps N] [--cli dist/cli.js] [--keep]
+// Then the base-side case (issue 35): `plan --base` on a package repository of 20 packages x 60
+// files (packages/<refName>/metadata.yml and 59 version files each; the head commit adds a
+// version to every package, so every load reads the base side). Every git the run starts is
+// counted through a PATH wrapper: the target is one `git cat-file --batch` for the base side and a
+// process count that does not grow with packages or files. Prints the count and the median time.
+//
+// Usage: node bench/plan.bench.mjs [--reps N] [--cli dist/cli.js] [--keep] [--only history|base]
+//   [--base-packages 20] [--base-files 60] [--base-reps 5]
 //   (build dist first: npm run bundle)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,6 +32,10 @@ const { values: flags } = parseArgs({
     versions: { type: 'string', default: '10' },
     commits: { type: 'string', default: '500' },
     keep: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'base-packages': { type: 'string', default: '20' },
+    'base-files': { type: 'string', default: '60' },
+    'base-reps': { type: 'string', default: '5' },
   },
 });
 const REPS = Number(flags.reps);
@@ -219,78 +230,181 @@ const median = (xs) => {
 // Enough runs per batch for ~300 ms of work (tick resolution), at most 20.
 const batchSize = (ms) => Math.max(1, Math.min(20, Math.round(300 / Math.max(ms, 1))));
 
+if (flags.only !== 'base') historyCase();
+if (flags.only !== 'history') baseCase();
+
+function historyCase() {
 const repo = makeRepo();
-console.log(`repository: ${NPKG} packages x ${NVER} versions, ${repo.commits} commits, ${repo.files} files (generated in ${repo.ms.toFixed(0)} ms) at ${repo.dir}`);
-console.log(`range: ${repo.root.slice(0, 12)}..${repo.head.slice(0, 12)} (the whole history)`);
-
-const baseline = { name: 'git diff --name-only', cmd: 'git', args: ['diff', '--name-only', repo.root, repo.head] };
-const noop = { name: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] };
-const cases = [
-  { name: 'detect', cmd: process.execPath, args: [CLI, 'detect', '--repo', repo.dir, '--base', repo.root, '--head', repo.head, '--json'] },
-  { name: 'plan', cmd: process.execPath, args: [CLI, 'plan', '--repo', repo.dir, '--base', repo.root, '--head', repo.head, '--json'] },
-];
-
-// Check outputs once (also warms the page cache) and size the batches.
-const b0 = run(baseline.cmd, baseline.args, repo.dir);
-if (b0.status !== 0) throw new Error(`baseline failed: ${b0.stderr}`);
-console.log(`baseline: ${baseline.name} lists ${b0.stdout.trim().split('\n').length} files`);
-baseline.n = batchSize(b0.ms);
-noop.n = batchSize(run(noop.cmd, noop.args).ms);
-const active = [];
-for (const c of cases) {
-  const r = run(c.cmd, c.args, repo.dir);
-  let count;
-  try {
-    count = r.status === 0 ? JSON.parse(r.stdout).packages.length : undefined;
-  } catch {
-    count = undefined;
+  console.log(`repository: ${NPKG} packages x ${NVER} versions, ${repo.commits} commits, ${repo.files} files (generated in ${repo.ms.toFixed(0)} ms) at ${repo.dir}`);
+  console.log(`range: ${repo.root.slice(0, 12)}..${repo.head.slice(0, 12)} (the whole history)`);
+  
+  const baseline = { name: 'git diff --name-only', cmd: 'git', args: ['diff', '--name-only', repo.root, repo.head] };
+  const noop = { name: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] };
+  const cases = [
+    { name: 'detect', cmd: process.execPath, args: [CLI, 'detect', '--repo', repo.dir, '--base', repo.root, '--head', repo.head, '--json'] },
+    { name: 'plan', cmd: process.execPath, args: [CLI, 'plan', '--repo', repo.dir, '--base', repo.root, '--head', repo.head, '--json'] },
+  ];
+  
+  // Check outputs once (also warms the page cache) and size the batches.
+  const b0 = run(baseline.cmd, baseline.args, repo.dir);
+  if (b0.status !== 0) throw new Error(`baseline failed: ${b0.stderr}`);
+  console.log(`baseline: ${baseline.name} lists ${b0.stdout.trim().split('\n').length} files`);
+  baseline.n = batchSize(b0.ms);
+  noop.n = batchSize(run(noop.cmd, noop.args).ms);
+  const active = [];
+  for (const c of cases) {
+    const r = run(c.cmd, c.args, repo.dir);
+    let count;
+    try {
+      count = r.status === 0 ? JSON.parse(r.stdout).packages.length : undefined;
+    } catch {
+      count = undefined;
+    }
+    if (count === undefined) {
+      console.log(`${c.name}: skipped (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-2).join(' / ')}`);
+      continue;
+    }
+    if (count !== NPKG * NVER) console.log(`${c.name}: WARNING: expected ${NPKG * NVER} package versions, got ${count}`);
+    console.log(`${c.name}: reports ${count} package versions (first run ${r.ms.toFixed(0)} ms)`);
+    c.n = batchSize(r.ms);
+    // A slow command gets fewer repetitions rather than a bench that runs for an hour.
+    c.reps = r.ms > 5000 ? Math.min(REPS, 3) : REPS;
+    active.push(c);
   }
-  if (count === undefined) {
-    console.log(`${c.name}: skipped (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-2).join(' / ')}`);
-    continue;
+  
+  const all = [baseline, noop, ...active];
+  for (const c of all) Object.assign(c, { wall: [], cpu: [], wallRatio: [], cpuRatio: [] });
+  for (let i = 0; i < REPS; i++) {
+    // Interleaved, so drift on a shared machine hits every command alike.
+    const b = batch(baseline.cmd, baseline.args, repo.dir, baseline.n);
+    baseline.wall.push(b.wall);
+    baseline.cpu.push(b.cpu);
+    for (const c of [noop, ...active]) {
+      if (c.reps !== undefined && i >= c.reps) continue;
+      const m = batch(c.cmd, c.args, repo.dir, c.n);
+      c.wall.push(m.wall);
+      c.cpu.push(m.cpu);
+      c.wallRatio.push(m.wall / b.wall);
+      c.cpuRatio.push(m.cpu / Math.max(b.cpu, 0.1));
+    }
   }
-  if (count !== NPKG * NVER) console.log(`${c.name}: WARNING: expected ${NPKG * NVER} package versions, got ${count}`);
-  console.log(`${c.name}: reports ${count} package versions (first run ${r.ms.toFixed(0)} ms)`);
-  c.n = batchSize(r.ms);
-  // A slow command gets fewer repetitions rather than a bench that runs for an hour.
-  c.reps = r.ms > 5000 ? Math.min(REPS, 3) : REPS;
-  active.push(c);
-}
-
-const all = [baseline, noop, ...active];
-for (const c of all) Object.assign(c, { wall: [], cpu: [], wallRatio: [], cpuRatio: [] });
-for (let i = 0; i < REPS; i++) {
-  // Interleaved, so drift on a shared machine hits every command alike.
-  const b = batch(baseline.cmd, baseline.args, repo.dir, baseline.n);
-  baseline.wall.push(b.wall);
-  baseline.cpu.push(b.cpu);
+  
+  const fmt = (ms) => `${ms.toFixed(1)} ms`.padStart(10);
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  console.log('');
+  console.log(`repetitions: ${REPS} (batches of runs; load average ${load})`);
+  console.log(`${'command'.padEnd(24)} ${'wall'.padStart(10)} ${'cpu'.padStart(10)}   ratio vs baseline (median): wall / cpu`);
+  console.log(`${('baseline ' + baseline.name).padEnd(24)} ${fmt(median(baseline.wall))} ${fmt(median(baseline.cpu))}`);
   for (const c of [noop, ...active]) {
-    if (c.reps !== undefined && i >= c.reps) continue;
-    const m = batch(c.cmd, c.args, repo.dir, c.n);
-    c.wall.push(m.wall);
-    c.cpu.push(m.cpu);
-    c.wallRatio.push(m.wall / b.wall);
-    c.cpuRatio.push(m.cpu / Math.max(b.cpu, 0.1));
+    const w = median(c.wallRatio);
+    const u = median(c.cpuRatio);
+    const verdict = c === noop ? '(reference: node start-up alone)' : `target <= 2x: ${w <= 2 ? 'met' : 'NOT met'}`;
+    console.log(`${c.name.padEnd(24)} ${fmt(median(c.wall))} ${fmt(median(c.cpu))}   ${w.toFixed(2)}x / ${u.toFixed(2)}x   ${verdict}`);
   }
+  // What devpkg itself adds on top of starting a Node process at all.
+  for (const c of active) {
+    const w = (median(c.wall) - median(noop.wall)) / median(baseline.wall);
+    const u = (median(c.cpu) - median(noop.cpu)) / Math.max(median(baseline.cpu), 0.1);
+    console.log(`${(c.name + ' minus node -e 0').padEnd(24)} ${fmt(median(c.wall) - median(noop.wall))} ${fmt(median(c.cpu) - median(noop.cpu))}   ${w.toFixed(2)}x / ${u.toFixed(2)}x`);
+  }
+  
+  if (!flags.keep) rmSync(repo.dir, { recursive: true, force: true });
 }
 
-const fmt = (ms) => `${ms.toFixed(1)} ms`.padStart(10);
-const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-console.log('');
-console.log(`repetitions: ${REPS} (batches of runs; load average ${load})`);
-console.log(`${'command'.padEnd(24)} ${'wall'.padStart(10)} ${'cpu'.padStart(10)}   ratio vs baseline (median): wall / cpu`);
-console.log(`${('baseline ' + baseline.name).padEnd(24)} ${fmt(median(baseline.wall))} ${fmt(median(baseline.cpu))}`);
-for (const c of [noop, ...active]) {
-  const w = median(c.wallRatio);
-  const u = median(c.cpuRatio);
-  const verdict = c === noop ? '(reference: node start-up alone)' : `target <= 2x: ${w <= 2 ? 'met' : 'NOT met'}`;
-  console.log(`${c.name.padEnd(24)} ${fmt(median(c.wall))} ${fmt(median(c.cpu))}   ${w.toFixed(2)}x / ${u.toFixed(2)}x   ${verdict}`);
-}
-// What devpkg itself adds on top of starting a Node process at all.
-for (const c of active) {
-  const w = (median(c.wall) - median(noop.wall)) / median(baseline.wall);
-  const u = (median(c.cpu) - median(noop.cpu)) / Math.max(median(baseline.cpu), 0.1);
-  console.log(`${(c.name + ' minus node -e 0').padEnd(24)} ${fmt(median(c.wall) - median(noop.wall))} ${fmt(median(c.cpu) - median(noop.cpu))}   ${w.toFixed(2)}x / ${u.toFixed(2)}x`);
-}
+// ---- the base side: plan --base on a package repository, git processes counted ----
 
-if (!flags.keep) rmSync(repo.dir, { recursive: true, force: true });
+function baseCase() {
+  const NP = Number(flags['base-packages']);
+  const NF = Number(flags['base-files']);
+  const ref = (p) => `pkg${String(p).padStart(2, '0')}.bench.devpkg.test`;
+  const pkg = (p, v) => `apiVersion: data.packaging.carvel.dev/v1alpha1
+kind: Package
+metadata:
+  name: ${ref(p)}.${v}
+spec:
+  refName: ${ref(p)}
+  version: ${v}
+  releaseNotes: "${ref(p)} ${v}"
+  template:
+    spec:
+      fetch:
+      - imgpkgBundle:
+          image: registry.bench.test/${ref(p)}@sha256:${hex(p * 1000 + Number(v.split('.')[1]))}
+      template:
+      - ytt:
+          paths: [config/]
+      deploy:
+      - kapp: {}
+`;
+  const dir = mkdtempSync(join(tmpdir(), 'devpkg-bench-base-'));
+  git(dir, ['init', '-q', '-b', 'main']);
+  const parts = [];
+  const push = (x) => parts.push(Buffer.from(x, 'utf8'));
+  const data = (text) => {
+    const b = Buffer.from(text, 'utf8');
+    push(`data ${b.length}\n`);
+    parts.push(b, Buffer.from('\n'));
+  };
+  const commit = (mark, msg, files) => {
+    push(`commit refs/heads/main\nmark :${mark}\ncommitter Bench <bench@devpkg.invalid> ${1_600_000_000 + mark} +0000\n`);
+    data(msg);
+    if (mark > 1) push(`from :${mark - 1}\n`);
+    for (const [path, text] of Object.entries(files)) {
+      push(`M 100644 inline ${path}\n`);
+      data(text);
+    }
+  };
+  const base = {};
+  for (let p = 0; p < NP; p++) {
+    base[`packages/${ref(p)}/metadata.yml`] = `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: PackageMetadata\nmetadata:\n  name: ${ref(p)}\nspec:\n  displayName: pkg${p}\n`;
+    for (let v = 0; v < NF - 1; v++) base[`packages/${ref(p)}/1.${v}.0.yml`] = pkg(p, `1.${v}.0`);
+  }
+  const head = {};
+  for (let p = 0; p < NP; p++) head[`packages/${ref(p)}/2.0.0.yml`] = pkg(p, '2.0.0');
+  commit(1, 'base', base);
+  commit(2, 'head: a new version of every package', head);
+  push('done\n');
+  git(dir, ['fast-import', '--quiet', '--done'], Buffer.concat(parts));
+  git(dir, ['checkout', '-q', '-f', 'main']);
+  const baseSha = git(dir, ['rev-parse', 'main~1']);
+
+  // The PATH wrapper: every git the run starts, logged, then the real one.
+  const bin = mkdtempSync(join(tmpdir(), 'devpkg-bench-gitlog-'));
+  const log = join(bin, 'git.log');
+  const real = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`);
+  chmodSync(join(bin, 'git'), 0o755);
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+  const args = [CLI, 'plan', '--repo', dir, '--base', baseSha, '--json'];
+  const once = () => {
+    rmSync(log, { force: true });
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 1 << 28 });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+    return { ms, r, calls };
+  };
+  const first = once();
+  let planned;
+  try {
+    planned = JSON.parse(first.r.stdout).packages.length;
+  } catch {
+    console.log(`\nplan --base: failed (exit ${first.r.status}): ${(first.r.stderr || first.r.stdout).trim().split('\n').slice(-2).join(' / ')}`);
+    return;
+  }
+  const kinds = {};
+  for (const c of first.calls) {
+    const words = c.split(' ').filter((w) => !w.startsWith('-') || w === '--batch');
+    const k = words[0] === 'cat-file' ? `cat-file ${c.includes('--batch') ? '--batch' : words[1]}` : words[0];
+    kinds[k] = (kinds[k] ?? 0) + 1;
+  }
+  const reps = first.ms > 5000 ? 1 : Number(flags['base-reps']);
+  const times = [first.ms];
+  for (let i = 1; i < reps; i++) times.push(once().ms);
+  console.log('');
+  console.log(`plan --base on a package repository of ${NP} packages x ${NF} files (${NP * NF} files at the base), ${planned} packages planned`);
+  console.log(`git processes: ${first.calls.length} (${Object.entries(kinds).map(([k, n]) => `${k} ${n}`).join(', ')}); target: one cat-file --batch, none per file: ${(kinds['cat-file --batch'] ?? 0) <= 1 && !kinds['cat-file blob'] && !kinds.show ? 'met' : 'NOT met'}`);
+  console.log(`wall: median ${median(times).toFixed(0)} ms of ${times.length} run(s)`);
+  if (!flags.keep) rmSync(dir, { recursive: true, force: true });
+  rmSync(bin, { recursive: true, force: true });
+}

@@ -137,7 +137,10 @@ export function tceLayout(packagesDir: string): Layout {
         }
       }
       o.log(`${loaded.path} does not exist at ${o.baseRef ?? 'the base ref'}; using the repository's version at head as ${loaded.released}`);
-      return { pkg: loaded.pkg, bundle: { folder: path.join(o.root, loaded.path, 'bundle') }, from: `${loaded.path} at head`, atBase: false };
+      // The head's bundle, from the tree the package was read from (a commit's exported from it).
+      const head = loaded.tree ?? workTree(o.root);
+      const folder = (await head.folder(`${loaded.path}/bundle`, o.tmp)) ?? path.join(o.root, loaded.path, 'bundle');
+      return { pkg: loaded.pkg, bundle: { folder }, from: `${loaded.path} at head`, atBase: false };
     },
   };
 }
