@@ -261,3 +261,14 @@ describe('a change is a change of content', () => {
     });
   });
 });
+
+test('tce: a version folder moved with only comments added to its package.yaml is neither changed nor removed', async () => {
+  const r = TestRepo.init();
+  r.addVersion('addons/packages', 'x', '1.0.0').addVersion('addons/packages', 'x', '1.1.0');
+  const a = r.commit('A');
+  r.mv('addons/packages/x/1.0.0', 'addons/packages/x/1.0.0-old');
+  const file = 'addons/packages/x/1.0.0-old/package.yaml';
+  r.write({ [file]: `# kept for reference\n${readFileSync(join(r.dir, file), 'utf8')}` }).commit('B');
+  const got = await detectChanges({ git: await Git.create(r.dir), packagesDir: 'addons/packages', base: a, kind: 'range' });
+  expect({ changed: got.changed.length, removed: got.removed.length }).toEqual({ changed: 0, removed: 0 });
+});

@@ -94,7 +94,14 @@ export function tceLayout(packagesDir: string): Layout {
           reasons: [`${versionFolderPath(dir, name, METADATA_FILE)} changed; ${top} is the highest version`],
         });
       }
-      const removed = result.removed.map((r) => ({ ...r, path: versionFolderPath(dir, r.name, r.version) }));
+      const removed: PackageVersionRef[] = [];
+      for (const r of result.removed) {
+        const p = versionFolderPath(dir, r.name, r.version);
+        // Its package.yaml moved to another version folder and parses the same there: the Package is not gone.
+        const to = changes.find((c) => c.status === 'R' && c.oldPath === `${p}/${PACKAGE_FILE}`);
+        if (to && (await unchanged([to], PACKAGE_FILE))) continue;
+        removed.push({ ...r, path: p });
+      }
       return { changed, removed };
     },
     async load(tree, ref, owned) {
