@@ -119,6 +119,13 @@ export function repositoryLayout(): Layout {
     if (!p) parsed.set(owned, (p = Promise.all(owned.files.map((f) => readDocs(tree, f))).then((l) => l.filter((x): x is FileDocs => x !== undefined))));
     return p;
   };
+  // The base tree listed and read once for every package a run loads (each load asks it).
+  const listed = new WeakMap<Tree, Promise<Owned>>();
+  const ownedAt = (tree: Tree) => {
+    let p = listed.get(tree);
+    if (!p) listed.set(tree, (p = tree.files().then((files) => self.owns(files))));
+    return p;
+  };
   const versionsOf = async (tree: Tree, owned: Owned, refName: string) =>
     (await allDocs(tree, owned)).flatMap((f) => f.packages.filter((p) => p.res && p.refName === refName).map((p) => ({ version: p.version!, file: f.file, doc: p })));
 
@@ -207,7 +214,7 @@ export function repositoryLayout(): Layout {
       // is in play: the change must outrank it); without, each version is the upgrade from the
       // one below it in the tree.
       const others = o.base
-        ? (await versionsOf(o.base, self.owns(await o.base.files()), refName)).map((v) => v.version).filter((v) => v !== ref.version)
+        ? (await versionsOf(o.base, await ownedAt(o.base), refName)).map((v) => v.version).filter((v) => v !== ref.version)
         : (await versionsOf(tree, owned, refName)).map((v) => v.version).filter((v) => parseVersion(v) !== undefined && compareVersions(v, ref.version) < 0);
       const released = highestOf(others);
       return {
