@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { TreeReader } from '../packages/layout.js';
+import { fsReader, type TreeReader } from '../packages/layout.js';
 import type { ExecFn } from '../tools/exec.js';
 import type { Tree } from './types.js';
 
@@ -31,9 +31,12 @@ async function walk(root: string, rel: string, out: string[]): Promise<void> {
   await Promise.all(dirs.map((d) => walk(root, d, out)));
 }
 
+/** Working trees made by workTree: their reader is the disk itself (empty folders included). */
+const WORK_TREES = new WeakSet<Tree>();
+
 /** The working tree below `root`. */
 export function workTree(root: string): Tree & { root: string } {
-  return {
+  const tree: Tree & { root: string } = {
     label: 'the working tree',
     root,
     async files(paths = []) {
@@ -48,6 +51,8 @@ export function workTree(root: string): Tree & { root: string } {
       return (await stat(p).then((s) => s.isDirectory(), () => false)) ? p : undefined;
     },
   };
+  WORK_TREES.add(tree);
+  return tree;
 }
 
 /** What commitTree needs of git (tools/git.ts's Git). */
@@ -103,6 +108,15 @@ export function memoryTree(files: Record<string, string>, label = 'memory'): Tre
  * root ('' for the root itself, as `path.join('', x)` gives them), every read through the tree.
  */
 export function treeReader(tree: Tree): TreeReader {
+  if (WORK_TREES.has(tree) && tree.root !== undefined) {
+    // The working tree is the folder on disk: read it there (an empty folder is something to name).
+    const root = tree.root;
+    return {
+      list: (dir) => fsReader.list(path.join(root, dir)),
+      readText: (file) => fsReader.readText(path.join(root, file)),
+      exists: (p) => fsReader.exists!(path.join(root, p)),
+    };
+  }
   const norm = (p: string) => {
     const x = path.posix.normalize(p.replaceAll('\\', '/')).replace(/\/+$/, '');
     return x === '.' ? '' : x.replace(/^\.\//, '');
