@@ -230,86 +230,89 @@ const median = (xs) => {
 // Enough runs per batch for ~300 ms of work (tick resolution), at most 20.
 const batchSize = (ms) => Math.max(1, Math.min(20, Math.round(300 / Math.max(ms, 1))));
 
-if (flags.only !== 'base') historyCase();
-if (flags.only !== 'history') baseCase();
-
-function historyCase() {
-const repo = makeRepo();
-  console.log(`repository: ${NPKG} packages x ${NVER} versions, ${repo.commits} commits, ${repo.files} files (generated in ${repo.ms.toFixed(0)} ms) at ${repo.dir}`);
-  console.log(`range: ${repo.root.slice(0, 12)}..${repo.head.slice(0, 12)} (the whole history)`);
-  
-  const baseline = { name: 'git diff --name-only', cmd: 'git', args: ['diff', '--name-only', repo.root, repo.head] };
-  const noop = { name: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] };
-  const cases = [
-    { name: 'detect', cmd: process.execPath, args: [CLI, 'detect', '--repo', repo.dir, '--base', repo.root, '--head', repo.head, '--json'] },
-    { name: 'plan', cmd: process.execPath, args: [CLI, 'plan', '--repo', repo.dir, '--base', repo.root, '--head', repo.head, '--json'] },
-  ];
-  
-  // Check outputs once (also warms the page cache) and size the batches.
-  const b0 = run(baseline.cmd, baseline.args, repo.dir);
-  if (b0.status !== 0) throw new Error(`baseline failed: ${b0.stderr}`);
-  console.log(`baseline: ${baseline.name} lists ${b0.stdout.trim().split('\n').length} files`);
-  baseline.n = batchSize(b0.ms);
-  noop.n = batchSize(run(noop.cmd, noop.args).ms);
-  const active = [];
-  for (const c of cases) {
-    const r = run(c.cmd, c.args, repo.dir);
-    let count;
-    try {
-      count = r.status === 0 ? JSON.parse(r.stdout).packages.length : undefined;
-    } catch {
-      count = undefined;
-    }
-    if (count === undefined) {
-      console.log(`${c.name}: skipped (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-2).join(' / ')}`);
-      continue;
-    }
-    if (count !== NPKG * NVER) console.log(`${c.name}: WARNING: expected ${NPKG * NVER} package versions, got ${count}`);
-    console.log(`${c.name}: reports ${count} package versions (first run ${r.ms.toFixed(0)} ms)`);
-    c.n = batchSize(r.ms);
-    // A slow command gets fewer repetitions rather than a bench that runs for an hour.
-    c.reps = r.ms > 5000 ? Math.min(REPS, 3) : REPS;
-    active.push(c);
-  }
-  
-  const all = [baseline, noop, ...active];
-  for (const c of all) Object.assign(c, { wall: [], cpu: [], wallRatio: [], cpuRatio: [] });
-  for (let i = 0; i < REPS; i++) {
-    // Interleaved, so drift on a shared machine hits every command alike.
-    const b = batch(baseline.cmd, baseline.args, repo.dir, baseline.n);
-    baseline.wall.push(b.wall);
-    baseline.cpu.push(b.cpu);
-    for (const c of [noop, ...active]) {
-      if (c.reps !== undefined && i >= c.reps) continue;
-      const m = batch(c.cmd, c.args, repo.dir, c.n);
-      c.wall.push(m.wall);
-      c.cpu.push(m.cpu);
-      c.wallRatio.push(m.wall / b.wall);
-      c.cpuRatio.push(m.cpu / Math.max(b.cpu, 0.1));
-    }
-  }
-  
-  const fmt = (ms) => `${ms.toFixed(1)} ms`.padStart(10);
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  console.log('');
-  console.log(`repetitions: ${REPS} (batches of runs; load average ${load})`);
-  console.log(`${'command'.padEnd(24)} ${'wall'.padStart(10)} ${'cpu'.padStart(10)}   ratio vs baseline (median): wall / cpu`);
-  console.log(`${('baseline ' + baseline.name).padEnd(24)} ${fmt(median(baseline.wall))} ${fmt(median(baseline.cpu))}`);
-  for (const c of [noop, ...active]) {
-    const w = median(c.wallRatio);
-    const u = median(c.cpuRatio);
-    const verdict = c === noop ? '(reference: node start-up alone)' : `target <= 2x: ${w <= 2 ? 'met' : 'NOT met'}`;
-    console.log(`${c.name.padEnd(24)} ${fmt(median(c.wall))} ${fmt(median(c.cpu))}   ${w.toFixed(2)}x / ${u.toFixed(2)}x   ${verdict}`);
-  }
-  // What devpkg itself adds on top of starting a Node process at all.
-  for (const c of active) {
-    const w = (median(c.wall) - median(noop.wall)) / median(baseline.wall);
-    const u = (median(c.cpu) - median(noop.cpu)) / Math.max(median(baseline.cpu), 0.1);
-    console.log(`${(c.name + ' minus node -e 0').padEnd(24)} ${fmt(median(c.wall) - median(noop.wall))} ${fmt(median(c.cpu) - median(noop.cpu))}   ${w.toFixed(2)}x / ${u.toFixed(2)}x`);
-  }
-  
-  if (!flags.keep) rmSync(repo.dir, { recursive: true, force: true });
+// --only base: the base-side case alone (baseCase, at the end).
+if (flags.only === 'base') {
+  baseCase();
+  process.exit(0);
 }
+
+const repo = makeRepo();
+console.log(`repository: ${NPKG} packages x ${NVER} versions, ${repo.commits} commits, ${repo.files} files (generated in ${repo.ms.toFixed(0)} ms) at ${repo.dir}`);
+console.log(`range: ${repo.root.slice(0, 12)}..${repo.head.slice(0, 12)} (the whole history)`);
+
+const baseline = { name: 'git diff --name-only', cmd: 'git', args: ['diff', '--name-only', repo.root, repo.head] };
+const noop = { name: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] };
+const cases = [
+  { name: 'detect', cmd: process.execPath, args: [CLI, 'detect', '--repo', repo.dir, '--base', repo.root, '--head', repo.head, '--json'] },
+  { name: 'plan', cmd: process.execPath, args: [CLI, 'plan', '--repo', repo.dir, '--base', repo.root, '--head', repo.head, '--json'] },
+];
+
+// Check outputs once (also warms the page cache) and size the batches.
+const b0 = run(baseline.cmd, baseline.args, repo.dir);
+if (b0.status !== 0) throw new Error(`baseline failed: ${b0.stderr}`);
+console.log(`baseline: ${baseline.name} lists ${b0.stdout.trim().split('\n').length} files`);
+baseline.n = batchSize(b0.ms);
+noop.n = batchSize(run(noop.cmd, noop.args).ms);
+const active = [];
+for (const c of cases) {
+  const r = run(c.cmd, c.args, repo.dir);
+  let count;
+  try {
+    count = r.status === 0 ? JSON.parse(r.stdout).packages.length : undefined;
+  } catch {
+    count = undefined;
+  }
+  if (count === undefined) {
+    console.log(`${c.name}: skipped (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-2).join(' / ')}`);
+    continue;
+  }
+  if (count !== NPKG * NVER) console.log(`${c.name}: WARNING: expected ${NPKG * NVER} package versions, got ${count}`);
+  console.log(`${c.name}: reports ${count} package versions (first run ${r.ms.toFixed(0)} ms)`);
+  c.n = batchSize(r.ms);
+  // A slow command gets fewer repetitions rather than a bench that runs for an hour.
+  c.reps = r.ms > 5000 ? Math.min(REPS, 3) : REPS;
+  active.push(c);
+}
+
+const all = [baseline, noop, ...active];
+for (const c of all) Object.assign(c, { wall: [], cpu: [], wallRatio: [], cpuRatio: [] });
+for (let i = 0; i < REPS; i++) {
+  // Interleaved, so drift on a shared machine hits every command alike.
+  const b = batch(baseline.cmd, baseline.args, repo.dir, baseline.n);
+  baseline.wall.push(b.wall);
+  baseline.cpu.push(b.cpu);
+  for (const c of [noop, ...active]) {
+    if (c.reps !== undefined && i >= c.reps) continue;
+    const m = batch(c.cmd, c.args, repo.dir, c.n);
+    c.wall.push(m.wall);
+    c.cpu.push(m.cpu);
+    c.wallRatio.push(m.wall / b.wall);
+    c.cpuRatio.push(m.cpu / Math.max(b.cpu, 0.1));
+  }
+}
+
+const fmt = (ms) => `${ms.toFixed(1)} ms`.padStart(10);
+const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+console.log('');
+console.log(`repetitions: ${REPS} (batches of runs; load average ${load})`);
+console.log(`${'command'.padEnd(24)} ${'wall'.padStart(10)} ${'cpu'.padStart(10)}   ratio vs baseline (median): wall / cpu`);
+console.log(`${('baseline ' + baseline.name).padEnd(24)} ${fmt(median(baseline.wall))} ${fmt(median(baseline.cpu))}`);
+for (const c of [noop, ...active]) {
+  const w = median(c.wallRatio);
+  const u = median(c.cpuRatio);
+  const verdict = c === noop ? '(reference: node start-up alone)' : `target <= 2x: ${w <= 2 ? 'met' : 'NOT met'}`;
+  console.log(`${c.name.padEnd(24)} ${fmt(median(c.wall))} ${fmt(median(c.cpu))}   ${w.toFixed(2)}x / ${u.toFixed(2)}x   ${verdict}`);
+}
+// What devpkg itself adds on top of starting a Node process at all.
+for (const c of active) {
+  const w = (median(c.wall) - median(noop.wall)) / median(baseline.wall);
+  const u = (median(c.cpu) - median(noop.cpu)) / Math.max(median(baseline.cpu), 0.1);
+  console.log(`${(c.name + ' minus node -e 0').padEnd(24)} ${fmt(median(c.wall) - median(noop.wall))} ${fmt(median(c.cpu) - median(noop.cpu))}   ${w.toFixed(2)}x / ${u.toFixed(2)}x`);
+}
+
+if (!flags.keep) rmSync(repo.dir, { recursive: true, force: true });
+
+if (flags.only !== 'history') baseCase();
 
 // ---- the base side: plan --base on a package repository, git processes counted ----
 
