@@ -16,10 +16,17 @@
 //   tce:    plan --all on a real TCE tree (--tce DIR: a checkout of vmware-tanzu/community-edition,
 //           never committed; skipped without it). Target < 1 s.
 //
-// Usage: node bench/plan.bench.mjs [--reps N] [--cli dist/cli.js] [--keep] [--cases history,bundle,tce] [--tce DIR]
+// Then the base-side case (issue 35): `plan --base` on a package repository of 20 packages x 60
+// files (packages/<refName>/metadata.yml and 59 version files each; the head commit adds a
+// version to every package, so every load reads the base side). Every git the run starts is
+// counted through a PATH wrapper: the target is one `git cat-file --batch` for the base side and a
+// process count that does not grow with packages or files. Prints the count and the median time.
+//
+// Usage: node bench/plan.bench.mjs [--reps N] [--cli dist/cli.js] [--keep] [--cases history,bundle,tce,base]
+//   [--tce DIR] [--base-packages 20] [--base-files 60] [--base-reps 5]
 //   (build dist first: npm run bundle)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,8 +39,11 @@ const { values: flags } = parseArgs({
     versions: { type: 'string', default: '10' },
     commits: { type: 'string', default: '500' },
     keep: { type: 'boolean', default: false },
-    cases: { type: 'string', default: 'history,bundle,tce' },
+    cases: { type: 'string', default: 'history,bundle,tce,base' },
     tce: { type: 'string' },
+    'base-packages': { type: 'string', default: '20' },
+    'base-files': { type: 'string', default: '60' },
+    'base-reps': { type: 'string', default: '5' },
   },
 });
 const CASES = new Set(flags.cases.split(','));
@@ -231,6 +241,7 @@ const batchSize = (ms) => Math.max(1, Math.min(20, Math.round(300 / Math.max(ms,
 
 if (CASES.has('history')) history();
 if (CASES.has('bundle') || CASES.has('tce')) recognition();
+if (CASES.has('base')) baseCase();
 
 function history() {
 const repo = makeRepo();
@@ -368,4 +379,102 @@ function recognition() {
     console.log(`${c.name.padEnd(24)} ${w.toFixed(0)} ms wall (median of ${walls.length}), ${median(ratios).toFixed(1)}x baseline find -type f; target < ${c.target} ms: ${w < c.target ? 'met' : 'NOT met'}`);
   }
   if (tmp && !flags.keep) rmSync(tmp, { recursive: true, force: true });
+}
+
+// ---- the base side: plan --base on a package repository, git processes counted ----
+
+function baseCase() {
+  const NP = Number(flags['base-packages']);
+  const NF = Number(flags['base-files']);
+  const ref = (p) => `pkg${String(p).padStart(2, '0')}.bench.devpkg.test`;
+  const pkg = (p, v) => `apiVersion: data.packaging.carvel.dev/v1alpha1
+kind: Package
+metadata:
+  name: ${ref(p)}.${v}
+spec:
+  refName: ${ref(p)}
+  version: ${v}
+  releaseNotes: "${ref(p)} ${v}"
+  template:
+    spec:
+      fetch:
+      - imgpkgBundle:
+          image: registry.bench.test/${ref(p)}@sha256:${hex(p * 1000 + Number(v.split('.')[1]))}
+      template:
+      - ytt:
+          paths: [config/]
+      deploy:
+      - kapp: {}
+`;
+  const dir = mkdtempSync(join(tmpdir(), 'devpkg-bench-base-'));
+  git(dir, ['init', '-q', '-b', 'main']);
+  const parts = [];
+  const push = (x) => parts.push(Buffer.from(x, 'utf8'));
+  const data = (text) => {
+    const b = Buffer.from(text, 'utf8');
+    push(`data ${b.length}\n`);
+    parts.push(b, Buffer.from('\n'));
+  };
+  const commit = (mark, msg, files) => {
+    push(`commit refs/heads/main\nmark :${mark}\ncommitter Bench <bench@devpkg.invalid> ${1_600_000_000 + mark} +0000\n`);
+    data(msg);
+    if (mark > 1) push(`from :${mark - 1}\n`);
+    for (const [path, text] of Object.entries(files)) {
+      push(`M 100644 inline ${path}\n`);
+      data(text);
+    }
+  };
+  const base = {};
+  for (let p = 0; p < NP; p++) {
+    base[`packages/${ref(p)}/metadata.yml`] = `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: PackageMetadata\nmetadata:\n  name: ${ref(p)}\nspec:\n  displayName: pkg${p}\n`;
+    for (let v = 0; v < NF - 1; v++) base[`packages/${ref(p)}/1.${v}.0.yml`] = pkg(p, `1.${v}.0`);
+  }
+  const head = {};
+  for (let p = 0; p < NP; p++) head[`packages/${ref(p)}/2.0.0.yml`] = pkg(p, '2.0.0');
+  commit(1, 'base', base);
+  commit(2, 'head: a new version of every package', head);
+  push('done\n');
+  git(dir, ['fast-import', '--quiet', '--done'], Buffer.concat(parts));
+  git(dir, ['checkout', '-q', '-f', 'main']);
+  const baseSha = git(dir, ['rev-parse', 'main~1']);
+
+  // The PATH wrapper: every git the run starts, logged, then the real one.
+  const bin = mkdtempSync(join(tmpdir(), 'devpkg-bench-gitlog-'));
+  const log = join(bin, 'git.log');
+  const real = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`);
+  chmodSync(join(bin, 'git'), 0o755);
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+  const args = [CLI, 'plan', '--repo', dir, '--base', baseSha, '--json'];
+  const once = () => {
+    rmSync(log, { force: true });
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 1 << 28 });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+    return { ms, r, calls };
+  };
+  const first = once();
+  let planned;
+  try {
+    planned = JSON.parse(first.r.stdout).packages.length;
+  } catch {
+    console.log(`\nplan --base: failed (exit ${first.r.status}): ${(first.r.stderr || first.r.stdout).trim().split('\n').slice(-2).join(' / ')}`);
+    return;
+  }
+  const kinds = {};
+  for (const c of first.calls) {
+    const words = c.split(' ').filter((w) => !w.startsWith('-') || w === '--batch');
+    const k = words[0] === 'cat-file' ? `cat-file ${c.includes('--batch') ? '--batch' : words[1]}` : words[0];
+    kinds[k] = (kinds[k] ?? 0) + 1;
+  }
+  const reps = first.ms > 5000 ? 1 : Number(flags['base-reps']);
+  const times = [first.ms];
+  for (let i = 1; i < reps; i++) times.push(once().ms);
+  console.log('');
+  console.log(`plan --base on a package repository of ${NP} packages x ${NF} files (${NP * NF} files at the base), ${planned} packages planned`);
+  console.log(`git processes: ${first.calls.length} (${Object.entries(kinds).map(([k, n]) => `${k} ${n}`).join(', ')}); target: one cat-file --batch, none per file: ${(kinds['cat-file --batch'] ?? 0) <= 1 && !kinds['cat-file blob'] && !kinds.show ? 'met' : 'NOT met'}`);
+  console.log(`wall: median ${median(times).toFixed(0)} ms of ${times.length} run(s)`);
+  if (!flags.keep) rmSync(dir, { recursive: true, force: true });
+  rmSync(bin, { recursive: true, force: true });
 }

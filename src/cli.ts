@@ -128,6 +128,9 @@ async function runCommand(name: string, entry: CommandEntry, args: string[], io:
     io.stderr(`devpkg ${name}: ${where}${errorMessage(err)}\n`);
     if (!(err instanceof DevpkgError) && process.env.DEVPKG_DEBUG && err instanceof Error) io.stderr(`${err.stack}\n`);
     return code;
+  } finally {
+    // The run's git cat-file --batch, if one was started, ends with the run.
+    await (await import('./tools/git.js')).closeGitReaders();
   }
 }
 

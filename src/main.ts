@@ -45,6 +45,7 @@ export async function runMain(): Promise<void> {
     core.setFailed(errorMessage(err));
   } finally {
     interruption.dispose();
+    await (await import('./tools/git.js')).closeGitReaders();
   }
   const code = interruption.exitCode();
   if (code !== undefined) {

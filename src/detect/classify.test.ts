@@ -1,4 +1,4 @@
-import { classifyChanges, locatePackagePath, normalizePackagesDir, packagePathParts, versionFoldersFromFiles, type FileChange } from './classify.js';
+import { classifyChanges, locatePackagePath, movedWithItsFolder, normalizePackagesDir, packagePathParts, versionFoldersFromFiles, type FileChange } from './classify.js';
 
 const P = 'addons/packages';
 // Version folders at head: antrea 1.2.3 and 1.3.0, calico 3.19.1+vmware.1, pinniped 0.24.4+update.2.
@@ -113,4 +113,16 @@ describe('helpers', () => {
     );
     expect(Object.fromEntries(m)).toEqual({ a: ['1.0.0', '0.24.4+update.2'], b: ['2.0.0'] });
   });
+});
+
+describe('movedWithItsFolder (a pure rename that keeps its place in the folder that moved)', () => {
+  const R = (from: string, to: string, score = 100): FileChange => ({ status: 'R', oldPath: from, path: to, score });
+  test.each<[string, FileChange, boolean]>([
+    ['a version folder renamed', R(`${P}/a/1.0.0/package.yaml`, `${P}/a/1.0.1/package.yaml`), true],
+    ['a package folder renamed', R(`${P}/a/1.0.0/bundle/config/x.yaml`, `${P}/b/1.0.0/bundle/config/x.yaml`), true],
+    ['metadata.yaml with its package folder', R(`${P}/a/metadata.yaml`, `${P}/b/metadata.yaml`), true],
+    ['a file renamed inside a bundle', R(`${P}/a/1.0.0/bundle/config/x.yaml`, `${P}/a/1.0.0/bundle/config/y.yaml`), false],
+    ['a version folder renamed with its content changed', R(`${P}/a/1.0.0/package.yaml`, `${P}/a/1.0.1/package.yaml`, 87), false],
+    ['out of the packages folder', R(`${P}/a/1.0.0/package.yaml`, 'elsewhere/a/1.0.0/package.yaml'), false],
+  ])('%s: %s', (_what, change, want) => expect(movedWithItsFolder(change, P)).toBe(want));
 });

@@ -5,6 +5,8 @@ export interface FileChange {
   status: string;
   path: string;
   oldPath?: string;
+  /** git's similarity score of a rename or copy (100: the same content). */
+  score?: number;
 }
 
 export interface ClassifyOptions {
@@ -21,6 +23,8 @@ export interface VersionChange {
   version: string;
   /** Why the version counts as changed, e.g. `modified addons/packages/x/1.0.0/package.yaml`. */
   reasons: string[];
+  /** The changes below it (a layout compares their content). */
+  changes: FileChange[];
 }
 
 export interface Classification {
@@ -28,6 +32,8 @@ export interface Classification {
   versions: VersionChange[];
   /** Packages whose metadata.yaml changed while none of their versions did. */
   metadataOnly: string[];
+  /** The changes of each package's metadata.yaml (a layout compares their content). */
+  metadata: Map<string, FileChange[]>;
   /** Version folders whose package.yaml was deleted and that are no version folder at head. */
   removed: { name: string; version: string }[];
 }
@@ -114,7 +120,9 @@ const byNameVersion = (a: { name: string; version: string }, b: { name: string; 
  * - a change below `<packagesDir>/<name>/<version>/` marks that version when it is a version folder at head;
  * - a change to `<packagesDir>/<name>/metadata.yaml` alone puts the package in `metadataOnly`;
  * - a deleted package.yaml of a folder that is no version at head is a removed version;
- * - a rename counts as a deletion of the old path and a change of the new one;
+ * - a rename counts as a deletion of the old path and a change of the new one, except a pure rename
+ *   (score 100) that keeps the file's place in its version (or package) folder: the folder moved,
+ *   its content did not, so nothing is touched and nothing removed;
  * - ignored files, files outside the packages folder, and non-version folders do not count.
  */
 export function classifyChanges(changes: readonly FileChange[], opts: ClassifyOptions): Classification {
@@ -122,28 +130,32 @@ export function classifyChanges(changes: readonly FileChange[], opts: ClassifyOp
   const ignored = globMatcher(opts.ignore);
   const versions = new Map<string, VersionChange>();
   const removed = new Map<string, { name: string; version: string }>();
-  const metadata = new Set<string>();
+  const metadata = new Map<string, FileChange[]>();
 
   const consider = (change: FileChange, path: string, deleted: boolean) => {
     const p = locatePackagePath(path, packagesDir);
     if (!p || ignored(path)) return;
     if (p.version === undefined) {
-      if (p.file === 'metadata.yaml') metadata.add(p.name);
+      if (p.file === 'metadata.yaml' && !metadata.get(p.name)?.includes(change)) metadata.set(p.name, [...(metadata.get(p.name) ?? []), change]);
       return;
     }
     const key = `${p.name}/${p.version}`;
     if (opts.isVersionFolderAtHead(p.name, p.version)) {
       const reason = reasonOf(change, deleted);
       const v = versions.get(key);
-      if (!v) versions.set(key, { name: p.name, version: p.version, reasons: [reason] });
+      if (!v) versions.set(key, { name: p.name, version: p.version, reasons: [reason], changes: [change] });
       // Only a rename inside one version yields the same reason twice.
-      else if (change.status !== 'R' || !v.reasons.includes(reason)) v.reasons.push(reason);
+      else if (change.status !== 'R' || !v.reasons.includes(reason)) {
+        v.reasons.push(reason);
+        v.changes.push(change);
+      }
     } else if (deleted && p.file === 'package.yaml') {
       removed.set(key, { name: p.name, version: p.version });
     }
   };
 
   for (const change of changes) {
+    if (movedWithItsFolder(change, packagesDir)) continue;
     // A rename is a deletion of the old path plus a change of the new one; a copy only the latter.
     if (change.status === 'R' && change.oldPath !== undefined) consider(change, change.oldPath, true);
     consider(change, change.path, change.status === 'D');
@@ -152,7 +164,18 @@ export function classifyChanges(changes: readonly FileChange[], opts: ClassifyOp
   const touched = new Set([...versions.values()].map((v) => v.name));
   return {
     versions: [...versions.values()].sort(byNameVersion),
-    metadataOnly: [...metadata].filter((n) => !touched.has(n)).sort(),
+    metadataOnly: [...metadata.keys()].filter((n) => !touched.has(n)).sort(),
+    metadata,
     removed: [...removed.values()].sort(byNameVersion),
   };
+}
+
+/**
+ * A pure rename (score 100) whose file keeps its place below its version folder (or, for
+ * metadata.yaml, its package folder): the folder moved, its content did not (pure).
+ */
+export function movedWithItsFolder(change: FileChange, packagesDir: string): boolean {
+  if (change.status !== 'R' || change.score !== 100 || change.oldPath === undefined) return false;
+  const [from, to] = [locatePackagePath(change.oldPath, packagesDir), locatePackagePath(change.path, packagesDir)];
+  return from !== undefined && to !== undefined && from.file === to.file && (from.version === undefined) === (to.version === undefined);
 }

@@ -1,4 +1,6 @@
 import { jest } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Git } from '../tools/git.js';
 import { detectChanges, kappCompare, listAllVersions, type DetectResult } from './detect.js';
 import { removeTempDirs, TestRepo } from './test-repo.js';
@@ -64,7 +66,7 @@ describe('detectChanges', () => {
     expect(r.from).toBe(before);
   });
 
-  test('renames: the new version folder changed, the old one removed', async () => {
+  test('renames: a version folder moved with its Package unchanged is no change; a rename inside a bundle is', async () => {
     const repo = baseRepo();
     const before = repo.head();
     repo.mv(`${P}/calico/3.19.1`, `${P}/calico/3.19.1+vmware.2`);
@@ -72,8 +74,20 @@ describe('detectChanges', () => {
     repo.commit('renames');
     const git = await Git.create(repo.dir);
     const r = await detectChanges({ git, packagesDir: P, base: before, kind: 'range' });
-    expect(summary(r)).toEqual({ changed: ['antrea/1.2.3', 'calico/3.19.1+vmware.2'], removed: ['calico/3.19.1'] });
-    expect(r.changed[1].reasons.some((x) => x.startsWith('renamed '))).toBe(true);
+    expect(summary(r)).toEqual({ changed: ['antrea/1.2.3'], removed: [] });
+    expect(r.changed[0].reasons.some((x) => x.startsWith('renamed '))).toBe(true);
+  });
+
+  test('renames: a version folder moved with its Package changed: the new one changed, the old one removed', async () => {
+    const repo = baseRepo();
+    const before = repo.head();
+    repo.mv(`${P}/calico/3.19.1`, `${P}/calico/3.19.1+vmware.2`);
+    const file = `${P}/calico/3.19.1+vmware.2/package.yaml`;
+    repo.write({ [file]: readFileSync(join(repo.dir, file), 'utf8').replaceAll('3.19.1', '3.19.1+vmware.2') });
+    repo.commit('renames');
+    const git = await Git.create(repo.dir);
+    const r = await detectChanges({ git, packagesDir: P, base: before, kind: 'range' });
+    expect(summary(r)).toEqual({ changed: ['calico/3.19.1+vmware.2'], removed: ['calico/3.19.1'] });
   });
 
   test('deletions: a deleted version folder is removed, not changed', async () => {

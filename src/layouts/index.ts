@@ -277,13 +277,13 @@ export class Layouts {
     return this.choice !== 'auto' || this.packagesDir !== undefined;
   }
 
-  /** Reads and checks one package version of the working tree; says which layout read it. */
-  async load(tree: Tree & { root: string }, ref: PackageVersionRef, o: { base?: Tree } = {}): Promise<LoadedPackage> {
+  /** Reads and checks one package version of `tree` (the working tree or a commit); says which layout read it. */
+  async load(tree: Tree, ref: PackageVersionRef, o: { base?: Tree } = {}): Promise<LoadedPackage> {
     const m = this.module(ref);
     const { owned } = await this.listing(tree);
     const loaded = await m.load(tree, ref, owned.get(m.name) ?? { files: [], roots: [] }, o);
     const how = this.choice === 'auto' ? `layout ${m.name} (recognised by its files: ${ref.path})` : `layout ${m.name} (as set)`;
-    return { ...loaded, notes: [how, ...loaded.notes] };
+    return { ...loaded, tree, notes: [how, ...loaded.notes] };
   }
 
   /** Problems of one package version at a tree (never throws). */

@@ -12,6 +12,7 @@ import { cp, mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { DevpkgError } from '../errors.js';
+import type { FileChange } from '../detect/classify.js';
 import { globMatcher } from '../detect/glob.js';
 import { duplicateKeyError, lineOf, parsePackageDocs, refNameProblem, versionProblem, type Package, type PackageResource } from '../packages/model.js';
 import { problemFromError, type Problem } from '../packages/problems.js';
@@ -19,6 +20,7 @@ import type { PackageVersionRef } from '../results.js';
 import { duplicateKey } from '../packages/yaml-keys.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
 import { folderOf, inSkippedFolder, underAny } from './evidence.js';
+import { below, isPureRename, sameDocuments } from './content.js';
 import { exportFolderAtRef, isUnder } from './tree.js';
 import { chooseReleased, needsCluster, type ClusterReleasedLookup, type ReleasedChoice, type TagFound } from './released.js';
 import type { ChangedVersion, Layout, LoadedPackage, Owned, Tree } from './types.js';
@@ -243,21 +245,36 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
       const changed: ChangedVersion[] = [];
       const removed: PackageVersionRef[] = [];
       const [headOwned, fromOwned] = [await head.owned(), await from.owned()];
-      const roots = new Set([...headOwned.roots, ...fromOwned.roots]);
-      for (const dir of roots) {
-        const [h, f] = await Promise.all([safeBuild(head.tree, dir), safeBuild(from.tree, dir)]);
+      const [headRoots, fromRoots] = [headOwned.roots, fromOwned.roots];
+      const builds = async (tree: Tree, roots: readonly string[]) => new Map((await Promise.all(roots.map(async (d) => [d, await safeBuild(tree, d)] as const))));
+      const [atHead, atFrom] = await Promise.all([builds(head.tree, headRoots), builds(from.tree, [...new Set([...fromRoots, ...headRoots])])]);
+      const headRefNames = new Set([...atHead.values()].flatMap((b) => (b ? [b.refName] : [])));
+      // A pure rename keeping the file's place in a package folder that moved (same refName): no change.
+      const moved = (c: FileChange, dir: string, h: PackageBuild | undefined) =>
+        isPureRename(c) &&
+        fromRoots.some((d) => {
+          const f = atFrom.get(d);
+          return f !== undefined && f.refName === h?.refName && below(c.oldPath!, d) !== undefined && below(c.oldPath!, d) === below(c.path, dir);
+        });
+      // package-build.yml and package-resources.yml count when what they parse to changed.
+      const fixed = new Set([BUILD_FILE, RESOURCES_FILE]);
+      const sameParsed = async (c: FileChange) =>
+        (c.status === 'M' || c.status === 'R') && fixed.has(path.posix.basename(c.path)) && sameDocuments(await from.tree.read(c.oldPath ?? c.path), await head.tree.read(c.path));
+      for (const dir of new Set([...headRoots, ...fromRoots])) {
+        const h = atHead.get(dir);
+        const f = atFrom.get(dir);
         const buildFile = rel(dir, BUILD_FILE);
-        const headHas = (await head.tree.read(buildFile)) !== undefined;
-        if (!headHas) {
-          if (f) removed.push(refOf(f, (await releasedOf(from.tree, f.refName, fromOwned)).version));
-          continue;
-        }
+        const headHas = headRoots.includes(dir);
+        // A refName gone from head (its folder removed, or metadata.name changed) is removed.
+        if (f && !headRefNames.has(f.refName)) removed.push(refOf(f, (await releasedOf(from.tree, f.refName, fromOwned)).version));
+        if (!headHas) continue;
         // An unreadable package-build.yml at head counts as changed (load then names the problem).
         const watched = h ? watchedBy(h) : (p: string) => p === buildFile;
         const watchedBefore = f ? watchedBy(f) : () => false;
-        const reasons = changes
-          .filter((c) => !ignored(c.path) && (watched(c.path) || watchedBefore(c.path) || (c.oldPath !== undefined && (watched(c.oldPath) || watchedBefore(c.oldPath)))))
-          .map((c) => `${{ A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied' }[c.status] ?? c.status} ${c.oldPath ? `${c.oldPath} -> ` : ''}${c.path}`);
+        const mine = changes.filter((c) => !ignored(c.path) && (watched(c.path) || watchedBefore(c.path) || (c.oldPath !== undefined && (watched(c.oldPath) || watchedBefore(c.oldPath)))));
+        const real: FileChange[] = [];
+        for (const c of mine) if (!moved(c, dir, h) && !(await sameParsed(c))) real.push(c);
+        const reasons = real.map((c) => `${{ A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied' }[c.status] ?? c.status} ${c.oldPath ? `${c.oldPath} -> ` : ''}${c.path}`);
         if (reasons.length === 0) continue;
         // The released version as the base sees it: the tags reachable from the commit diffed from.
         const ref = h ? refOf(h, (await releasedOf(head.tree, h.refName, headOwned, from.tree)).version) : { name: nameOf(path.posix.basename(dir || 'package')), version: '0.0.0', path: dir || '.' };
@@ -285,7 +302,7 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
       for (const [i, p] of build.includePaths.entries()) {
         const generated = build.useKbldImagesLock && path.posix.normalize(p).startsWith('.imgpkg');
         if (generated) continue;
-        if (!(await exists(path.join(tree.root, dir, p)))) {
+        if ((await tree.files([rel(dir, p)])).length === 0) {
           warnings.push({ path: build.file, line: lineOf(build, `spec.template.spec.export.0.includePaths.${i}`), severity: 'warning', message: includeMissing(build, p) });
         }
       }
@@ -321,10 +338,14 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
       }
     },
     async bundle(loaded, b) {
+      // Built from the tree the package was read from: a commit's folder is exported from it.
       const { workTree } = await import('./tree.js');
-      const build = await readBuild(workTree(b.root), dirOf(loaded));
-      if (!build) throw new DevpkgError(`no ${BUILD_FILE} in ${path.join(b.root, dirOf(loaded))}`);
-      return { folder: await buildBundle(build, path.join(b.root, build.dir), b) };
+      const tree = loaded.tree ?? workTree(b.root);
+      const build = await readBuild(tree, dirOf(loaded));
+      if (!build) throw new DevpkgError(`no ${rel(dirOf(loaded), BUILD_FILE)} in ${tree.label}`);
+      const src = await tree.folder(build.dir, b.tmp);
+      if (!src) throw new DevpkgError(`${build.dir || 'the repository root'} is not in ${tree.label}`, { file: build.file, line: 1 });
+      return { folder: await buildBundle(build, src, b) };
     },
     async released(loaded, b) {
       const dir = dirOf(loaded);

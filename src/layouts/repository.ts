@@ -15,6 +15,7 @@ import { problemFromError, type Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
 import { inSkippedFolder, tcePackageFolders, underAny } from './evidence.js';
+import { sameValue, yamlDocuments } from './content.js';
 import { commitTree } from './tree.js';
 import type { ChangedVersion, Layout, LoadedPackage, Owned, Tree } from './types.js';
 
@@ -35,6 +36,8 @@ export function packagesRootOf(file: string): string | undefined {
 
 interface FileDocs {
   file: string;
+  /** The text read (what its PackageMetadata documents are compared by). */
+  text?: string;
   packages: PackageDoc[];
   metadata: string[];
   /** The YAML error, when the file does not parse and says it is a Package (kind: Package). */
@@ -51,17 +54,17 @@ export function saysPackage(text: string): boolean {
 async function readDocs(tree: Tree, file: string): Promise<FileDocs | undefined> {
   const text = await tree.read(file);
   if (text === undefined) return undefined;
-  const none = (why: string): FileDocs => ({ file, packages: [], metadata: [], note: `${file} ${why}: not a package` });
+  const none = (why: string): FileDocs => ({ file, text, packages: [], metadata: [], note: `${file} ${why}: not a package` });
   // Most files under packages/ that are not Package files never reach the parser.
   if (!saysPackage(text) && !/^\s*kind:\s*["']?PackageMetadata/m.test(text)) return none('holds no Package');
   try {
     // kapp-controller runs ytt over the folder, so ytt comments (#@) are only comments here.
     const docs = parsePackageDocs(text, file);
-    return docs.packages.length === 0 && docs.metadata.length === 0 ? none('holds no Package') : { file, ...docs };
+    return docs.packages.length === 0 && docs.metadata.length === 0 ? none('holds no Package') : { file, text, ...docs };
   } catch (err) {
     if (!(err instanceof DevpkgError)) throw err;
     // A file strict YAML rejects is a broken package only when it says it is one (a ytt template may repeat keys).
-    return saysPackage(text) ? { file, packages: [], metadata: [], error: err } : none(`is not strict YAML (${err.message.split(';')[0]}; ytt may accept it) and says no kind: Package`);
+    return saysPackage(text) ? { file, text, packages: [], metadata: [], error: err } : none(`is not strict YAML (${err.message.split(';')[0]}; ytt may accept it) and says no kind: Package`);
   }
 }
 
@@ -147,12 +150,29 @@ function ownBundleNote(res: PackageResource): string[] {
   return parseImageRef(image)?.digest === undefined ? [`bundle ${image} is used as it is, referenced by tag: kind and cluster modes pin the digest it resolves to in the dev Package; the plan reaches no registry (pinned at push time)`] : [];
 }
 
+/** Pure: the PackageMetadata documents of a YAML text, by metadata.name (none when it does not parse). */
+function metadataOf(text: string): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (const d of yamlDocuments(text) ?? []) {
+    const m = d as { kind?: unknown; metadata?: { name?: unknown } } | null;
+    if (m && typeof m === 'object' && m.kind === 'PackageMetadata' && typeof m.metadata?.name === 'string') out.set(m.metadata.name, m);
+  }
+  return out;
+}
+
 export function repositoryLayout(): Layout {
   // Every file of a listing read once (load asks for the other versions of a refName).
   const parsed = new WeakMap<Owned, Promise<FileDocs[]>>();
   const allDocs = (tree: Tree, owned: Owned) => {
     let p = parsed.get(owned);
     if (!p) parsed.set(owned, (p = Promise.all(owned.files.map((f) => readDocs(tree, f))).then((l) => l.filter((x): x is FileDocs => x !== undefined))));
+    return p;
+  };
+  // The base tree listed and read once for every package a run loads (each load asks it).
+  const listed = new WeakMap<Tree, Promise<Owned>>();
+  const ownedAt = (tree: Tree) => {
+    let p = listed.get(tree);
+    if (!p) listed.set(tree, (p = tree.files().then((files) => self.owns(files))));
     return p;
   };
   const versionsOf = async (tree: Tree, owned: Owned, refName: string) =>
@@ -188,11 +208,14 @@ export function repositoryLayout(): Layout {
         Promise.all([...headFiles].map((x) => readDocs(head.tree, x))),
         Promise.all([...fromFiles].map((x) => readDocs(from.tree, x))),
       ]);
-      const before = new Map<string, { text: string; file: string }>();
+      const before = new Map<string, { pkg: unknown; file: string }>();
+      // The PackageMetadata documents before, by refName (a change of content only counts).
+      const metadataBefore = new Map<string, unknown>();
       for (const docs of f) {
+        if (docs?.text !== undefined) for (const [refName, m] of metadataOf(docs.text)) metadataBefore.set(refName, m);
         refsOfFile(docs ?? { file: '', packages: [], metadata: [] }).forEach((ref, i) => {
           const p = docs!.packages[i];
-          if (p) before.set(key(ref), { text: JSON.stringify(p.res?.pkg ?? null), file: docs!.file });
+          if (p) before.set(key(ref), { pkg: p.res?.pkg ?? null, file: docs!.file });
         });
       }
       const changed = new Map<string, ChangedVersion>();
@@ -200,7 +223,8 @@ export function repositoryLayout(): Layout {
       const metadataOnly = new Set<string>();
       for (const docs of h) {
         if (!docs) continue;
-        for (const m of docs.metadata) metadataOnly.add(m);
+        const metadataNow = docs.text === undefined ? new Map<string, unknown>() : metadataOf(docs.text);
+        for (const m of docs.metadata) if (!metadataBefore.has(m) || !sameValue(metadataBefore.get(m), metadataNow.get(m))) metadataOnly.add(m);
         if (docs.error) {
           const [ref] = refsOfFile(docs);
           changed.set(key(ref!), { ...ref!, reasons: [`changed ${docs.file} (it does not parse)`] });
@@ -212,7 +236,8 @@ export function repositoryLayout(): Layout {
           const k = key(ref);
           after.add(k);
           const was = before.get(k);
-          if (was && was.text === JSON.stringify(p.res?.pkg ?? null)) return;
+          // The same Package whatever its comments, key order or file: no change.
+          if (was && sameValue(was.pkg, p.res?.pkg ?? null)) return;
           const reason = !was ? `added ${ref.name}/${ref.version} in ${docs.file}` : was.file === docs.file ? `modified ${ref.name}/${ref.version} in ${docs.file}` : `moved ${ref.name}/${ref.version} from ${was.file} to ${docs.file} and changed it`;
           changed.set(k, { ...ref, reasons: [reason] });
         });
@@ -246,7 +271,7 @@ export function repositoryLayout(): Layout {
       // is in play: the change must outrank it); without, each version is the upgrade from the
       // one below it in the tree.
       const candidates = o.base
-        ? (await versionsOf(o.base, self.owns(await o.base.files()), refName)).filter((v) => v.version !== ref.version)
+        ? (await versionsOf(o.base, await ownedAt(o.base), refName)).filter((v) => v.version !== ref.version)
         : (await versionsOf(tree, owned, refName)).filter((v) => parseVersion(v.version) !== undefined && compareVersions(v.version, ref.version) < 0);
       const others = candidates.map((v) => v.version);
       const released = highestOf(others);
@@ -285,7 +310,7 @@ export function repositoryLayout(): Layout {
       return { image: bundleFetch(loaded.pkg.pkg).image };
     },
     async released(loaded, o) {
-      let tree: Tree = { label: 'the working tree', files: async () => [], read: async () => undefined };
+      let tree: Tree;
       if (o.baseRef) {
         const { Git } = await import('../tools/git.js');
         tree = commitTree(await Git.create(o.root, o.exec), o.baseRef);

@@ -7,12 +7,14 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkPackageText } from '../packages/check.js';
-import { compareVersionFolders as compareFolders, loadVersion, PACKAGE_FILE, readVersion } from '../packages/layout.js';
+import { compareVersionFolders as compareFolders, loadVersion, METADATA_FILE, PACKAGE_FILE, readVersion } from '../packages/layout.js';
+import { DevpkgError } from '../errors.js';
 import { parsePackageFile } from '../packages/model.js';
-import { classifyChanges, locatePackagePath, normalizePackagesDir, versionFolderPath, versionFoldersFromFiles } from '../detect/classify.js';
+import { classifyChanges, type FileChange, locatePackagePath, normalizePackagesDir, versionFolderPath, versionFoldersFromFiles } from '../detect/classify.js';
 import type { PackageVersionRef } from '../results.js';
 import { folderOf, inSkippedFolder, packageFolderOf, underAny, versionFolderOf } from './evidence.js';
-import { exportFolderAtRef, isUnder } from './tree.js';
+import { sameDocuments } from './content.js';
+import { exportFolderAtRef, isUnder, treeReader, workTree } from './tree.js';
 import type { ChangedVersion, Layout, LoadedPackage, Owned } from './types.js';
 
 /** TCE's default packages-dir: with it, TCE's version folders are found below any folder named `packages`. */
@@ -86,7 +88,7 @@ export function tceLayout(packagesDir?: string): Layout {
       }
       return { refs, notes: [] };
     },
-    async touched(changes, { head }, o) {
+    async touched(changes, { head, from }, o) {
       // Each packages folder a change can sit in, with the package names changed there.
       const byDir = new Map<string, Set<string>>();
       for (const c of changes) {
@@ -101,6 +103,13 @@ export function tceLayout(packagesDir?: string): Layout {
           }
         }
       }
+      // A change is a change of content: edits of package.yaml / metadata.yaml that parse to the same
+      // documents on both sides (comments, key order, whitespace) touch nothing; anything else does.
+      const unchanged = async (cs: readonly FileChange[], file: string) => {
+        if (!cs.every((c) => (c.status === 'M' || c.status === 'R') && path.posix.basename(c.path) === file)) return false;
+        for (const c of cs) if (!sameDocuments(await from.tree.read(c.oldPath ?? c.path), await head.tree.read(c.path))) return false;
+        return true;
+      };
       const changed: ChangedVersion[] = [];
       const removed: PackageVersionRef[] = [];
       for (const [d, names] of byDir) {
@@ -113,8 +122,13 @@ export function tceLayout(packagesDir?: string): Layout {
           ignore: o.ignore,
           isVersionFolderAtHead: (name, version) => sets.get(name)?.has(version) ?? false,
         });
-        changed.push(...result.versions.map((v) => ({ name: v.name, version: v.version, path: versionFolderPath(d, v.name, v.version), reasons: v.reasons })));
-        for (const name of result.metadataOnly) {
+        for (const v of result.versions) {
+          if (await unchanged(v.changes, PACKAGE_FILE)) continue;
+          changed.push({ name: v.name, version: v.version, path: versionFolderPath(d, v.name, v.version), reasons: v.reasons });
+        }
+        const touchedNames = new Set(changed.map((c) => c.name));
+        for (const [name, cs] of [...result.metadata].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+          if (touchedNames.has(name) || (await unchanged(cs, METADATA_FILE))) continue;
           let top: string | undefined;
           for (const v of atHead.get(name) ?? []) if (top === undefined || o.compare(v, top) > 0) top = v;
           if (top === undefined) continue; // the whole package is gone at head, or no TCE package
@@ -122,10 +136,16 @@ export function tceLayout(packagesDir?: string): Layout {
             name,
             version: top,
             path: versionFolderPath(d, name, top),
-            reasons: [`${versionFolderPath(d, name, 'metadata.yaml')} changed; ${top} is the highest version`],
+            reasons: [`${versionFolderPath(d, name, METADATA_FILE)} changed; ${top} is the highest version`],
           });
         }
-        removed.push(...result.removed.map((r) => ({ ...r, path: versionFolderPath(d, r.name, r.version) })));
+        for (const r of result.removed) {
+          const p = versionFolderPath(d, r.name, r.version);
+          // Its package.yaml moved to another version folder and parses the same there: the Package is not gone.
+          const to = changes.find((c) => c.status === 'R' && c.oldPath === `${p}/${PACKAGE_FILE}`);
+          if (to && (await unchanged([to], PACKAGE_FILE))) continue;
+          removed.push({ ...r, path: p });
+        }
       }
       return { changed, removed };
     },
@@ -134,10 +154,12 @@ export function tceLayout(packagesDir?: string): Layout {
       const folder = packageFolderOf({ packagesDir: pd, name: ref.name });
       const listed = foldersOf(owned).get(folder)?.versions ?? [];
       const inTree = listed.includes(ref.version) && ref.path === versionFolderPath(pd, ref.name, ref.version);
+      // Every read through the tree (a commit's or the working tree's), never the disk behind it.
       // loadVersion only for what the listing lacks: it gives the unknown package/version errors.
+      const reader = treeReader(tree);
       const loaded = inTree
-        ? await readVersion(tree.root, ref.name, { version: ref.version, path: ref.path, packageFile: `${ref.path}/${PACKAGE_FILE}` })
-        : await loadVersion(tree.root, pd, ref.name, ref.version);
+        ? await readVersion('', ref.name, { version: ref.version, path: ref.path, packageFile: `${ref.path}/${PACKAGE_FILE}` }, reader)
+        : await loadVersion('', pd, ref.name, ref.version, reader);
       return {
         ...loaded,
         layout: 'tce',
@@ -154,7 +176,11 @@ export function tceLayout(packagesDir?: string): Layout {
       return text === undefined ? [] : checkPackageText(text, file, ref.version, `${ref.name}/${ref.version}`);
     },
     async bundle(loaded, o) {
-      return { folder: path.join(o.root, loaded.path, 'bundle') };
+      // The bundle/ of the tree the package was read from: a commit's is exported from it.
+      const tree = loaded.tree ?? workTree(o.root);
+      const folder = await tree.folder(`${loaded.path}/bundle`, o.tmp);
+      if (!folder) throw new DevpkgError(`${loaded.path}/bundle is not in ${tree.label}; a version folder holds the bundle it pushes (bundle/config/...)`, { file: `${loaded.path}/${PACKAGE_FILE}`, line: 1 });
+      return { folder };
     },
     async released(loaded, o) {
       if (o.baseRef) {
@@ -165,7 +191,10 @@ export function tceLayout(packagesDir?: string): Layout {
         }
       }
       o.log(`${loaded.path} does not exist at ${o.baseRef ?? 'the base ref'}; using the repository's version at head as ${loaded.released}`);
-      return { pkg: loaded.pkg, bundle: { folder: path.join(o.root, loaded.path, 'bundle') }, from: `${loaded.path} at head`, atBase: false };
+      // The head's bundle, from the tree the package was read from (a commit's exported from it).
+      const head = loaded.tree ?? workTree(o.root);
+      const folder = (await head.folder(`${loaded.path}/bundle`, o.tmp)) ?? path.join(o.root, loaded.path, 'bundle');
+      return { pkg: loaded.pkg, bundle: { folder }, from: `${loaded.path} at head`, atBase: false };
     },
   };
 }

@@ -1,5 +1,6 @@
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fsReader, type TreeReader } from '../packages/layout.js';
 import type { ExecFn } from '../tools/exec.js';
 import type { Tree } from './types.js';
 
@@ -12,6 +13,8 @@ async function walk(root: string, rel: string, out: string[]): Promise<void> {
     entries = await readdir(path.join(root, rel), { withFileTypes: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    // A file named as a path is listed as itself (as git ls-tree lists it).
+    if (code === 'ENOTDIR' && rel !== '' && (await stat(path.join(root, rel)).then((s) => s.isFile(), () => false))) out.push(rel);
     if (code === 'ENOENT' || code === 'ENOTDIR') return;
     throw err;
   }
@@ -28,9 +31,12 @@ async function walk(root: string, rel: string, out: string[]): Promise<void> {
   await Promise.all(dirs.map((d) => walk(root, d, out)));
 }
 
+/** Working trees made by workTree: their reader is the disk itself (empty folders included). */
+const WORK_TREES = new WeakSet<Tree>();
+
 /** The working tree below `root`. */
 export function workTree(root: string): Tree & { root: string } {
-  return {
+  const tree: Tree & { root: string } = {
     label: 'the working tree',
     root,
     async files(paths = []) {
@@ -39,20 +45,38 @@ export function workTree(root: string): Tree & { root: string } {
       return out.sort();
     },
     read: (file) => readFile(path.join(root, file), 'utf8').catch(() => undefined),
+    // The working tree's own folder: what is on disk is what is pushed.
+    folder: async (folder) => {
+      const p = path.join(root, folder);
+      return (await stat(p).then((s) => s.isDirectory(), () => false)) ? p : undefined;
+    },
   };
+  WORK_TREES.add(tree);
+  return tree;
+}
+
+/** What commitTree needs of git (tools/git.ts's Git). */
+export interface CommitReader {
+  repoDir?: string;
+  listFiles(ref: string, paths?: readonly string[]): Promise<string[]>;
+  tryShow(ref: string, p: string): Promise<string | undefined>;
+  exportFolder?(ref: string, folder: string, dest: string): Promise<boolean>;
 }
 
 /** The repository at a commit, read through git. */
-export function commitTree(
-  git: { repoDir?: string; listFiles(ref: string, paths?: readonly string[]): Promise<string[]>; tryShow(ref: string, p: string): Promise<string | undefined> },
-  ref: string,
-): Tree {
+export function commitTree(git: CommitReader, ref: string): Tree {
   return {
     label: ref.slice(0, 12),
     ref,
     ...(git.repoDir ? { root: git.repoDir } : {}),
     files: (paths = []) => git.listFiles(ref, paths),
     read: (file) => git.tryShow(ref, file),
+    // Exported from the commit, never taken from the working tree (which may hold another commit).
+    async folder(folder, tmp) {
+      if (!git.exportFolder) throw new Error(`${ref.slice(0, 12)}: this git reader cannot export folders`);
+      const dest = await mkdtemp(path.join(tmp, 'tree-'));
+      return (await git.exportFolder(ref, folder, dest)) ? path.join(dest, folder) : undefined;
+    },
   };
 }
 
@@ -66,6 +90,68 @@ export function memoryTree(files: Record<string, string>, label = 'memory'): Tre
         .filter((f) => paths.length === 0 || paths.some((p) => p === '' || f === p || f.startsWith(`${p.replace(/\/+$/, '')}/`)))
         .sort(),
     read: async (file) => files[file],
+    async folder(folder, tmp) {
+      const mine = Object.keys(files).filter((f) => isUnder(f, folder));
+      if (mine.length === 0) return undefined;
+      const dest = await mkdtemp(path.join(tmp, 'memory-'));
+      for (const f of mine) {
+        await mkdir(path.dirname(path.join(dest, f)), { recursive: true });
+        await writeFile(path.join(dest, f), files[f]!);
+      }
+      return path.join(dest, folder);
+    },
+  };
+}
+
+/**
+ * The layout code's TreeReader (packages/layout.ts) over a Tree: paths relative to the tree's
+ * root ('' for the root itself, as `path.join('', x)` gives them), every read through the tree.
+ */
+export function treeReader(tree: Tree): TreeReader {
+  if (WORK_TREES.has(tree) && tree.root !== undefined) {
+    // The working tree is the folder on disk: read it there (an empty folder is something to name).
+    const root = tree.root;
+    return {
+      list: (dir) => fsReader.list(path.join(root, dir)),
+      readText: (file) => fsReader.readText(path.join(root, file)),
+      exists: (p) => fsReader.exists!(path.join(root, p)),
+    };
+  }
+  const norm = (p: string) => {
+    const x = path.posix.normalize(p.replaceAll('\\', '/')).replace(/\/+$/, '');
+    return x === '.' ? '' : x.replace(/^\.\//, '');
+  };
+  const listings = new Map<string, Promise<string[]>>();
+  const filesUnder = (dir: string) => {
+    // A folder below one already listed is answered from that listing.
+    for (const [d, l] of listings) if (isUnder(dir, d)) return l.then((fs) => fs.filter((f) => isUnder(f, dir) && f !== dir));
+    const l = tree.files(dir === '' ? [] : [dir]).then((fs) => fs.filter((f) => f !== dir));
+    listings.set(dir, l);
+    return l;
+  };
+  const list = async (p: string) => {
+    const dir = norm(p);
+    const dirs = new Set<string>();
+    const out: string[] = [];
+    for (const f of await filesUnder(dir)) {
+      const rest = dir === '' ? f : f.slice(dir.length + 1);
+      const slash = rest.indexOf('/');
+      if (slash < 0) out.push(rest);
+      else dirs.add(rest.slice(0, slash));
+    }
+    return { dirs: [...dirs], files: out };
+  };
+  return {
+    list,
+    async readText(file) {
+      const text = await tree.read(norm(file));
+      if (text === undefined) throw Object.assign(new Error(`${norm(file)}: not in ${tree.label}`), { code: 'ENOENT' });
+      return text;
+    },
+    exists: async (p) => {
+      const l = await list(p);
+      return l.dirs.length + l.files.length > 0 || (await tree.read(norm(p))) !== undefined;
+    },
   };
 }
 

@@ -29,6 +29,12 @@ export interface Tree {
   files(paths?: readonly string[]): Promise<string[]>;
   /** A file's text, undefined when it is not there. */
   read(file: string): Promise<string | undefined>;
+  /**
+   * `folder` on disk as this tree holds it (what is pushed or built): the working tree's own
+   * folder, a commit's exported into a new folder under `tmp` (the caller removes `tmp`);
+   * undefined when the tree has no such folder.
+   */
+  folder(folder: string, tmp: string): Promise<string | undefined>;
 }
 
 /** The files of a listing one layout takes, and the folders it claims (auto gives those to no other layout). */
@@ -86,6 +92,8 @@ export interface LoadedPackage extends LoadedVersion {
   pinned?: Pin;
   /** How the layout was chosen and what it read, for the plan. */
   notes: string[];
+  /** The tree it was read from: bundle() takes the folder it pushes or builds from there (the working tree when absent). */
+  tree?: Tree;
   /** The repository folder pushed as it is, repository-relative; undefined when the bundle is built or the Package's own is used. */
   bundleFolder?: string;
   /** The bundle is built first (`bundle()` builds it): from which file, with which tools, in words. */
@@ -136,14 +144,14 @@ export interface Layout {
   /** The package versions a diff touches and those it removed. */
   touched(changes: readonly FileChange[], sides: { head: Side; from: Side }, o: { ignore: readonly string[]; compare: (a: string, b: string) => number }): Promise<Touched>;
   /**
-   * Reads and checks one package version of the working tree; `base` is the tree at the base ref
+   * Reads and checks one package version of `tree` (and nothing else: no disk read behind its back); `base` is the tree at the base ref
    * when the run compares commits (where a layout finds the released version git does not hold
    * beside the change). Throws a DevpkgError with file and line.
    */
-  load(tree: Tree & { root: string }, ref: PackageVersionRef, owned: Owned, o?: { base?: Tree }): Promise<LoadedPackage>;
+  load(tree: Tree, ref: PackageVersionRef, owned: Owned, o?: { base?: Tree }): Promise<LoadedPackage>;
   /** Problems of one package version at a tree, never throwing (detect lists them). */
   check(tree: Tree, ref: PackageVersionRef): Promise<Problem[]>;
-  /** The folder to push (built under o.tmp when the layout builds one), or the Package's own bundle. */
+  /** The folder to push (built under o.tmp when the layout builds one) from the tree the package was loaded from, or the Package's own bundle. */
   bundle(loaded: LoadedPackage, o: BuildOptions): Promise<BundleSource>;
   /** The released version as of `baseRef` (kind mode installs it first); undefined when there is none. */
   released(loaded: LoadedPackage, o: BuildOptions & { baseRef?: string }): Promise<ReleasedSource | undefined>;

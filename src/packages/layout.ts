@@ -5,7 +5,8 @@ import { DevpkgError, UsageError } from '../errors.js';
 import { lineOf, parsePackageFile, type PackageResource } from './model.js';
 
 /**
- * The only file-system access of the layout code. Paths are absolute; tests can hand in
+ * The only file-system access of the layout code. Paths are `root` joined with repository-relative
+ * ones (root may be '': a tree's own reader, layouts/tree.ts treeReader); tests can hand in
  * an in-memory reader.
  */
 export interface TreeReader {
@@ -113,7 +114,7 @@ export function versionEntries(packagePath: string, folders: { name: string; has
  */
 export async function listPackages(root: string, packagesDir: string, reader: TreeReader = fsReader): Promise<PackageEntry[]> {
   const dir = normalizePackagesDir(packagesDir);
-  const top = await reader.list(path.resolve(root, dir));
+  const top = await reader.list(path.join(root, dir));
   const names = [...top.dirs].sort();
   const entries = await Promise.all(names.map((name) => readPackageEntry(root, dir, name, reader)));
   return entries.filter((e) => e.metadataFile !== undefined || e.versions.length > 0);
@@ -121,7 +122,7 @@ export async function listPackages(root: string, packagesDir: string, reader: Tr
 
 async function readPackageEntry(root: string, dir: string, name: string, reader: TreeReader): Promise<PackageEntry> {
   const pkgPath = join(dir, name);
-  const abs = path.resolve(root, pkgPath);
+  const abs = path.join(root, pkgPath);
   const listing = await reader.list(abs);
   const entry: PackageEntry = { name, path: pkgPath, versions: versionEntries(pkgPath, await markVersionFolders(abs, listing.dirs, reader)) };
   if (listing.files.includes(METADATA_FILE)) entry.metadataFile = join(pkgPath, METADATA_FILE);
@@ -143,9 +144,9 @@ export async function loadVersion(
   const entry = name.includes('/') || name.startsWith('.') ? undefined : await readPackageEntry(root, dir, name, reader);
   if (entry && !version.includes('/') && !entry.versions.some((e) => e.version === version)) {
     // The folder is there but holds no package.yaml: say so, not that the package is unknown.
-    const listing = await reader.list(path.resolve(root, entry.path));
+    const listing = await reader.list(path.join(root, entry.path));
     if (listing.dirs.includes(version)) {
-      const inside = await reader.list(path.resolve(root, entry.path, version));
+      const inside = await reader.list(path.join(root, entry.path, version));
       const holds = [...inside.dirs.map((d) => `${d}/`), ...inside.files].sort().join(', ') || 'nothing';
       const known = entry.versions.map((e) => e.version).join(', ') || 'none';
       throw new DevpkgError(
@@ -168,7 +169,7 @@ export async function loadVersion(
 
 /** Reads and checks a version folder already found by listPackages (no listing again). */
 export async function readVersion(root: string, name: string, v: VersionEntry, reader: TreeReader = fsReader): Promise<LoadedVersion> {
-  const text = await reader.readText(path.resolve(root, v.packageFile));
+  const text = await reader.readText(path.join(root, v.packageFile));
   const pkg = parsePackageFile(text, v.packageFile);
   return { name, version: v.version, path: v.path, packageFile: v.packageFile, pkg: checkFolderVersion(pkg, v.version) };
 }

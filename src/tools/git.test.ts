@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { detectChanges } from '../detect/detect.js';
 import { execTool, type ExecFn } from './exec.js';
-import { Git, gitArgs, gitTopLevel, parseGitVersion, parseLsTreeZ, parseNameStatusZ } from './git.js';
+import { batchProcessesStarted, closeGitReaders, Git, gitArgs, gitTopLevel, parseBatchOutput, parseGitVersion, parseLsTreeZ, parseNameStatusZ } from './git.js';
 
 describe('gitArgs', () => {
   test.each<[string, string[], string[]]>([
@@ -242,5 +242,42 @@ describe("git's own refusals are kept", () => {
     // Once there is a commit, an unknown ref is still named as one.
     git(dir, 'commit', '-q', '--allow-empty', '-m', 'one');
     await expect(g.revParse('no-such-branch')).rejects.toThrow(`unknown git ref "no-such-branch" in ${dir}: no such commit`);
+  });
+});
+
+describe('git cat-file --batch', () => {
+  test('parseBatchOutput: whole answers, missing ones, and the rest kept for the next chunk', () => {
+    const one = Buffer.from(`${'a'.repeat(40)} blob 5\nhello\n${'b'.repeat(40)} missing\n`);
+    const part = Buffer.from(`${'c'.repeat(40)} blob 10\nhal`);
+    const { answers, rest } = parseBatchOutput(Buffer.concat([one, part]));
+    expect(answers).toEqual([{ type: 'blob', content: Buffer.from('hello') }, undefined]);
+    expect(rest.toString()).toBe(`${'c'.repeat(40)} blob 10\nhal`);
+    expect(() => parseBatchOutput(Buffer.from('what is this\n'))).toThrow(/unexpected answer/);
+  });
+
+  test('one process answers every read of every Git of a repository, in order, and close() ends it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devpkg-batch-'));
+    try {
+      const g = (...a: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@devpkg.invalid', '-c', 'commit.gpgsign=false', ...a], { cwd: dir, encoding: 'utf8' });
+      g('init', '-q', '-b', 'main');
+      for (let i = 0; i < 30; i++) writeFileSync(join(dir, `f${i}.txt`), `file ${i}\n${'x'.repeat(i * 500)}`);
+      g('add', '-A');
+      g('commit', '-q', '-m', 'one');
+      const head = g('rev-parse', 'HEAD').trim();
+      const [a, b] = [await Git.create(dir), await Git.create(dir)];
+      const texts = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).tryShow(head, `f${i}.txt`)));
+      texts.forEach((t, i) => expect(t).toBe(`file ${i}\n${'x'.repeat(i * 500)}`));
+      await expect(a.tryShow(head, 'nope.txt')).resolves.toBeUndefined();
+      await expect(a.tryShow(head, '')).resolves.toBeUndefined(); // the root is a tree, not a file
+      expect(batchProcessesStarted(dir)).toBe(1);
+      expect((await a.listFiles(head, ['f1.txt'])).sort()).toEqual(['f1.txt']);
+      await closeGitReaders();
+      expect(batchProcessesStarted(dir)).toBe(0);
+      // A read after the close starts a new one (a later run).
+      await expect(a.tryShow(head, 'f0.txt')).resolves.toBe('file 0\n');
+      await closeGitReaders();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

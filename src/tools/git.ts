@@ -1,3 +1,7 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdir, rm } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import path from 'node:path';
 import { DevpkgError, UsageError } from '../errors.js';
 import { execTool, type ExecFn, type ExecResult } from './exec.js';
 import { askVersion, lastLines, requireAtLeast } from './tool.js';
@@ -69,6 +73,9 @@ export const gitArgs = {
     ...paths,
   ],
   show: (ref: string, path: string): string[] => ['cat-file', 'blob', `${ref}:${path}`],
+  catFileBatch: (): string[] => ['cat-file', '--batch'],
+  archive: (ref: string, folder: string, out: string): string[] => ['archive', '--format=tar', '-o', out, ref, '--', folder === '' ? '.' : folder],
+  lsFolder: (ref: string, folder: string): string[] => ['ls-tree', '-d', '--name-only', ref, '--', folder === '' ? '.' : folder],
   anyCommit: (): string[] => ['rev-list', '-n', '1', '--all'],
 };
 
@@ -165,6 +172,161 @@ function checkRef(ref: string): string {
   }
   return ref;
 }
+
+/** One answer of `git cat-file --batch`: the object's type and content, or undefined when it is missing. */
+export interface BatchObject {
+  type: string;
+  content: Buffer;
+}
+
+/**
+ * Parses as many answers of `git cat-file --batch` as `buf` holds (pure): `<sha> <type> <size>\n<content>\n`,
+ * or `<name> missing\n` / `<name> ambiguous\n`. Returns the answers and the bytes not yet complete.
+ */
+export function parseBatchOutput(buf: Buffer): { answers: (BatchObject | undefined)[]; rest: Buffer } {
+  const answers: (BatchObject | undefined)[] = [];
+  let at = 0;
+  for (;;) {
+    const nl = buf.indexOf(10, at);
+    if (nl < 0) break;
+    const header = buf.toString('utf8', at, nl);
+    if (/ (missing|ambiguous)$/.test(header)) {
+      answers.push(undefined);
+      at = nl + 1;
+      continue;
+    }
+    const m = /^[0-9a-f]+ (\S+) (\d+)$/.exec(header);
+    if (!m) throw new DevpkgError(`git cat-file --batch: unexpected answer "${header}"`);
+    const size = Number(m[2]);
+    if (buf.length < nl + 1 + size + 1) break;
+    answers.push({ type: m[1]!, content: buf.subarray(nl + 1, nl + 1 + size) });
+    at = nl + 1 + size + 1;
+  }
+  return { answers, rest: buf.subarray(at) };
+}
+
+/**
+ * One `git cat-file --batch` process for a repository: spawned on the first read, requests
+ * answered in the order they were written, closed by close() (and killed when node exits, so
+ * none is left behind). While no request waits it holds no reference on the event loop.
+ */
+export class CatFileBatch {
+  private child?: ChildProcessWithoutNullStreams;
+  private waiting: { resolve: (o: BatchObject | undefined) => void; reject: (e: Error) => void }[] = [];
+  private buf: Buffer = Buffer.alloc(0);
+  private stderr = '';
+  /** How many processes this reader started (one per run unless git died). */
+  started = 0;
+
+  constructor(
+    readonly repoDir: string,
+    private readonly gitPath = 'git',
+  ) {}
+
+  private start(): ChildProcessWithoutNullStreams {
+    const child = spawn(this.gitPath, gitArgs.catFileBatch(), { cwd: this.repoDir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.started++;
+    BATCHES.add(this);
+    child.stdout.on('data', (chunk: Buffer) => {
+      this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+      let parsed;
+      try {
+        parsed = parseBatchOutput(this.buf);
+      } catch (err) {
+        this.fail(err as Error);
+        return;
+      }
+      this.buf = parsed.rest;
+      for (const a of parsed.answers) this.waiting.shift()?.resolve(a);
+      this.hold();
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (this.stderr += c));
+    child.on('error', (err) => this.fail(new DevpkgError(`${this.gitPath}: could not start git cat-file --batch: ${err.message}`, { cause: err })));
+    child.on('close', (code) => {
+      if (this.child === child) this.child = undefined;
+      BATCHES.delete(this);
+      if (this.waiting.length > 0) {
+        const why = dubiousOwnership(this.stderr, this.repoDir)?.message ?? `git cat-file --batch ended (exit ${code}) in ${this.repoDir}: ${lastLines(this.stderr, 5)}`;
+        this.fail(new DevpkgError(why));
+      }
+    });
+    child.stdin.on('error', () => undefined);
+    this.child = child;
+    return child;
+  }
+
+  private fail(err: Error): void {
+    for (const w of this.waiting.splice(0)) w.reject(err);
+    this.buf = Buffer.alloc(0);
+    this.child?.kill();
+    this.child = undefined;
+  }
+
+  /** Keeps node running while an answer is awaited, and not a moment longer. */
+  private hold(): void {
+    const c = this.child;
+    if (!c) return;
+    const on = this.waiting.length > 0;
+    for (const s of [c.stdout, c.stdin, c.stderr] as unknown as Socket[]) (on ? s.ref : s.unref)?.call(s);
+    if (on) c.ref();
+    else c.unref();
+  }
+
+  /** The object NAME (`<commit>:<path>`) names; undefined when it does not exist. */
+  read(name: string): Promise<BatchObject | undefined> {
+    if (name.includes('\n')) return Promise.reject(new DevpkgError(`git cat-file --batch cannot read a name with a newline: ${JSON.stringify(name)}`));
+    const child = this.child ?? this.start();
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.hold();
+      child.stdin.write(`${name}\n`);
+    });
+  }
+
+  /** Ends the process (its stdin closed: git exits) and waits for it. */
+  async close(): Promise<void> {
+    const c = this.child;
+    if (!c) return;
+    this.child = undefined;
+    const closed = new Promise<void>((r) => c.once('close', () => r()));
+    c.stdin.end();
+    c.ref();
+    await closed;
+  }
+}
+
+/** The batch readers with a live process, killed when node exits. */
+const BATCHES = new Set<CatFileBatch>();
+let exitHook = false;
+/** Per repository (and git binary): its batch reader and the listings of the commits read. */
+const SHARED = new Map<string, { batch: CatFileBatch; listings: Map<string, Promise<string[]>> }>();
+
+function sharedOf(repoDir: string, gitPath: string) {
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const b of BATCHES) (b as unknown as { child?: { kill(): void } }).child?.kill();
+    });
+  }
+  const key = `${gitPath}\0${repoDir}`;
+  let s = SHARED.get(key);
+  if (!s) SHARED.set(key, (s = { batch: new CatFileBatch(repoDir, gitPath), listings: new Map() }));
+  return s;
+}
+
+/** Closes every `git cat-file --batch` process of the run (the end of a run, and tests). */
+export async function closeGitReaders(): Promise<void> {
+  const all = [...SHARED.values()];
+  SHARED.clear();
+  await Promise.all(all.map((s) => s.batch.close()));
+}
+
+/** How many `git cat-file --batch` processes were started for a repository so far (tests and benches). */
+export function batchProcessesStarted(repoDir: string, gitPath = 'git'): number {
+  return SHARED.get(`${gitPath}\0${repoDir}`)?.batch.started ?? 0;
+}
+
+const FULL_COMMIT = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 /**
  * The git CLI for one repository. Every call goes through the private `run`,
@@ -303,21 +465,57 @@ export class Git {
     return parseLsTreeZ(r.stdout);
   }
 
-  /** Every file under the given paths at `ref`, repository-relative. */
+  /**
+   * Every file under the given paths at `ref`, repository-relative. A commit named by its id is
+   * listed once (one `git ls-tree -r` per commit and run); other refs each time.
+   */
   async listFiles(ref: string, paths: readonly string[] = []): Promise<string[]> {
-    const r = await this.run(gitArgs.lsTree(checkRef(ref), paths, { recursive: true, nameOnly: true }));
-    return splitZ(r.stdout);
+    if (!FULL_COMMIT.test(ref)) {
+      const r = await this.run(gitArgs.lsTree(checkRef(ref), paths, { recursive: true, nameOnly: true }));
+      return splitZ(r.stdout);
+    }
+    const { listings } = sharedOf(this.repoDir, this.gitPath);
+    let all = listings.get(ref);
+    if (!all) {
+      listings.set(ref, (all = this.run(gitArgs.lsTree(ref, [], { recursive: true, nameOnly: true })).then((r) => splitZ(r.stdout))));
+      all.catch(() => listings.delete(ref));
+    }
+    const files = await all;
+    const dirs = paths.map((p) => p.replace(/\/+$/, ''));
+    if (dirs.length === 0 || dirs.some((d) => d === '' || d === '.')) return files;
+    return files.filter((f) => dirs.some((d) => f === d || f.startsWith(`${d}/`)));
   }
 
   /** A file's content at `ref`. */
-  async show(ref: string, path: string): Promise<string> {
-    const r = await this.run(gitArgs.show(checkRef(ref), path), true);
-    if (r.code !== 0) throw new DevpkgError(`${path} does not exist at ${ref} in ${this.repoDir}`);
-    return r.stdout;
+  async show(ref: string, file: string): Promise<string> {
+    const text = await this.tryShow(ref, file);
+    if (text === undefined) throw new DevpkgError(`${file} does not exist at ${ref} in ${this.repoDir}`);
+    return text;
   }
 
-  async tryShow(ref: string, path: string): Promise<string | undefined> {
-    const r = await this.run(gitArgs.show(checkRef(ref), path), true);
-    return r.code === 0 ? r.stdout : undefined;
+  /** A file's content at `ref`, undefined when it is not there; read through the run's one `git cat-file --batch`. */
+  async tryShow(ref: string, file: string): Promise<string | undefined> {
+    checkRef(ref);
+    if (file.includes('\n')) {
+      const r = await this.run(gitArgs.show(ref, file), true);
+      return r.code === 0 ? r.stdout : undefined;
+    }
+    const o = await sharedOf(this.repoDir, this.gitPath).batch.read(`${ref}:${file}`);
+    return o?.type === 'blob' ? o.content.toString('utf8') : undefined;
+  }
+
+  /**
+   * Copies `folder` as it is at `ref` into `dest` (`dest/<folder>/...`) with git archive and tar
+   * (no shell). Returns false when the folder does not exist at that ref.
+   */
+  async exportFolder(ref: string, folder: string, dest: string): Promise<boolean> {
+    const ls = await this.run(gitArgs.lsFolder(checkRef(ref), folder), true);
+    if (ls.code !== 0 || ls.stdout.trim() === '') return false;
+    await mkdir(dest, { recursive: true });
+    const tar = path.join(dest, '.devpkg-export.tar');
+    await this.run(gitArgs.archive(ref, folder, tar));
+    await this.exec('tar', ['-xf', tar, '-C', dest]);
+    await rm(tar, { force: true });
+    return true;
   }
 }
