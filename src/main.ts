@@ -42,6 +42,8 @@ export async function runMain(): Promise<void> {
     if (err instanceof DevpkgError && err.file) {
       host.error(err.message, { file: err.file, line: err.line });
     }
+    // A run that failed is a failure, whatever it found before (never `skipped`: issue 35).
+    core.setOutput('result', 'failure');
     core.setFailed(errorMessage(err));
   } finally {
     interruption.dispose();

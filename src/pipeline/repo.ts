@@ -97,7 +97,8 @@ export async function openRepository(o: RepoOptions): Promise<Repo> {
   const layouts = o.layouts ?? Layouts.open(choice, { packagesDir, releasedVersion: o.releasedVersion || undefined, ...(o.clusterReleased ? { clusterReleased: o.clusterReleased } : {}) });
   const { gitTopLevel } = await import('../tools/git.js');
   const { execTool } = await import('../tools/exec.js');
-  const exec = o.exec ?? execTool;
+  // The top level is asked of git itself (a stand-in exec of a test answers only for the tools it stands in for).
+  const exec = execTool;
   let top: string | undefined;
   let prefix = '';
   const found = await gitTopLevel(exec, o.root).catch(() => undefined);

@@ -1,0 +1,304 @@
+// Issue 35: one repository model. The packages repository may be any folder of a git repository
+// (a monorepo): detect and plan read only that scope, name files relative to it, read the tree
+// the diff was taken at, refuse the same inputs, and say why nothing changed.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { jest } from '@jest/globals';
+import { runCli } from '../../src/cli.js';
+import { runMain } from '../../src/main.js';
+import { actionTestScope } from '../support/action-scope.js';
+
+jest.setTimeout(60000);
+const dirs = actionTestScope();
+
+const ANTREA = readFileSync(resolve('examples/tce-packages/addons/packages/antrea/1.5.3/package.yaml'), 'utf8');
+const SIMPLE_110 = readFileSync(resolve('examples/repository/packages/simple-app.devpkg.example.com/1.1.0.yml'), 'utf8');
+
+function g(dir: string, ...a: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', '-c', 'commit.gpgsign=false', ...a], { cwd: dir, encoding: 'utf8' }).trim();
+}
+
+function write(dir: string, files: Record<string, string>): void {
+  for (const [f, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, f)), { recursive: true });
+    writeFileSync(join(dir, f), text);
+  }
+}
+
+function commit(dir: string, m: string): string {
+  g(dir, 'add', '-A');
+  g(dir, 'commit', '-qm', m, '--allow-empty');
+  return g(dir, 'rev-parse', 'HEAD');
+}
+
+type LayoutCase = {
+  layout: 'tce' | 'kctrl' | 'repository';
+  /** The example copied into <top>/mono, and a decoy of the same layout at the top level. */
+  setup: (top: string) => void;
+  /** The pull request's edit, inside the scope and in the decoy outside it. */
+  edit: (top: string) => void;
+  changed: string;
+  path: string;
+};
+
+const CASES: LayoutCase[] = [
+  {
+    layout: 'tce',
+    setup: (top) => {
+      cpSync(resolve('examples/tce-packages'), join(top, 'mono'), { recursive: true });
+      write(top, { 'addons/packages/outside/1.0.0/package.yaml': ANTREA.replaceAll('antrea', 'outside').replaceAll('1.5.3', '1.0.0') });
+    },
+    edit: (top) => {
+      write(top, {
+        'mono/addons/packages/antrea/1.5.3/bundle/config/values.yaml': '#@data/values\n---\nedited: true\n',
+        'addons/packages/outside/1.0.0/bundle/config/values.yaml': 'edited: true\n',
+      });
+    },
+    changed: 'antrea/1.5.3',
+    path: 'addons/packages/antrea/1.5.3',
+  },
+  {
+    layout: 'kctrl',
+    setup: (top) => {
+      cpSync(resolve('examples/kctrl'), join(top, 'mono'), { recursive: true });
+      cpSync(resolve('examples/kctrl/simple-app'), join(top, 'decoy'), { recursive: true });
+    },
+    edit: (top) => {
+      write(top, {
+        'mono/simple-app/config/values.yml': '#@data/values\n---\nnamespace: default\ngreeting: edited\n',
+        'decoy/config/values.yml': '#@data/values\n---\nnamespace: default\ngreeting: edited\n',
+      });
+    },
+    changed: 'simple-app/0.0.0',
+    path: 'simple-app',
+  },
+  {
+    layout: 'repository',
+    setup: (top) => {
+      cpSync(resolve('examples/repository'), join(top, 'mono'), { recursive: true });
+      cpSync(resolve('examples/repository/packages'), join(top, 'packages'), { recursive: true });
+    },
+    edit: (top) => {
+      const v120 = SIMPLE_110.replaceAll('1.1.0', '1.2.0').replace(/0000110$/m, '0000120');
+      write(top, {
+        'mono/packages/simple-app.devpkg.example.com/1.2.0.yml': v120,
+        'packages/simple-app.devpkg.example.com/1.3.0.yml': v120.replaceAll('1.2.0', '1.3.0'),
+      });
+    },
+    changed: 'simple-app/1.2.0',
+    path: 'packages/simple-app.devpkg.example.com/1.2.0.yml',
+  },
+];
+
+/** A git repository whose packages are in its subfolder `mono`; returns the top and the base commit. */
+function monorepo(c: LayoutCase): { top: string; base: string; head: string } {
+  const top = mkdtempSync(join(tmpdir(), `devpkg-mono-${c.layout}-`));
+  dirs.push(top);
+  g(top, 'init', '-q', '-b', 'main');
+  write(top, { 'README.md': 'a monorepo\n' });
+  c.setup(top);
+  const base = commit(top, 'base');
+  c.edit(top);
+  const head = commit(top, 'change');
+  return { top, base, head };
+}
+
+function cliIO(cwd = process.cwd()) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), env: process.env, cwd } };
+}
+
+describe.each(CASES)('monorepo, $layout layout in a subfolder', (c) => {
+  test('devpkg plan --repo SUBFOLDER --base: the changed package, named from the scope', async () => {
+    const { top, base } = monorepo(c);
+    const t = cliIO();
+    const code = await runCli(['plan', '--repo', join(top, 'mono'), '--base', base, '--json'], t.io);
+    const json = JSON.parse(t.out.join(''));
+    expect(json.problems.filter((p: { severity: string }) => p.severity === 'error')).toEqual([]);
+    expect(code).toBe(0);
+    expect(json.packages.map((p: { name: string; version: string; path: string }) => `${p.name}/${p.version} ${p.path}`)).toEqual([`${c.changed} ${c.path}`]);
+    expect(json.scope).toMatchObject({ prefix: 'mono', tree: 'the working tree' });
+  });
+
+  test('devpkg detect --repo SUBFOLDER reads only the subfolder, as plan does (--base and --all)', async () => {
+    const { top, base } = monorepo(c);
+    const d = cliIO();
+    expect(await runCli(['detect', '--repo', join(top, 'mono'), '--base', base, '--json'], d.io)).toBe(0);
+    const detected = JSON.parse(d.out.join(''));
+    expect(detected.packages.map((p: { name: string; version: string; path: string }) => `${p.name}/${p.version} ${p.path}`)).toEqual([`${c.changed} ${c.path}`]);
+    const all = cliIO();
+    expect(await runCli(['detect', '--repo', join(top, 'mono'), '--all', '--json'], all.io)).toBe(0);
+    const planAll = cliIO();
+    await runCli(['plan', '--repo', join(top, 'mono'), '--all', '--json'], planAll.io);
+    const listed = JSON.parse(all.out.join('')).packages.map((p: { path: string }) => p.path);
+    expect(listed.every((p: string) => !p.startsWith('mono/') && !p.includes('outside') && !p.startsWith('decoy'))).toBe(true);
+    expect(listed).toEqual(JSON.parse(planAll.out.join('')).packages.map((p: { path: string }) => p.path));
+  });
+
+  test('action plan and detect modes with working-directory a subfolder: paths named once from the workspace', async () => {
+    const { top, base, head } = monorepo(c);
+    for (const mode of ['plan', 'detect']) {
+      const { outputs, printed } = await runAction(top, { INPUT_MODE: mode, 'INPUT_WORKING-DIRECTORY': 'mono', 'INPUT_BASE-REF': base, 'INPUT_HEAD-REF': head });
+      expect(printed).not.toMatch(/mono\/mono\//);
+      expect(printed).not.toMatch(/::error/);
+      const packages = JSON.parse(outputs.packages!);
+      expect(packages.map((p: { name: string; version: string; path: string }) => `${p.name}/${p.version} ${p.path}`)).toEqual([`${c.changed} ${c.path}`]);
+      expect(outputs.result).toBe('success');
+    }
+  });
+});
+
+// @actions/core's summary keeps the first file it was given: one for every run of this file.
+const SUMMARY = join(mkdtempSync(join(tmpdir(), 'devpkg-scope-summary-')), 'summary');
+dirs.push(dirname(SUMMARY));
+
+/** Runs the action in-process in `workspace`; returns its outputs and what it printed. */
+async function runAction(workspace: string, inputs: Record<string, string>): Promise<{ outputs: Record<string, string>; printed: string; summary: string }> {
+  const work = mkdtempSync(join(tmpdir(), 'devpkg-scope-action-'));
+  dirs.push(work);
+  for (const f of ['output', 'state']) writeFileSync(join(work, f), '');
+  writeFileSync(SUMMARY, '');
+  writeFileSync(join(work, 'event.json'), '{}');
+  for (const k of Object.keys(process.env)) if (k.startsWith('INPUT_')) delete process.env[k];
+  Object.assign(process.env, {
+    GITHUB_EVENT_NAME: 'workflow_dispatch',
+    GITHUB_EVENT_PATH: join(work, 'event.json'),
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_REPOSITORY: 'example/packages',
+    GITHUB_RUN_ID: '1',
+    GITHUB_RUN_NUMBER: '5',
+    GITHUB_RUN_ATTEMPT: '1',
+    GITHUB_OUTPUT: join(work, 'output'),
+    GITHUB_STATE: join(work, 'state'),
+    GITHUB_STEP_SUMMARY: SUMMARY,
+    RUNNER_TEMP: work,
+    INPUT_COMMENT: 'false',
+    'INPUT_ARTIFACT-NAME': 'devpkg-results',
+    'INPUT_COMMENT-HEADER': 'devpkg',
+    ...inputs,
+  });
+  process.exitCode = 0;
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  let printed = '';
+  try {
+    await runMain();
+  } finally {
+    printed = write.mock.calls.map((c) => String(c[0])).join('');
+    write.mockRestore();
+  }
+  const text = readFileSync(join(work, 'output'), 'utf8');
+  const outputs: Record<string, string> = {};
+  for (const m of text.matchAll(/^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm)) outputs[m[1]!] = m[3]!;
+  const summary = readFileSync(SUMMARY, 'utf8');
+  rmSync(work, { recursive: true, force: true });
+  return { outputs, printed, summary };
+}
+
+describe('which tree is read', () => {
+  test('plan --base B --head C with B checked out reads C (the commit the diff was taken at), and says so', async () => {
+    const c = CASES[2]!;
+    const { top, base, head } = monorepo(c);
+    // The working tree is at the base: the changed Package is only in the head commit.
+    g(top, 'checkout', '-q', base);
+    const t = cliIO();
+    const code = await runCli(['plan', '--repo', join(top, 'mono'), '--base', base, '--head', head, '--json'], t.io);
+    const json = JSON.parse(t.out.join(''));
+    expect(json.problems).toEqual([]);
+    expect(code).toBe(0);
+    expect(json.scope.tree).toBe(`commit ${head.slice(0, 12)}`);
+    expect(json.packages.map((p: { name: string; version: string; path: string }) => `${p.name}/${p.version} ${p.path}`)).toEqual([`${c.changed} ${c.path}`]);
+    const text = cliIO();
+    await runCli(['plan', '--repo', join(top, 'mono'), '--base', base, '--head', head], text.io);
+    expect(text.out.join('')).toContain(`Read commit ${head.slice(0, 12)} of mono.`);
+  });
+});
+
+describe('detect and plan refuse the same inputs', () => {
+  test('--released-version v1.0 is bad usage in both', async () => {
+    const { top } = monorepo(CASES[1]!);
+    for (const cmd of ['plan', 'detect']) {
+      const t = cliIO();
+      expect(await runCli([cmd, '--repo', join(top, 'mono'), '--all', '--released-version', 'v1.0'], t.io)).toBe(2);
+      expect(t.err.join('')).toMatch(/--released-version/);
+    }
+  });
+
+  test('a folder with no package: both say "no packages found" and exit 1', async () => {
+    const top = mkdtempSync(join(tmpdir(), 'devpkg-empty-'));
+    dirs.push(top);
+    g(top, 'init', '-q', '-b', 'main');
+    write(top, { 'README.md': 'nothing\n' });
+    commit(top, 'x');
+    for (const cmd of ['plan', 'detect']) {
+      const t = cliIO();
+      expect(await runCli([cmd, '--repo', top, '--all'], t.io)).toBe(1);
+      expect(t.err.join('')).toMatch(/no packages found/);
+    }
+  });
+});
+
+describe('a forced layout or packages-dir that finds nothing is an error, never "nothing changed"', () => {
+  test.each([
+    [['--packages-dir', 'repo/pakages', '--layout', 'tce'], /--layout tce finds no package/],
+    [['--layout', 'tce'], /--layout tce finds no package.*there: 1 package version\(s\) of layout kctrl \(simple-app\)/],
+    [['--packages-dir', 'repo/pakages'], /--packages-dir repo\/pakages: no <name>\/<version>\/package.yaml under it/],
+  ])('%j on a kctrl repository: exit 1 in plan and detect', async (flags, message) => {
+    const { top, base } = monorepo(CASES[1]!);
+    for (const cmd of ['plan', 'detect']) {
+      const t = cliIO();
+      expect(await runCli([cmd, '--repo', join(top, 'mono'), '--base', base, ...flags], t.io)).toBe(1);
+      expect(t.err.join('')).toMatch(message);
+      expect(t.out.join('')).not.toMatch(/No package versions changed/);
+    }
+  });
+
+  test('the action: result failure, not skipped, in plan and detect modes', async () => {
+    const { top, base, head } = monorepo(CASES[1]!);
+    for (const mode of ['plan', 'detect']) {
+      const { printed, outputs } = await runAction(top, { INPUT_MODE: mode, 'INPUT_WORKING-DIRECTORY': 'mono', INPUT_LAYOUT: 'tce', 'INPUT_BASE-REF': base, 'INPUT_HEAD-REF': head });
+      expect(process.exitCode).toBe(1);
+      expect(printed).toMatch(/::error::input layout tce finds no package/);
+      expect(outputs.result).toBe('failure');
+    }
+  });
+});
+
+describe('"nothing changed" explains itself', () => {
+  test('plan and detect: the range diffed, files changed and ignored by which glob, the package folders in scope', async () => {
+    const c = CASES[0]!;
+    const { top, head } = monorepo(c);
+    write(top, { 'mono/addons/packages/antrea/README.md': 'docs\n', 'mono/addons/packages/antrea/1.5.3/NOTES.md': 'notes\n' });
+    const docs = commit(top, 'docs only');
+    const t = cliIO();
+    expect(await runCli(['plan', '--repo', join(top, 'mono'), '--base', head, '--head', docs], t.io)).toBe(0);
+    const text = t.out.join('');
+    expect(text).toContain('No package versions changed.');
+    expect(text).toContain(`diffed ${head.slice(0, 12)}..${docs.slice(0, 12)}: 2 file(s) changed in mono of ${top}`);
+    expect(text).toContain('(2 ignored by **/*.md)');
+    expect(text).toContain('package folders in scope: 2 (addons/packages/antrea/1.5.3, addons/packages/calico/3.22.1)');
+    const j = cliIO();
+    expect(await runCli(['plan', '--repo', join(top, 'mono'), '--base', head, '--head', docs, '--json'], j.io)).toBe(0);
+    expect(JSON.parse(j.out.join('')).scope.diff).toMatchObject({ files: 2, ignored: [{ glob: '**/*.md', files: 2 }] });
+    const d = cliIO();
+    expect(await runCli(['detect', '--repo', join(top, 'mono'), '--base', head, '--head', docs], d.io)).toBe(0);
+    expect(d.out.join('')).toBe('');
+    expect(d.err.join('')).toContain('devpkg detect: diffed');
+    expect(d.err.join('')).toContain('(2 ignored by **/*.md)');
+  });
+
+  test('the action plan mode: the log and the job summary say it', async () => {
+    const c = CASES[0]!;
+    const { top, head } = monorepo(c);
+    write(top, { 'mono/addons/packages/antrea/README.md': 'docs\n' });
+    const docs = commit(top, 'docs only');
+    const { printed, summary, outputs } = await runAction(top, { INPUT_MODE: 'plan', 'INPUT_WORKING-DIRECTORY': 'mono', 'INPUT_BASE-REF': head, 'INPUT_HEAD-REF': docs });
+    expect(outputs.result).toBe('skipped');
+    expect(printed).toContain('1 file(s) changed in mono of');
+    expect(printed).toContain('(1 ignored by **/*.md)');
+    expect(summary).toContain('1 ignored by \\*\\*/\\*.md');
+    expect(summary).toContain('package folders in scope: 2');
+  });
+});
