@@ -43,7 +43,11 @@ export async function runMain(): Promise<void> {
       host.error(err.message, { file: err.file, line: err.line });
     }
     // A run that failed is a failure, whatever it found before (never `skipped`: issue 35).
-    core.setOutput('result', 'failure');
+    try {
+      core.setOutput('result', 'failure');
+    } catch {
+      // The outputs file itself is what failed (checkRunnerFiles said so): setFailed below says it.
+    }
     core.setFailed(errorMessage(err));
   } finally {
     interruption.dispose();

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { parsePackageList, parseVersionFlag } from '../flags.js';
-import { parseLayoutChoice, type LayoutChoice } from '../layouts/index.js';
+import { parseLayoutChoice, type LayoutChoice, type LoadedPackage } from '../layouts/index.js';
 import { DEFAULT_PACKAGES_DIR, openRepository, type Repo } from '../pipeline/repo.js';
 import type { Selection } from '../pipeline/plan.js';
 import { requireFolder, type CliIO } from './io.js';
@@ -51,4 +51,17 @@ export async function openScope(values: ScopeFlags, io: CliIO): Promise<OpenedSc
   const packagesDir = values['packages-dir'] ?? DEFAULT_PACKAGES_DIR;
   const repo = await openRepository({ root, layout, packagesDir, releasedVersion, names: { layout: '--layout', packagesDir: '--packages-dir' } });
   return { repo, layout, packagesDir, ...(releasedVersion ? { releasedVersion } : {}) };
+}
+
+/**
+ * A version folder named by hand (`devpkg dev --package`, `devpkg bootstrap --package`): checked
+ * (its own usage errors), then opened as a repository whose packages folder is the version's
+ * grandparent and loaded through the layouts, as plan and every mode load a package.
+ */
+export async function openVersionFolder(folder: string, what: string): Promise<{ root: string; repo: Repo; loaded: LoadedPackage }> {
+  const { loadVersionFolder } = await import('../packages/layout.js');
+  const { root, loaded: checked } = await loadVersionFolder(folder, what);
+  const repo = await openRepository({ root, layout: 'tce', packagesDir: '', names: { layout: what, packagesDir: what } });
+  const loaded = await repo.layouts.load(repo.tree, { name: checked.name, version: checked.version, path: checked.path, layout: 'tce' });
+  return { root, repo, loaded };
 }

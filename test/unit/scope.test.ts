@@ -302,3 +302,38 @@ describe('"nothing changed" explains itself', () => {
     expect(summary).toContain('package folders in scope: 2');
   });
 });
+
+describe('kind mode checks every tool the planned packages\' layouts need before anything starts', () => {
+  test('a kctrl package and no ytt: refused naming ytt, and no kind cluster is created', async () => {
+    const { failingKindTools } = await import('../support/kind-tools.js');
+    const { RecordingHost } = await import('../../src/action/host.js');
+    const { parseInputs } = await import('../../src/inputs.js');
+    const { inputsFrom } = await import('../support/inputs.js');
+    const { run } = await import('../../src/modes/kind.js');
+    const { top } = monorepo(CASES[1]!);
+    const work = mkdtempSync(join(tmpdir(), 'devpkg-scope-kind-'));
+    dirs.push(work);
+    writeFileSync(join(top, 'mono/kapp-controller.yml'), 'apiVersion: v1\nkind: Namespace\nmetadata: {name: kapp-controller}\n');
+    // No ytt anywhere: not on PATH (only git is), not in an empty tool cache.
+    const bin = join(work, 'bin');
+    mkdirSync(bin);
+    execFileSync('ln', ['-s', execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git')]);
+    Object.assign(process.env, { PATH: bin, RUNNER_TOOL_CACHE: join(work, 'tool-cache') });
+    const t = failingKindTools('kind create must not be reached\n');
+    const inputs = parseInputs(
+      inputsFrom({ mode: 'kind', 'working-directory': 'mono', all: 'true', 'push-command': 'true', 'kapp-controller-manifest': 'kapp-controller.yml', comment: 'false' }),
+    );
+    const host = new RecordingHost();
+    const github = {
+      eventName: 'workflow_dispatch', event: {}, sha: '', ref: '', owner: 'example', repo: 'packages', runId: '9', runNumber: 9, runAttempt: 1,
+      serverUrl: 'https://github.com', apiUrl: 'https://api.github.com', workspace: top,
+    };
+    const err = await run({ inputs, github, host, exec: t.exec, env: { RUNNER_TEMP: work }, resultsDir: join(work, 'results'), install: { refuse: true } }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    const doc = JSON.parse(readFileSync(join(work, 'results', 'results.json'), 'utf8')) as { results: Array<{ name: string; verdict: string; reason?: string }> };
+    expect(doc.results.map((r) => `${r.name} ${r.verdict}`)).toEqual(['simple-app error']);
+    expect(doc.results[0]!.reason).toMatch(/mode kind cannot start/);
+    expect(doc.results[0]!.reason).toMatch(/- ytt: not on PATH/);
+    expect(t.calls.some((c) => c.join(' ').includes('create cluster'))).toBe(false);
+  });
+});
