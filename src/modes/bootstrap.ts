@@ -31,10 +31,10 @@ export async function run(ctx: ModeContext): Promise<void> {
   // The releases asked for, checked before any work: a version without its sha256 is a usage error.
   checkPin('ytt', tools.ytt, hostPlatform());
   if (!inputs.pushCommand) checkPin('imgpkg', tools.imgpkg, hostPlatform());
-  const refs = await host.group('Changed packages', () => changedRefs(ctx, 'bootstrap'));
+  const { refs, nothing } = await host.group('Changed packages', () => changedRefs(ctx, 'bootstrap'));
   if (refs.length === 0) {
     host.info('no package version changed; nothing to verify');
-    await finishRun(ctx, []);
+    await finishRun(ctx, [], nothing);
     return;
   }
   if (refs.length > 1) {

@@ -36,12 +36,12 @@ export async function run(ctx: ModeContext): Promise<void> {
   });
   // Checked before anything starts, in order: the packages (planned as `devpkg plan` plans them;
   // one that cannot be is its own error result), the files inputs name, then the tools.
-  const { planned, unplanned, tools: layoutTools } = await host.group('Changed packages', () => plannedRefs(ctx, 'cluster'));
+  const { planned, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'cluster'));
   // imgpkg, kbld for lock-images, and what the planned packages' layouts build with (ytt, kbld).
   const needs = toolNeeds(ctx, tools, layoutTools);
   if (planned.length + unplanned.length === 0) {
     host.info('no package version changed; nothing to verify');
-    await finishRun(ctx, []);
+    await finishRun(ctx, [], nothing);
     return;
   }
   parseAssertions(inputs.assert);

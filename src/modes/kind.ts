@@ -41,12 +41,12 @@ export async function run(ctx: ModeContext): Promise<void> {
     dockerNeed(ctx.exec),
     kindNeed({ version: tools.kind?.version, sha256: tools.kind?.sha256, sha256From: tools.kind?.sha256From, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }),
   ];
-  const { planned, unplanned, tools: layoutTools } = await host.group('Changed packages', () => plannedRefs(ctx, 'kind'));
+  const { planned, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'kind'));
   // imgpkg, kbld for lock-images, and what the planned packages' layouts build with (ytt, kbld).
   const needs = [...baseNeeds, ...toolNeeds(ctx, tools, layoutTools)];
   if (planned.length + unplanned.length === 0) {
     host.info('no package version changed; nothing to verify');
-    await finishRun(ctx, []);
+    await finishRun(ctx, [], nothing);
     return;
   }
   await checkKindFiles({ kindConfig: inputs.kindConfig || undefined, kappControllerManifest: inputs.kappControllerManifest || undefined, kappControllerSha256: inputs.kappControllerSha256 || undefined, cwd: root });

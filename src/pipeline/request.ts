@@ -17,14 +17,21 @@ export function scopeOf(ctx: Pick<ModeContext, 'inputs' | 'github'>): string {
   return path.resolve(ctx.github.workspace, ctx.inputs.workingDirectory);
 }
 
-const opened = new WeakMap<Inputs, Promise<Repo>>();
+/** The repositories opened, per run (its GitHub context) and per the inputs that make one. */
+const opened = new WeakMap<object, Map<string, Promise<Repo>>>();
+
+const repoKey = (i: Inputs) => JSON.stringify([i.workingDirectory, i.layout, i.packagesDir, i.releasedVersion]);
 
 /**
  * The repository of a run, opened once per run (per inputs); cluster mode opens it first with
  * what only it knows (the cluster's released versions), and everything after gets that one.
  */
 export function repoOfRun(ctx: Pick<ModeContext, 'inputs' | 'github' | 'exec'>, extra: { clusterReleased?: ClusterReleasedLookup } = {}): Promise<Repo> {
-  let r = opened.get(ctx.inputs);
+  // Kind mode runs on a copy of the inputs (credentials dropped): the same run, the same repository.
+  let byKey = opened.get(ctx.github);
+  if (!byKey) opened.set(ctx.github, (byKey = new Map()));
+  const key = repoKey(ctx.inputs);
+  let r = byKey.get(key);
   if (!r || extra.clusterReleased) {
     r = openRepository({
       root: scopeOf(ctx),
@@ -35,7 +42,7 @@ export function repoOfRun(ctx: Pick<ModeContext, 'inputs' | 'github' | 'exec'>, 
       names: { layout: 'input layout', packagesDir: 'input packages-dir' },
       ...extra,
     });
-    opened.set(ctx.inputs, r);
+    byKey.set(key, r);
   }
   return r;
 }

@@ -179,10 +179,10 @@ export function toolNeeds(ctx: Pick<ModeContext, 'inputs' | 'install' | 'host'>,
 }
 
 /** Outputs, report, and one failure for everything that did not win. */
-export async function finishRun(ctx: ModeContext, results: PackageResult[]): Promise<void> {
+export async function finishRun(ctx: ModeContext, results: PackageResult[], nothing?: string[]): Promise<void> {
   ctx.host.setOutput('verdicts', JSON.stringify(Object.fromEntries(results.map((r) => [`${r.name}/${r.version}`, r.verdict]))));
   const { publishReport } = await import('../report/publish.js');
-  await publishReport({ results, ctx, resultsDir: ctx.resultsDir });
+  await publishReport({ results, ctx, resultsDir: ctx.resultsDir, ...(nothing?.length ? { nothing } : {}) });
   const failed = results.filter((r) => !passed(r));
   if (failed.length > 0) {
     throw new DevpkgError(
@@ -192,8 +192,12 @@ export async function finishRun(ctx: ModeContext, results: PackageResult[]): Pro
   }
 }
 
-export async function changedRefs(ctx: ModeContext, mode: Mode): Promise<PackageVersionRef[]> {
-  return (await resolveSelection(await planRequestOf(ctx, mode))).refs;
+/** The package versions in play (bootstrap mode); when none, why, in words (logged here, for the report). */
+export async function changedRefs(ctx: ModeContext, mode: Mode): Promise<{ refs: PackageVersionRef[]; nothing: string[] }> {
+  const sel = await resolveSelection(await planRequestOf(ctx, mode));
+  const nothing = sel.refs.length === 0 ? nothingChanged(sel) : [];
+  for (const l of nothing) ctx.host.info(l.trim());
+  return { refs: sel.refs, nothing };
 }
 
 /**
@@ -201,10 +205,11 @@ export async function changedRefs(ctx: ModeContext, mode: Mode): Promise<Package
  * `error` result (with plan's words, annotated on its file) for each that cannot; and the tools
  * the layouts of the planned packages need to build their bundles (data from the layouts).
  */
-export async function plannedRefs(ctx: ModeContext, mode: Mode): Promise<{ planned: PlannedPackage[]; unplanned: PackageResult[]; tools: string[] }> {
+export async function plannedRefs(ctx: ModeContext, mode: Mode): Promise<{ planned: PlannedPackage[]; unplanned: PackageResult[]; tools: string[]; nothing: string[] }> {
   const out = await plan(await planRequestOf(ctx, mode));
   const unplanned = out.packages.filter((p) => p.verdict === 'error');
   annotateProblems(ctx, unplanned.flatMap((p) => p.problems ?? []));
-  if (out.packages.length === 0) for (const l of nothingChanged(out)) ctx.host.info(l.trim());
-  return { planned: out.packages.filter((p) => p.verdict !== 'error'), unplanned, tools: out.tools };
+  const nothing = out.packages.length === 0 ? nothingChanged(out) : [];
+  for (const l of nothing) ctx.host.info(l.trim());
+  return { planned: out.packages.filter((p) => p.verdict !== 'error'), unplanned, tools: out.tools, nothing };
 }

@@ -158,7 +158,7 @@ async function whatModeDoes(mode: Exclude<Mode, 'report'>, values: Record<string
       const report = host.summaries.join('\n').replace(/<sub>.*<\/sub>/g, '');
       return JSON.stringify([host.outputs.packages, host.outputs.removed, host.outputs.problems, host.outputs.error, report]);
     }
-    if (mode === 'bootstrap') return JSON.stringify(await changedRefs(ctx, mode));
+    if (mode === 'bootstrap') return JSON.stringify((await changedRefs(ctx, mode)).refs);
     const { planned, unplanned, tools } = await plannedRefs(ctx, mode);
     return JSON.stringify([planned.map((p) => [p.name, p.version, p.reason, p.targetRefName, p.plan?.bundleImage, p.plan?.overlay]), unplanned.map((p) => p.reason), tools]);
   } catch (err) {

@@ -337,3 +337,28 @@ describe('kind mode checks every tool the planned packages\' layouts need before
     expect(t.calls.some((c) => c.join(' ').includes('create cluster'))).toBe(false);
   });
 });
+
+test('kind mode with nothing changed: the log and the report say which range, files and globs, before any tool is asked for', async () => {
+  const { RecordingHost } = await import('../../src/action/host.js');
+  const { parseInputs } = await import('../../src/inputs.js');
+  const { inputsFrom } = await import('../support/inputs.js');
+  const { run } = await import('../../src/modes/kind.js');
+  const { top, head } = monorepo(CASES[0]!);
+  write(top, { 'mono/addons/packages/antrea/README.md': 'docs\n' });
+  const docs = commit(top, 'docs only');
+  const work = mkdtempSync(join(tmpdir(), 'devpkg-scope-kind-nothing-'));
+  dirs.push(work);
+  const calls: string[] = [];
+  const inputs = parseInputs(inputsFrom({ mode: 'kind', 'working-directory': 'mono', 'base-ref': head, 'head-ref': docs, comment: 'false' }));
+  const host = new RecordingHost();
+  const github = {
+    eventName: 'workflow_dispatch', event: {}, sha: '', ref: '', owner: 'example', repo: 'packages', runId: '9', runNumber: 9, runAttempt: 1,
+    serverUrl: 'https://github.com', apiUrl: 'https://api.github.com', workspace: top,
+  };
+  const { execTool } = await import('../../src/tools/exec.js');
+  await run({ inputs, github, host, exec: async (cmd, args, o) => (calls.push(cmd), execTool(cmd, args, o)), env: { RUNNER_TEMP: work }, resultsDir: join(work, 'results') });
+  expect(host.outputs.result).toBe('skipped');
+  expect(host.logs.join('\n')).toContain('1 file(s) changed in mono of');
+  expect(host.summaries.join('\n')).toContain('1 ignored by \\*\\*/\\*.md');
+  expect(calls.filter((c) => c !== 'git')).toEqual([]);
+});
