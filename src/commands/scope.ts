@@ -61,7 +61,8 @@ export async function openScope(values: ScopeFlags, io: CliIO): Promise<OpenedSc
 export async function openVersionFolder(folder: string, what: string): Promise<{ root: string; repo: Repo; loaded: LoadedPackage }> {
   const { loadVersionFolder } = await import('../packages/layout.js');
   const { root, loaded: checked } = await loadVersionFolder(folder, what);
-  const repo = await openRepository({ root, layout: 'tce', packagesDir: '', names: { layout: what, packagesDir: what } });
-  const loaded = await repo.layouts.load(repo.tree, { name: checked.name, version: checked.version, path: checked.path, layout: 'tce' });
+  const repo = await openRepository({ root, packagesDir: '', names: { layout: what, packagesDir: what } });
+  const [ref] = await repo.layouts.find(repo.tree, [{ name: checked.name, version: checked.version }]);
+  const loaded = await repo.layouts.load(repo.tree, ref!);
   return { root, repo, loaded };
 }

@@ -170,7 +170,7 @@ export async function resolveSelection(req: PlanRequest): Promise<Resolved> {
     await requirePackagesInScope(repo, tree, refs);
     if (refs.length === 0) {
       throw new DevpkgError(
-        `${path.join(req.root, layouts.choice === 'tce' ? repo.packagesDir : '')}: no packages found; ` +
+        `${repo.root}: no packages found; ` +
           `set packages-dir to the folder holding <name>/<version>/package.yaml, or check the layout input (--layout; it is ${layouts.choice})`,
       );
     }

@@ -150,12 +150,13 @@ export async function requirePackagesInScope(repo: Repo, tree: Tree, listed: rea
   const where = repo.prefix ? `${repo.prefix} (the scope, in ${repo.top})` : repo.root;
   const forced = repo.choice !== 'auto';
   const dirSet = repo.packagesDir !== DEFAULT_PACKAGES_DIR;
-  const usesDir = repo.layouts.modules.some((m) => m.name === 'tce');
+  // Whether a layout in use reads packages-dir (it limits what that layout looks at).
+  const usesDir = repo.layouts.modules.some((m) => m.pathspec().includes(repo.packagesDir));
   const underDir = listed.filter((r) => r.path === repo.packagesDir || r.path.startsWith(`${repo.packagesDir}/`));
   if (!(forced && listed.length === 0) && !(dirSet && usesDir && underDir.length === 0)) return;
   const others = forced ? await Layouts.open('auto', { packagesDir: repo.packagesDir }).list(tree) : listed;
   const there = others.length
-    ? `there: ${others.length} package version(s) of layout ${[...new Set(others.map((r) => r.layout ?? 'tce'))].join(', ')} (${others.slice(0, 3).map((r) => r.path).join(', ')}${others.length > 3 ? ', ...' : ''})`
+    ? `there: ${others.length} package version(s) of layout ${[...new Set(others.map((r) => String(r.layout)))].join(', ')} (${others.slice(0, 3).map((r) => r.path).join(', ')}${others.length > 3 ? ', ...' : ''})`
     : 'there: no package of any layout';
   const what = forced
     ? `${repo.names.layout} ${repo.choice} finds no package in ${where} (${treeLabel(tree)})`

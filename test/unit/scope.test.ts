@@ -362,3 +362,12 @@ test('kind mode with nothing changed: the log and the report say which range, fi
   expect(host.summaries.join('\n')).toContain('1 ignored by \\*\\*/\\*.md');
   expect(calls.filter((c) => c !== 'git')).toEqual([]);
 });
+
+test('devpkg dev and bootstrap: a version folder named by hand is loaded through the layouts', async () => {
+  const { openVersionFolder } = await import('../../src/commands/scope.js');
+  const { loaded, root } = await openVersionFolder(resolve('examples/tce-packages/addons/packages/antrea/1.5.3'), '--package');
+  expect(root).toBe(resolve('examples/tce-packages/addons/packages'));
+  expect([loaded.name, loaded.version, loaded.path, loaded.layout, loaded.versionFolder]).toEqual(['antrea', '1.5.3', 'antrea/1.5.3', 'tce', true]);
+  expect(loaded.notes[0]).toMatch(/^layout tce/);
+  await expect(openVersionFolder(resolve('examples/tce-packages/addons/packages/antrea'), '--package')).rejects.toThrow(/--package: .* is a package folder, not a version folder/);
+});
