@@ -371,3 +371,23 @@ test('devpkg dev and bootstrap: a version folder named by hand is loaded through
   expect(loaded.notes[0]).toMatch(/^layout tce/);
   await expect(openVersionFolder(resolve('examples/tce-packages/addons/packages/antrea'), '--package')).rejects.toThrow(/--package: .* is a package folder, not a version folder/);
 });
+
+test('cluster and kind mode ask the planned packages\' layouts which tools to check (data, not layout names)', async () => {
+  const { toolNeeds } = await import('../../src/pipeline/steps.js');
+  const { RecordingHost } = await import('../../src/action/host.js');
+  const { parseInputs } = await import('../../src/inputs.js');
+  const { inputsFrom } = await import('../support/inputs.js');
+  const ctx = (values: Record<string, string>) => ({ inputs: parseInputs(inputsFrom({ mode: 'cluster', registry: 'r.example.invalid/x', ...values })), host: new RecordingHost() });
+  const names = (values: Record<string, string>, tools: string[]) => toolNeeds(ctx(values), {}, tools).map((n) => n.what);
+  expect(names({}, [])).toEqual(['imgpkg']);
+  expect(names({ 'push-command': 'make push' }, ['ytt', 'kbld'])).toEqual(['ytt', 'kbld']);
+  expect(names({ 'lock-images': 'true' }, ['kbld', 'ytt'])).toEqual(['imgpkg', 'kbld', 'ytt']);
+  // A tool devpkg cannot install is still checked on PATH and named.
+  const other = toolNeeds(ctx({ 'push-command': 'true' }), {}, ['no-such-tool-devpkg']);
+  expect(await other[0]!.missing()).toBe('not on PATH');
+  expect(other[0]!.install).toBeUndefined();
+  // What plan hands over: the kctrl example builds with ytt (and kbld when useKbldImagesLock).
+  const { plan } = await import('../../src/pipeline/plan.js');
+  const out = await plan({ root: resolve('examples/kctrl'), packagesDir: 'addons/packages', selection: { kind: 'all' }, refName: '', seq: { timestamp: new Date('2026-01-01T00:00:00Z') } });
+  expect(out.tools).toContain('ytt');
+});
