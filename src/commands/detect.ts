@@ -15,9 +15,9 @@ version folders are listed as removed. In a shallow clone the history is deepene
 origin until the merge-base is found.
 
 Flags:
-  --repo DIR            repository root (default: current directory)
+  --repo DIR            the packages repository: any folder of a git repository (default: .)
   --base REF            base commit, branch or tag (pull request base, or a push's "before")
-  --head REF            head commit (default HEAD)
+  --head REF            head commit, read as it is there (default HEAD, read from the working tree)
   --range               diff base..head directly (pushes) instead of merge-base(base, head)..head
   --all                 list every package version of the working tree instead of changes
   --packages-dir D      folder holding <name>/<version>/ (default addons/packages)

@@ -13,9 +13,10 @@ export const USAGE = `Usage: devpkg plan --repo DIR (--base REF [--head REF] | -
 
 What devpkg would push and apply for the changed package versions; needs no cluster.
 
-  --repo DIR            the packages repository (default: .)
+  --repo DIR            the packages repository: any folder of a git repository (default: .)
   --base REF            diff merge-base(REF, head)..head, as on a pull request
-  --head REF            head of the diff (default: HEAD)
+  --head REF            head of the diff, and the commit the packages are read from
+                        (default: HEAD, read from the working tree)
   --range               diff REF..head directly, as on a push
   --all                 every version folder
   --packages LIST       NAME/VERSION, comma- or newline-separated, instead of detection
@@ -34,6 +35,10 @@ What devpkg would push and apply for the changed package versions; needs no clus
                         kbld with useKbldImagesLock) into DIR/NAME/VERSION/bundle
   --json                machine-readable output (packages, removed, problems, out, files)
   -h, --help            show this help
+
+Only the packages below --repo are read; every path is relative to it. The plan says which
+tree it read, and when nothing changed, why: the range, the files changed and ignored, the
+package folders in scope. A --layout or --packages-dir that finds no package is exit 1.
 
 The commands name files relative to the current folder (absolute when outside it). Without
 --out nothing is written, and each command that names a file of the plan's folder is printed
