@@ -1,9 +1,9 @@
 // Issue 35: one repository model. The packages repository may be any folder of a git repository
 // (a monorepo): detect and plan read only that scope, name files relative to it, read the tree
 // the diff was taken at, refuse the same inputs, and say why nothing changed.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { jest } from '@jest/globals';
 import { runCli } from '../../src/cli.js';
@@ -317,7 +317,8 @@ describe('kind mode checks every tool the planned packages\' layouts need before
     // No ytt anywhere: not on PATH (only git is), not in an empty tool cache.
     const bin = join(work, 'bin');
     mkdirSync(bin);
-    execFileSync('ln', ['-s', execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git')]);
+    const gitPath = (process.env.PATH ?? '').split(delimiter).map((d) => join(d, 'git')).find((p) => existsSync(p));
+    symlinkSync(gitPath!, join(bin, 'git'));
     Object.assign(process.env, { PATH: bin, RUNNER_TOOL_CACHE: join(work, 'tool-cache') });
     const t = failingKindTools('kind create must not be reached\n');
     const inputs = parseInputs(
