@@ -142,6 +142,13 @@ export function treeLabel(tree: Tree): string {
   return tree.ref ? `commit ${tree.ref.slice(0, 12)}` : 'the working tree';
 }
 
+/** Whether these package versions already show the layouts and packages-dir find something (no listing needed to refuse). */
+export function scopeShown(repo: Repo, refs: readonly PackageVersionRef[]): boolean {
+  if (refs.length === 0) return false;
+  const dirSet = repo.packagesDir !== DEFAULT_PACKAGES_DIR && repo.layouts.modules.some((m) => m.pathspec().includes(repo.packagesDir));
+  return !dirSet || refs.some((r) => r.path === repo.packagesDir || r.path.startsWith(`${repo.packagesDir}/`));
+}
+
 /**
  * A forced layout, or a packages-dir that was set, that finds no package in the scope is an
  * error naming what was looked for and what is there (never a silent "nothing changed").
