@@ -42,6 +42,12 @@ export async function runMain(): Promise<void> {
     if (err instanceof DevpkgError && err.file) {
       host.error(err.message, { file: err.file, line: err.line });
     }
+    // A run that failed is a failure, whatever it found before (never `skipped`: issue 35).
+    try {
+      core.setOutput('result', 'failure');
+    } catch {
+      // The outputs file itself is what failed (checkRunnerFiles said so): setFailed below says it.
+    }
     core.setFailed(errorMessage(err));
   } finally {
     interruption.dispose();

@@ -7,7 +7,7 @@ import { CLUSTER_CONFIG_PLACEHOLDER, planBootstrapDev, runBootstrap } from '../b
 import { findOnPath } from '../tools/carvel.js';
 import { UsageError } from '../errors.js';
 import { watchSignals, type SignalSource } from '../interrupt.js';
-import { loadVersionFolder } from '../packages/layout.js';
+import { openVersionFolder } from './scope.js';
 import { parseRegistry, parseVersionFlag, parseWaits } from '../flags.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { parseImageRepository } from '../providers/image-repository.js';
@@ -159,7 +159,7 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
   checkPin('ytt', tools.ytt, platform);
   if (!values.image) checkPin('imgpkg', tools.imgpkg, platform);
   const install: InstallPolicy = { refuse: !!values['no-install'] };
-  const { root, loaded } = await loadVersionFolder(folder, '--package');
+  const { root, loaded } = await openVersionFolder(folder, '--package');
   loaded.path = join(root, loaded.path);
   // The dev version before any tool is fetched: a --dev-version that would lose is refused now.
   const seq = { timestamp: new Date() };

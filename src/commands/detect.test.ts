@@ -65,8 +65,8 @@ describe('devpkg detect', () => {
   });
 
   test.each([
-    [[], /--base REF or --all is required/],
-    [['--all', '--base', 'x'], /exclude each other/],
+    [[], /give exactly one of --base REF or --all/],
+    [['--all', '--base', 'x'], /give exactly one of --base REF or --all/],
     [['--all', '--range'], /--range needs --base/],
     [['--bogus'], /bogus/],
   ])('usage error %j', async (argv, msg) => {

@@ -5,7 +5,7 @@ import { runHolder } from '../cluster/runlease.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
 import { watchSignals } from '../interrupt.js';
-import { loadVersionFolder } from '../packages/layout.js';
+import { openVersionFolder } from './scope.js';
 import { parseRegistry, parseVersionFlag } from '../flags.js';
 import { parseRefNameMap } from '../packages/refname.js';
 import { REGISTRY_HOSTING, resolvePullRegistry } from '../cluster/registry-hosting.js';
@@ -92,7 +92,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   ];
 
   // A version folder is <root>/<name>/<version>: loaded with the packages dir being its grandparent.
-  const { root, loaded } = await loadVersionFolder(folder, '--package');
+  const { root, loaded } = await openVersionFolder(folder, '--package');
   const kc = await loadKubeConfig(values.kubeconfig ? resolve(io.cwd, values.kubeconfig) : undefined);
   // The tools last, before the cluster is touched: imgpkg installed (pinned) when missing, unless refused.
   if (toolNeeds.length) await checkNeeds('dev', toolNeeds, install, log);

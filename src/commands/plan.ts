@@ -1,21 +1,22 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { parseList, parsePackageList, parseRegistry, parseVersionFlag } from '../flags.js';
-import { DEFAULT_PACKAGES_DIR, packageSummary, plan, renderPlanText, type PlanOutput, type Selection } from '../pipeline/plan.js';
+import { parseList, parseRegistry, parseVersionFlag } from '../flags.js';
+import { packageSummary, plan, renderPlanText, type PlanOutput } from '../pipeline/plan.js';
 import { DEFAULT_OUT } from '../pipeline/plan-commands.js';
 import { checkOutDir, dropStage, finishPlanDir, stagePlanDir } from '../pipeline/plan-out.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
-import { parseCommand, requireFolder, type CliIO } from './io.js';
-import { parseLayoutChoice } from '../layouts/index.js';
+import { parseCommand, type CliIO } from './io.js';
 import { booleans, DEV_PACKAGE_FLAGS, SELECTION_FLAGS, strings } from './options.js';
+import { openScope, selectionFromFlags } from './scope.js';
 
 export const USAGE = `Usage: devpkg plan --repo DIR (--base REF [--head REF] | --all | --packages NAME/VERSION,...) [flags]
 
 What devpkg would push and apply for the changed package versions; needs no cluster.
 
-  --repo DIR            the packages repository (default: .)
+  --repo DIR            the packages repository: any folder of a git repository (default: .)
   --base REF            diff merge-base(REF, head)..head, as on a pull request
-  --head REF            head of the diff (default: HEAD)
+  --head REF            head of the diff, and the commit the packages are read from
+                        (default: HEAD, read from the working tree)
   --range               diff REF..head directly, as on a push
   --all                 every version folder
   --packages LIST       NAME/VERSION, comma- or newline-separated, instead of detection
@@ -35,6 +36,10 @@ What devpkg would push and apply for the changed package versions; needs no clus
   --json                machine-readable output (packages, removed, problems, out, files)
   -h, --help            show this help
 
+Only the packages below --repo are read; every path is relative to it. The plan says which
+tree it read, and when nothing changed, why: the range, the files changed and ignored, the
+package folders in scope. A --layout or --packages-dir that finds no package is exit 1.
+
 The commands name files relative to the current folder (absolute when outside it). Without
 --out nothing is written, and each command that names a file of the plan's folder is printed
 as a comment.
@@ -53,19 +58,13 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     ...DEV_PACKAGE_FLAGS,
   });
   if (!values) return 0;
-  const chosen = [values.base !== undefined, values.all === true, values.packages !== undefined].filter(Boolean).length;
-  if (chosen !== 1) throw new UsageError('give exactly one of --base REF, --all or --packages LIST (see devpkg plan --help)');
-  let selection: Selection;
-  if (values.all) selection = { kind: 'all' };
-  else if (values.packages !== undefined) selection = { kind: 'explicit', packages: parsePackageList(values.packages, '--packages') };
-  else selection = { kind: 'diff', base: values.base!, head: values.head, rangeKind: values.range ? 'range' : 'pr' };
+  const selection = selectionFromFlags(values, 'devpkg plan', { packages: true });
   // Flags are checked here, before any package is read: a bad flag is bad usage (exit 2), not a
   // problem of a package.yaml.
-  const root = await requireFolder(path.resolve(io.cwd, values.repo ?? '.'), '--repo', 'repository folder');
+  const scope = await openScope(values, io);
+  const root = scope.repo.root;
   const registry = values.registry === undefined ? undefined : parseRegistry(values.registry, '--registry');
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
-  const layout = parseLayoutChoice(values.layout ?? 'auto', '--layout');
-  const releasedVersion = values['released-version'] === undefined ? undefined : parseVersionFlag(values['released-version'], '--released-version');
   if (values.build && values.out === undefined) throw new UsageError('--build needs --out DIR: the built bundles are written there');
   const outDir = values.out === undefined ? undefined : path.resolve(io.cwd, values.out);
   if (outDir !== undefined) await checkOutDir(outDir, root);
@@ -76,9 +75,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   try {
     out = await plan({
       root,
-      packagesDir: values['packages-dir'] ?? DEFAULT_PACKAGES_DIR,
-      layout,
-      releasedVersion,
+      repo: scope.repo,
+      packagesDir: scope.packagesDir,
+      layout: scope.layout,
+      ...(scope.releasedVersion ? { releasedVersion: scope.releasedVersion } : {}),
       selection,
       registry,
       refName: values['ref-name'] ?? '',
@@ -93,7 +93,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       log: (m) => io.stderr(`${m}\n`),
     });
     const packages = out.packages.map((p) => packageSummary(p, true, outDir));
-    json = { base: out.base, head: out.head, out: outDir ?? null, packages, removed: out.removed, problems: out.problems };
+    json = { base: out.base, head: out.head, out: outDir ?? null, packages, removed: out.removed, problems: out.problems, scope: out.scope };
     if (stage && outDir) await finishPlanDir(stage, outDir, out.packages, json);
   } catch (err) {
     if (stage) await dropStage(stage);

@@ -1,8 +1,9 @@
 import { DevpkgError, errorMessage } from '../errors.js';
 import { compareVersions, parseVersion, type ParsedVersion } from '../versions/index.js';
 import type { Git } from '../tools/git.js';
-import { DEFAULT_IGNORE } from './classify.js';
-import { commitTree, Layouts } from '../layouts/index.js';
+import { DEFAULT_IGNORE, type FileChange } from './classify.js';
+import { matchesGlob } from './glob.js';
+import { commitTree, Layouts, type Tree } from '../layouts/index.js';
 
 export type VersionCompare = (a: string, b: string) => number;
 
@@ -56,6 +57,23 @@ export interface DetectOptions {
   /** First deepening step; doubles each round (default 50). */
   fetchStep?: number;
   log?: (message: string) => void;
+  /**
+   * The scope inside the git repository (`a/b`, '' for the top level): git names changed files
+   * relative to its top level; the layouts see them relative to the scope, and nothing outside it.
+   */
+  prefix?: string;
+  /** The scope's tree at a commit (default: the whole repository at that commit). */
+  treeAt?: (commit: string) => Tree | Promise<Tree>;
+}
+
+/** What a diff held, so that "nothing changed" explains itself. */
+export interface DiffCounts {
+  /** Files changed in the scope (within the folders the layouts look at). */
+  files: number;
+  /** Of those, how many each ignore glob took (first matching glob). */
+  ignored: Array<{ glob: string; files: number }>;
+  /** The folders the diff was limited to (scope-relative; empty: the whole scope). */
+  pathspec: string[];
 }
 
 export interface DetectResult {
@@ -68,6 +86,7 @@ export interface DetectResult {
   mergeBase?: string;
   /** The commit the diff starts from: mergeBase for `pr`, base for `range`. */
   from: string;
+  counts: DiffCounts;
 }
 
 const ZERO_SHA = /^0+$/;
@@ -166,11 +185,58 @@ export async function detectChanges(opts: DetectOptions): Promise<DetectResult> 
   const from = mergeBase ?? base;
 
   // Only the layouts' folders matter; a pathspec keeps git from listing the rest of the repository.
+  // Git runs in the scope: pathspecs are relative to it ('.' is the scope), names to the top level.
   const layouts = opts.layouts ?? Layouts.open('tce', { packagesDir: opts.packagesDir });
-  const changes = await git.diffNameStatus(from, head, layouts.pathspec());
+  const prefix = (opts.prefix ?? '').replace(/\/+$/, '');
+  const pathspec = layouts.pathspec();
+  const raw = await git.diffNameStatus(from, head, pathspec.length ? pathspec : prefix ? ['.'] : []);
+  const changes = scopeChanges(raw, prefix);
+  const ignore = opts.ignore ?? DEFAULT_IGNORE;
+  const treeAt = async (c: string) => (opts.treeAt ? opts.treeAt(c) : commitTree(git, c));
   const touched =
     changes.length === 0
       ? { changed: [], removed: [] }
-      : await layouts.touched(changes, commitTree(git, head), commitTree(git, from), { ignore: opts.ignore ?? DEFAULT_IGNORE, compare });
-  return { changed: sortRefs(touched.changed, compare), removed: sortRefs(touched.removed, compare), base, head, mergeBase, from };
+      : await layouts.touched(changes, await treeAt(head), await treeAt(from), { ignore, compare });
+  return {
+    changed: sortRefs(touched.changed, compare),
+    removed: sortRefs(touched.removed, compare),
+    base,
+    head,
+    mergeBase,
+    from,
+    counts: countChanges(changes, ignore, pathspec),
+  };
+}
+
+/**
+ * Changed files (named from the git top level) as the scope sees them (pure): those below
+ * `prefix`, named relative to it; a file renamed into the scope from outside is an addition.
+ */
+export function scopeChanges<T extends FileChange>(changes: readonly T[], prefix: string): T[] {
+  if (prefix === '') return [...changes];
+  const rel = (p: string | undefined) => (p !== undefined && p.startsWith(`${prefix}/`) ? p.slice(prefix.length + 1) : undefined);
+  const out: T[] = [];
+  for (const c of changes) {
+    const p = rel(c.path);
+    const old = rel(c.oldPath);
+    if (p === undefined && old === undefined) continue;
+    if (p === undefined) {
+      // Renamed out of the scope: gone from it.
+      out.push({ ...c, status: 'D', path: old!, oldPath: undefined });
+      continue;
+    }
+    const moved = c.oldPath !== undefined && old === undefined;
+    out.push(moved ? { ...c, status: 'A', path: p, oldPath: undefined } : { ...c, path: p, ...(old !== undefined ? { oldPath: old } : {}) });
+  }
+  return out;
+}
+
+/** How many files a diff changed and how many each ignore glob took (pure). */
+export function countChanges(changes: readonly FileChange[], ignore: readonly string[], pathspec: string[] = []): DiffCounts {
+  const byGlob = new Map<string, number>();
+  for (const c of changes) {
+    const g = ignore.find((x) => matchesGlob(c.path, x));
+    if (g !== undefined) byGlob.set(g, (byGlob.get(g) ?? 0) + 1);
+  }
+  return { files: changes.length, ignored: [...byGlob].map(([glob, files]) => ({ glob, files })), pathspec };
 }

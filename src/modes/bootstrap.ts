@@ -31,10 +31,10 @@ export async function run(ctx: ModeContext): Promise<void> {
   // The releases asked for, checked before any work: a version without its sha256 is a usage error.
   checkPin('ytt', tools.ytt, hostPlatform());
   if (!inputs.pushCommand) checkPin('imgpkg', tools.imgpkg, hostPlatform());
-  const refs = await host.group('Changed packages', () => changedRefs(ctx, root));
+  const { refs, nothing } = await host.group('Changed packages', () => changedRefs(ctx, 'bootstrap'));
   if (refs.length === 0) {
     host.info('no package version changed; nothing to verify');
-    await finishRun(ctx, []);
+    await finishRun(ctx, [], nothing);
     return;
   }
   if (refs.length > 1) {
@@ -52,7 +52,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   // result is the run's (a package the mode cannot take is left to the full run below).
   if (inputs.devVersion) {
     try {
-      const early = await loadForMode(ctx, root, ref);
+      const early = await loadForMode(ctx, ref);
       if (early.versionFolder) {
         await planBootstrapDev({ loaded: { ...early, path: path.join(root, early.path) }, seq: sequenceFromContext(ctx), devVersion: inputs.devVersion, registry: inputs.registry });
       }
@@ -82,7 +82,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   let result: PackageResult;
   let problems: Problem[] = [];
   try {
-    const loaded = await loadForMode(ctx, root, ref);
+    const loaded = await loadForMode(ctx, ref);
     problems = loaded.problems;
     if (!loaded.versionFolder) {
       // Phase 1 syncs the version folder's bundle/config into the providers' _ytt_lib.

@@ -5,13 +5,12 @@ import { ClusterClient } from '../cluster/client.js';
 import { REGISTRY_HOSTING, resolvePullRegistry } from '../cluster/registry-hosting.js';
 import { Docker } from '../tools/docker.js';
 import type { ModeContext } from '../pipeline/context.js';
-import { finishRun, plannedRefs, pushApplyVerify, readToolPins } from '../pipeline/steps.js';
-import { carvelNeed } from '../tools/carvel.js';
+import { finishRun, plannedRefs, pushApplyVerify, readToolPins, toolNeeds } from '../pipeline/steps.js';
 import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { clusterReleasedLookup } from '../cluster/released.js';
 import { parseRefNameMap } from '../packages/refname.js';
-import { openRepo } from '../pipeline/repo.js';
+import { repoOfRun } from '../pipeline/request.js';
 import { parsePackageInstallRef } from '../verify/index.js';
 
 /** Cluster mode: an existing cluster (input kubeconfig, or the default one). */
@@ -28,23 +27,21 @@ export async function run(ctx: ModeContext): Promise<void> {
   const tools = await readToolPins(ctx);
   // No kubeconfig anywhere is said now, before git, a registry or the cluster is asked anything.
   requireKubeconfig(kubeconfigPath, 'input kubeconfig');
-  openRepo(inputs, root, {
+  await repoOfRun(ctx, {
     clusterReleased: clusterReleasedLookup({
       client: async () => ClusterClient.create(await loadKubeConfig(kubeconfigPath, 'input kubeconfig')),
       refNames: parseRefNameMap(inputs.refName),
       ...(inputs.packageInstall ? { packageInstall: parsePackageInstallRef(inputs.packageInstall, 'input package-install') } : {}),
     }),
   });
-  const needs = [
-    ...(inputs.pushCommand ? [] : [carvelNeed('imgpkg', { pin: tools.imgpkg, install: ctx.install, log: (m) => host.info(m) })]),
-    ...(inputs.lockImages ? [carvelNeed('kbld', { pin: tools.kbld, install: ctx.install, log: (m) => host.info(m) })] : []),
-  ];
   // Checked before anything starts, in order: the packages (planned as `devpkg plan` plans them;
   // one that cannot be is its own error result), the files inputs name, then the tools.
-  const { planned, unplanned } = await host.group('Changed packages', () => plannedRefs(ctx, root, 'cluster'));
+  const { planned, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'cluster'));
+  // imgpkg, kbld for lock-images, and what the planned packages' layouts build with (ytt, kbld).
+  const needs = toolNeeds(ctx, tools, layoutTools);
   if (planned.length + unplanned.length === 0) {
     host.info('no package version changed; nothing to verify');
-    await finishRun(ctx, []);
+    await finishRun(ctx, [], nothing);
     return;
   }
   parseAssertions(inputs.assert);

@@ -7,13 +7,12 @@ import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { CleanupList } from '../cleanup-list.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../results.js';
-import { ensureImgpkg, finishRun, plannedRefs, pushApplyVerify, readToolPins } from '../pipeline/steps.js';
-import { carvelNeed } from '../tools/carvel.js';
+import { ensureImgpkg, finishRun, plannedRefs, pushApplyVerify, readToolPins, toolNeeds } from '../pipeline/steps.js';
 import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import { failedResult, interruptedResult, loadForMode } from '../pipeline/problems.js';
-import { repoOf } from '../pipeline/repo.js';
+import { repoOfRun } from '../pipeline/request.js';
 import type { ModeContext } from '../pipeline/context.js';
 
 /** A kind cluster name for this run: short, lowercase, unique per run attempt. */
@@ -38,16 +37,16 @@ export async function run(ctx: ModeContext): Promise<void> {
   if (inputs.kappControllerVersion) normalizeReleaseVersion(inputs.kappControllerVersion, 'kapp-controller-version');
   const tools = await readToolPins(ctx);
   // The releases asked for, resolved now: a version without its sha256 is refused before any work.
-  const toolNeeds = [
+  const baseNeeds = [
     dockerNeed(ctx.exec),
     kindNeed({ version: tools.kind?.version, sha256: tools.kind?.sha256, sha256From: tools.kind?.sha256From, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }),
-    ...(inputs.pushCommand ? [] : [carvelNeed('imgpkg', { pin: tools.imgpkg, install: ctx.install, log: (m) => host.info(m) })]),
-    ...(inputs.lockImages ? [carvelNeed('kbld', { pin: tools.kbld, install: ctx.install, log: (m) => host.info(m) })] : []),
   ];
-  const { planned, unplanned } = await host.group('Changed packages', () => plannedRefs(ctx, root, 'kind'));
+  const { planned, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'kind'));
+  // imgpkg, kbld for lock-images, and what the planned packages' layouts build with (ytt, kbld).
+  const needs = [...baseNeeds, ...toolNeeds(ctx, tools, layoutTools)];
   if (planned.length + unplanned.length === 0) {
     host.info('no package version changed; nothing to verify');
-    await finishRun(ctx, []);
+    await finishRun(ctx, [], nothing);
     return;
   }
   await checkKindFiles({ kindConfig: inputs.kindConfig || undefined, kappControllerManifest: inputs.kappControllerManifest || undefined, kappControllerSha256: inputs.kappControllerSha256 || undefined, cwd: root });
@@ -67,7 +66,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   };
   try {
     await host.group('Tools', () =>
-      checkNeeds('kind', toolNeeds, ctx.install, (m) => host.info(m)),
+      checkNeeds('kind', needs, ctx.install, (m) => host.info(m)),
     );
   } catch (err) {
     await setupFailed(err, []);
@@ -124,7 +123,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   const refNames = parseRefNameMap(inputs.refName);
   const baseRef = inputs.baseRef || github.baseSha || undefined;
 
-  const { layouts } = repoOf(kctx.inputs, root);
+  const { layouts } = await repoOfRun(kctx);
   const installs = new Map<string, { namespace: string; name: string }>();
   const failed: PackageResult[] = [];
   for (const ref of refs) {
@@ -134,7 +133,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     }
     await host.group(`Baseline ${ref.name}/${ref.version}`, async () => {
       try {
-        const loaded = await loadForMode(kctx, root, ref, baseRef);
+        const loaded = await loadForMode(kctx, ref, baseRef);
         const refName = targetRefName(refNames, loaded.pkg.pkg.spec.refName, refs.length);
         const b = await installBaseline({
           client,

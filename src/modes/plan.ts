@@ -1,6 +1,5 @@
-import path from 'node:path';
-import { plan, matrixOf, packageSummary, type PlanOutput } from '../pipeline/plan.js';
-import { selectionFromContext, sequenceFromContext } from '../pipeline/selection.js';
+import { plan, matrixOf, nothingChanged, packageSummary, type PlanOutput } from '../pipeline/plan.js';
+import { planRequestOf } from '../pipeline/request.js';
 import { DevpkgError } from '../errors.js';
 import { errorSummary } from '../packages/problems.js';
 import { annotateProblems } from '../pipeline/problems.js';
@@ -8,22 +7,9 @@ import type { ModeContext } from '../pipeline/context.js';
 
 /** Plan mode: no cluster; outputs, a job summary and (on a pull request) the comment. */
 export async function run(ctx: ModeContext): Promise<void> {
-  const { inputs, host } = ctx;
-  const out = await host.group('Plan', () =>
-    plan({
-      root: path.resolve(ctx.github.workspace, inputs.workingDirectory),
-      packagesDir: inputs.packagesDir,
-      selection: selectionFromContext(ctx),
-      registry: inputs.registry,
-      refName: inputs.refName,
-      seq: sequenceFromContext(ctx),
-      devVersion: inputs.devVersion || undefined,
-      addonType: inputs.addonType || undefined,
-      ignore: inputs.ignore,
-      exec: ctx.exec,
-      log: (m) => host.info(m),
-    }),
-  );
+  const { host } = ctx;
+  const out = await host.group('Plan', async () => plan(await planRequestOf(ctx, 'plan')));
+  if (out.packages.length === 0) for (const l of nothingChanged(out)) host.info(l.trim());
   for (const p of out.packages) {
     if (p.verdict === 'error') host.info(`${p.name}/${p.version}: not planned: ${p.reason}`);
     else host.info(`${p.name}/${p.version}: ${p.refName} -> ${p.targetRefName} ${p.devVersion} (${p.plan?.bundleImage})`);
@@ -31,7 +17,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   annotateProblems(ctx, out.problems);
   writePlanOutputs(ctx, out);
   const { publishReport } = await import('../report/publish.js');
-  await publishReport({ results: out.packages, ctx });
+  await publishReport({ results: out.packages, ctx, ...(out.packages.length === 0 ? { nothing: nothingChanged(out) } : {}) });
   const summary = errorSummary(out.problems);
   if (summary) throw new DevpkgError(summary);
 }

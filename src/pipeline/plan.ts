@@ -4,7 +4,9 @@ import { DevpkgError, UsageError } from '../errors.js';
 import { registryText, type Registry } from '../bundle/reference.js';
 import { DEFAULT_OUT, packageSteps, planFilesOf, renderSteps, shellWord, shownPath, type PlanPlace } from './plan-commands.js';
 import { formatProblem, problemFromError, sortProblems, type Problem } from '../packages/problems.js';
-import { commitTree, Layouts, workTree, type LayoutChoice, type LoadedPackage, type Tree } from '../layouts/index.js';
+import type { LayoutChoice, Layouts, LoadedPackage, Tree } from '../layouts/index.js';
+import { DEFAULT_PACKAGES_DIR, openRepository, requirePackagesInScope, scopeShown, treeChoiceOf, treeLabel, treeOf, type Repo } from './repo.js';
+import type { DiffCounts } from '../detect/detect.js';
 import { bundleFetch, devPackageToYaml } from '../packages/derive.js';
 import { ADDONS_MANAGER_SELECTION, devPackageOf, planDev } from '../packages/devplan.js';
 import { overlayFileName, renderOverlay, USER_CUSTOMIZATIONS_DIR } from '../packages/overlay.js';
@@ -27,7 +29,9 @@ export interface PlanRequest {
   layout?: LayoutChoice;
   /** kctrl layout: the released version git does not hold. */
   releasedVersion?: string;
-  /** The layouts opened at the edge (else opened from layout and packagesDir). */
+  /** The repository opened at the edge (else opened here from root, layout and packagesDir). */
+  repo?: Repo;
+  /** Layouts opened by the caller (tests); the repository is opened around them. */
   layouts?: Layouts;
   selection: Selection;
   /** Where dev bundles go (parsed where it entered); default DEFAULT_PLAN_REGISTRY. */
@@ -61,12 +65,44 @@ export interface PlanOutput {
   head?: string;
   /** Where the commands were rendered for, and whether the plan's folder was written. */
   place: PlanPlace;
+  /** What was looked at: the scope, the tree read, and (comparing commits) the diff. */
+  scope: ScopeReport;
+  /** The tools the layouts need to build the planned bundles (kctrl: ytt, kbld), from the layouts' data. */
+  tools: string[];
+  /** The package versions in play, as the selection found them (path: the package's folder). */
+  refs: PackageVersionRef[];
+}
+
+/** What a run looked at, so that "nothing changed" explains itself. */
+export interface ScopeReport {
+  /** The scope, absolute. */
+  root: string;
+  /** The git top level, when the scope is in a git repository. */
+  top?: string;
+  /** The scope below the top level ('' for the top). */
+  prefix: string;
+  /** The tree read: `the working tree` or `commit <sha>`. */
+  tree: string;
+  /** The package folders in the scope (in the tree read), when they were listed. */
+  packages?: string[];
+  /** Comparing commits: the range diffed and what it held. */
+  diff?: DiffCounts & { from: string; head: string };
+}
+
+export interface Resolved {
+  refs: PackageVersionRef[];
+  removed: PackageVersionRef[];
+  base?: string;
+  head?: string;
+  /** The tree the packages are read from (decided by the repository model). */
+  tree: Tree & { root: string };
+  scope: ScopeReport;
 }
 
 /** Registry used to name bundles when none is given: kind's conventional local registry. */
 export const DEFAULT_PLAN_REGISTRY: Registry = Object.freeze({ host: 'localhost:5001', path: 'devpkg' });
 
-export const DEFAULT_PACKAGES_DIR = 'addons/packages';
+export { DEFAULT_PACKAGES_DIR };
 
 /**
  * Where the commands of a request are rendered for (pure). The default is the action's: run from
@@ -84,62 +120,103 @@ export function placeOf(req: Pick<PlanRequest, 'root' | 'place'>): PlanPlace {
   };
 }
 
-/** The layouts of a request: the ones opened at the edge, or opened here from its layout and packagesDir. */
-export function layoutsOf(req: Pick<PlanRequest, 'layout' | 'layouts' | 'packagesDir' | 'releasedVersion'>): Layouts {
-  return req.layouts ?? Layouts.open(req.layout ?? 'auto', { packagesDir: req.packagesDir, releasedVersion: req.releasedVersion });
+/** The repository of a request: the one opened at the edge, or opened here from its root, layout and packagesDir. */
+export async function repoOfRequest(req: Pick<PlanRequest, 'repo' | 'layouts' | 'root' | 'layout' | 'packagesDir' | 'releasedVersion' | 'exec'>): Promise<Repo> {
+  return (
+    req.repo ??
+    openRepository({
+      root: req.root,
+      layout: req.layout,
+      packagesDir: req.packagesDir,
+      releasedVersion: req.releasedVersion,
+      ...(req.layouts ? { layouts: req.layouts } : {}),
+      ...(req.exec ? { exec: req.exec } : {}),
+    })
+  );
 }
 
-export async function resolveSelection(req: PlanRequest): Promise<{ refs: PackageVersionRef[]; removed: PackageVersionRef[]; base?: string; head?: string }> {
+/** The layouts of a request. */
+export async function layoutsOf(req: Parameters<typeof repoOfRequest>[0]): Promise<Layouts> {
+  return (await repoOfRequest(req)).layouts;
+}
+
+/**
+ * The package versions in play, the tree they are read from and what was looked at: the one
+ * place detect and plan (the CLI and every mode) resolve a selection, so they see the same.
+ */
+export async function resolveSelection(req: PlanRequest): Promise<Resolved> {
   const sel = req.selection;
-  const layouts = layoutsOf(req);
+  const repo = await repoOfRequest(req);
+  const { layouts } = repo;
+  const scopeOf = (tree: Tree, packages?: PackageVersionRef[]): ScopeReport => ({
+    root: repo.root,
+    ...(repo.top ? { top: repo.top } : {}),
+    prefix: repo.prefix,
+    tree: treeLabel(tree),
+    ...(packages ? { packages: [...new Set(packages.map((r) => r.path))] } : {}),
+  });
   if (sel.kind === 'explicit') {
     const wanted = sel.packages.map((p) => {
       const [name, version] = p.split('/');
       if (!name || !version) throw new DevpkgError(`packages: "${p}" is not NAME/VERSION (e.g. antrea/1.5.3)`, { exitCode: 2 });
       return { name, version };
     });
-    return { refs: await layouts.find(workTree(req.root), wanted), removed: [] };
+    const tree = repo.tree;
+    return { refs: await layouts.find(tree, wanted), removed: [], tree, scope: scopeOf(tree) };
   }
   if (sel.kind === 'all') {
-    const refs = await layouts.list(workTree(req.root));
+    const tree = repo.tree;
+    const refs = await layouts.list(tree);
+    await requirePackagesInScope(repo, tree, refs);
     if (refs.length === 0) {
       throw new DevpkgError(
-        `${path.join(req.root, layouts.choice === 'tce' ? req.packagesDir : '')}: no packages found; ` +
+        `${repo.root}: no packages found; ` +
           `set packages-dir to the folder holding <name>/<version>/package.yaml, or check the layout input (--layout; it is ${layouts.choice})`,
       );
     }
-    return { refs, removed: [] };
+    return { refs, removed: [], tree, scope: scopeOf(tree, refs) };
   }
-  const { Git } = await import('../tools/git.js');
   const { detectChanges } = await import('../detect/index.js');
-  const git = await Git.create(req.root, req.exec);
+  const git = await repo.git();
   const result = await detectChanges({
     git,
-    packagesDir: req.packagesDir,
+    packagesDir: repo.packagesDir,
     layouts,
     base: sel.base,
     head: sel.head,
     kind: sel.rangeKind,
     ignore: req.ignore,
     log: req.log,
+    prefix: repo.prefix,
+    treeAt: (c) => repo.at(c),
   });
-  return { refs: result.changed, removed: result.removed, base: result.base, head: result.head };
+  const tree = await treeOf(repo, treeChoiceOf(sel, result.head));
+  // Listed only when the changes do not show it: to refuse a layout or packages-dir that finds nothing, and to say what was in scope.
+  const inScope = scopeShown(repo, result.changed) ? undefined : await layouts.list(tree);
+  if (inScope) await requirePackagesInScope(repo, tree, inScope);
+  return {
+    refs: result.changed,
+    removed: result.removed,
+    base: result.base,
+    head: result.head,
+    tree,
+    scope: { ...scopeOf(tree, inScope), diff: { ...result.counts, from: result.from, head: result.head } },
+  };
 }
 
-/** The repository at the base commit, read through git. */
-export async function baseTreeOf(req: Pick<PlanRequest, 'root' | 'exec'>, base: string): Promise<Tree> {
-  const { Git } = await import('../tools/git.js');
-  return commitTree(await Git.create(req.root, req.exec), base);
+/** The repository at the base commit, read through git (the scope of it). */
+export async function baseTreeOf(req: Parameters<typeof repoOfRequest>[0], base: string): Promise<Tree> {
+  return (await repoOfRequest(req)).at(base);
 }
 
 /** Works out, for each package version in play, the dev version, dev Package and overlay. */
 export async function plan(req: PlanRequest): Promise<PlanOutput> {
   // A bad --ref-name is bad usage, refused before git or any package file is read.
   const map = parseRefNameMap(req.refName);
-  const layouts = layoutsOf(req);
-  const tree = workTree(req.root);
-  const { refs, removed, base, head } = await resolveSelection({ ...req, layouts });
-  const baseTree = base ? await baseTreeOf(req, base) : undefined;
+  const repo = await repoOfRequest(req);
+  const { layouts } = repo;
+  const { refs, removed, base, head, tree, scope } = await resolveSelection({ ...req, repo });
+  const baseTree = base ? await repo.at(base) : undefined;
   const registry = req.registry ?? DEFAULT_PLAN_REGISTRY;
   const packages: PlannedPackage[] = [];
   const problems: Problem[] = [];
@@ -161,7 +238,8 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
     }
   }
   if (req.build && req.buildInto !== undefined && builds.length > 0) await buildBundles(builds, { ...req, buildInto: req.buildInto }, layouts);
-  return { packages, problems: sortProblems(problems), removed, base, head, place: placeOf(req) };
+  const tools = [...new Set(builds.flatMap((b) => b.build?.tools ?? []))].sort();
+  return { packages, problems: sortProblems(problems), removed, base, head, place: placeOf(req), scope, tools, refs };
 }
 
 /**
@@ -325,11 +403,34 @@ export function matrixOf(packages: PlannedPackage[]): string {
   return JSON.stringify({ include: packages.map((p) => ({ package: `${p.name}/${p.version}`, ...packageSummary(p) })) });
 }
 
+/**
+ * Why nothing is in play, in words (pure): the range diffed, how many files changed and how many
+ * each ignore glob took, the scope and the tree read, the package folders in scope.
+ */
+export function nothingChanged(out: Pick<PlanOutput, 'scope'>): string[] {
+  const s = out.scope;
+  const where = s.prefix ? `${s.prefix} of ${s.top}` : s.root;
+  const lines = ['No package versions changed.'];
+  if (s.diff) {
+    const d = s.diff;
+    const under = d.pathspec.length ? ` under ${d.pathspec.join(', ')}` : '';
+    const ignored = d.ignored.map((i) => `${i.files} ignored by ${i.glob}`).join(', ');
+    lines.push(`  diffed ${d.from.slice(0, 12)}..${d.head.slice(0, 12)}: ${d.files} file(s) changed in ${where}${under}${ignored ? ` (${ignored})` : ''}`);
+  }
+  lines.push(`  read ${s.tree} of ${where}`);
+  if (s.packages) {
+    const shown = s.packages.slice(0, 5).join(', ');
+    lines.push(`  package folders in scope: ${s.packages.length}${s.packages.length ? ` (${shown}${s.packages.length > 5 ? ', ...' : ''})` : ''}`);
+  }
+  return lines;
+}
+
 /** The readable plan the CLI prints without --json. */
 export function renderPlanText(out: PlanOutput): string {
   const lines: string[] = [];
   const shown = (q: string) => shellWord(shownPath({ at: 'out', path: q }, out.place));
   if (out.base || out.head) lines.push(`Changes ${out.base ?? ''}..${out.head ?? ''}`);
+  if (out.packages.length > 0) lines.push(`Read ${out.scope.tree}${out.scope.prefix ? ` of ${out.scope.prefix}` : ''}.`);
   if (out.packages.some((p) => p.plan)) {
     lines.push(
       out.place.written
@@ -337,7 +438,7 @@ export function renderPlanText(out: PlanOutput): string {
         : `Nothing written: add --out ${shown('')} to write the files the commented commands name.`,
     );
   }
-  if (out.packages.length === 0) lines.push('No package versions changed.');
+  if (out.packages.length === 0) lines.push(...nothingChanged(out));
   for (const p of out.packages) {
     if (p.verdict === 'error') {
       lines.push('', `${p.name}/${p.version}: NOT PLANNED`, `  ${p.reason}`);

@@ -4,8 +4,9 @@
  */
 import { DevpkgError } from '../errors.js';
 import type { LoadedPackage } from '../layouts/index.js';
-import { repoOf } from './repo.js';
-import { baseTreeOf } from './plan.js';
+import { treeChoiceOf, treeOf } from './repo.js';
+import { repoOfRun } from './request.js';
+import { selectionFromContext } from './selection.js';
 import { problemFromError, type Problem } from '../packages/problems.js';
 import { errorResult } from '../results.js';
 import type { PackageVersionRef } from '../detect/index.js';
@@ -27,14 +28,16 @@ export function annotateProblems(ctx: Pick<ModeContext, 'host' | 'inputs'>, prob
 
 /** Loads a package version for a cluster mode; its warnings become annotations and `problems`. */
 export async function loadForMode(
-  ctx: Pick<ModeContext, 'host' | 'inputs' | 'exec'>,
-  root: string,
+  ctx: Pick<ModeContext, 'host' | 'inputs' | 'exec' | 'github'>,
   ref: PackageVersionRef,
   /** The base ref of the run, when it compares commits (a layout may find the released version there). */
   baseRef?: string,
 ): Promise<LoadedPackage & { problems: Problem[] }> {
-  const { layouts, tree } = repoOf(ctx.inputs, root);
-  const base = baseRef ? await baseTreeOf({ root, exec: ctx.exec }, baseRef) : undefined;
+  const repo = await repoOfRun(ctx);
+  // The tree the model chose for the run (the head commit when the diff names one).
+  const tree = await treeOf(repo, treeChoiceOf(selectionFromContext(ctx)));
+  const base = baseRef ? await repo.at(baseRef) : undefined;
+  const { layouts } = repo;
   const loaded = await layouts.load(tree, ref, { base });
   for (const n of loaded.notes) ctx.host.info(`${ref.name}/${ref.version}: ${n}`);
   const problems = loaded.pkg.warnings.map((w) => ({ ...w, package: `${ref.name}/${ref.version}` }));

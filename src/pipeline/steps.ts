@@ -11,17 +11,18 @@ import { runHolder } from '../cluster/runlease.js';
 import { DevpkgError, UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap } from '../packages/refname.js';
-import { plan, resolveSelection, type PlanRequest } from './plan.js';
+import { nothingChanged, plan, resolveSelection } from './plan.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import { parseAssertions } from '../verify/assertions.js';
 import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult, PlannedPackage } from '../results.js';
-import { ensureCarvelTool } from '../tools/carvel.js';
+import { carvelNeed, ensureCarvelTool, findOnPath, type CarvelTool } from '../tools/carvel.js';
+import type { Need } from '../tools/needs.js';
 import { withChecksumsFile, type ToolPins } from '../tools/releases.js';
-import { selectionFromContext, sequenceFromContext } from './selection.js';
+import { sequenceFromContext } from './selection.js';
 import { annotateProblems, failedResult, interruptedResult, loadForMode } from './problems.js';
-import { repoOf } from './repo.js';
+import { planRequestOf, repoOfRun } from './request.js';
 import type { ModeContext } from './context.js';
 
 export interface ClusterRunOptions {
@@ -74,11 +75,11 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
     await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
       let problems: Problem[] = [];
       try {
-        const loaded = await loadForMode(ctx, o.root, ref, inputs.baseRef || ctx.github.baseSha || undefined);
+        const loaded = await loadForMode(ctx, ref, inputs.baseRef || ctx.github.baseSha || undefined);
         problems = loaded.problems;
         const tmp = await mkdtemp(path.join(o.scratch ?? (ctx.env.RUNNER_TEMP || tmpdir()), 'devpkg-build-'));
         temps.push(tmp);
-        const bundle = await repoOf(inputs, o.root).layouts.bundle(loaded, { root: o.root, exec: ctx.exec, tmp, log: (m) => host.info(m) });
+        const bundle = await (await repoOfRun(ctx)).layouts.bundle(loaded, { root: o.root, exec: ctx.exec, tmp, log: (m) => host.info(m) });
         const dev = await runDevPipeline({
           client,
           root: o.root,
@@ -157,11 +158,31 @@ export async function ensureImgpkg(ctx: ModeContext): Promise<void> {
   if (ctx.inputs.lockImages) await ensureCarvelTool('kbld', { pin: tools.kbld, log, install: ctx.install });
 }
 
+const CARVEL: readonly string[] = ['imgpkg', 'kbld', 'ytt'] satisfies CarvelTool[];
+
+/**
+ * What kind and cluster mode check before anything starts: imgpkg (unless a push command pushes),
+ * kbld for lock-images, and every tool the layouts of the planned packages say they need to build
+ * their bundles (kctrl: ytt, kbld), the Carvel ones installable from the pinned releases.
+ */
+export function toolNeeds(ctx: Pick<ModeContext, 'inputs' | 'install' | 'host'>, pins: ToolPins, layoutTools: readonly string[]): Need[] {
+  const log = (m: string) => ctx.host.info(m);
+  const names = new Set<string>();
+  if (!ctx.inputs.pushCommand) names.add('imgpkg');
+  if (ctx.inputs.lockImages) names.add('kbld');
+  for (const t of layoutTools) names.add(t);
+  return [...names].map((t) =>
+    CARVEL.includes(t)
+      ? carvelNeed(t as CarvelTool, { pin: pins[t as CarvelTool], install: ctx.install, log })
+      : { what: t, missing: async () => ((await findOnPath(t)) ? undefined : 'not on PATH'), howTo: `install ${t} and put it on PATH` },
+  );
+}
+
 /** Outputs, report, and one failure for everything that did not win. */
-export async function finishRun(ctx: ModeContext, results: PackageResult[]): Promise<void> {
+export async function finishRun(ctx: ModeContext, results: PackageResult[], nothing?: string[]): Promise<void> {
   ctx.host.setOutput('verdicts', JSON.stringify(Object.fromEntries(results.map((r) => [`${r.name}/${r.version}`, r.verdict]))));
   const { publishReport } = await import('../report/publish.js');
-  await publishReport({ results, ctx, resultsDir: ctx.resultsDir });
+  await publishReport({ results, ctx, resultsDir: ctx.resultsDir, ...(nothing?.length ? { nothing } : {}) });
   const failed = results.filter((r) => !passed(r));
   if (failed.length > 0) {
     throw new DevpkgError(
@@ -171,32 +192,24 @@ export async function finishRun(ctx: ModeContext, results: PackageResult[]): Pro
   }
 }
 
-export async function changedRefs(ctx: ModeContext, root: string): Promise<PackageVersionRef[]> {
-  return (await resolveSelection(planRequest(ctx, root))).refs;
+/** The package versions in play (bootstrap mode); when none, why, in words (logged here, for the report). */
+export async function changedRefs(ctx: ModeContext, mode: Mode): Promise<{ refs: PackageVersionRef[]; nothing: string[] }> {
+  const sel = await resolveSelection(await planRequestOf(ctx, mode));
+  const nothing = sel.refs.length === 0 ? nothingChanged(sel) : [];
+  for (const l of nothing) ctx.host.info(l.trim());
+  return { refs: sel.refs, nothing };
 }
 
 /**
  * The packages in play, planned as `devpkg plan` plans them: those that can go on, and an
- * `error` result (with plan's words, annotated on its file) for each that cannot.
+ * `error` result (with plan's words, annotated on its file) for each that cannot; and the tools
+ * the layouts of the planned packages need to build their bundles (data from the layouts).
  */
-export async function plannedRefs(ctx: ModeContext, root: string, mode: Mode): Promise<{ planned: PlannedPackage[]; unplanned: PackageResult[] }> {
-  const out = await plan({ ...planRequest(ctx, root), mode, devVersion: ctx.inputs.devVersion || undefined });
+export async function plannedRefs(ctx: ModeContext, mode: Mode): Promise<{ planned: PlannedPackage[]; unplanned: PackageResult[]; tools: string[]; nothing: string[] }> {
+  const out = await plan(await planRequestOf(ctx, mode));
   const unplanned = out.packages.filter((p) => p.verdict === 'error');
   annotateProblems(ctx, unplanned.flatMap((p) => p.problems ?? []));
-  return { planned: out.packages.filter((p) => p.verdict !== 'error'), unplanned };
-}
-
-function planRequest(ctx: ModeContext, root: string): PlanRequest {
-  return {
-    root,
-    packagesDir: ctx.inputs.packagesDir,
-    layouts: repoOf(ctx.inputs, root).layouts,
-    selection: selectionFromContext(ctx),
-    registry: ctx.inputs.registry,
-    refName: ctx.inputs.refName,
-    seq: sequenceFromContext(ctx),
-    ignore: ctx.inputs.ignore,
-    exec: ctx.exec,
-    log: (m) => ctx.host.info(m),
-  };
+  const nothing = out.packages.length === 0 ? nothingChanged(out) : [];
+  for (const l of nothing) ctx.host.info(l.trim());
+  return { planned: out.packages.filter((p) => p.verdict !== 'error'), unplanned, tools: out.tools, nothing };
 }

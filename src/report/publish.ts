@@ -52,6 +52,8 @@ export interface PublishOptions {
   /** The pull request to comment on; default: the event's. null: do not comment. */
   prNumber?: number | null;
   now?: () => Date;
+  /** No package in play: why, in words (the range diffed, files changed and ignored, the scope). */
+  nothing?: string[];
 }
 
 export interface PublishOutcome {
@@ -108,6 +110,7 @@ export async function publishReport(opts: PublishOptions): Promise<PublishOutcom
       runLabel: `run ${github.runNumber || github.runId}${github.runAttempt > 1 ? ` (attempt ${github.runAttempt})` : ''}`,
       commit: github.headSha ?? (github.sha || undefined),
       generatedAt: now.toISOString(),
+      ...(opts.nothing ? { nothing: opts.nothing } : {}),
     },
     limit,
   );

@@ -33,6 +33,8 @@ export interface ReportInput {
   commit?: string;
   /** ISO time shown in the footer (passed in, so rendering stays pure). */
   generatedAt?: string;
+  /** No package in play: why, line by line (the range, the files changed and ignored, the scope). */
+  nothing?: string[];
 }
 
 export interface RenderedReport {
@@ -302,6 +304,7 @@ function footer(input: ReportInput): string {
 function compose(input: ReportInput, d: Detail, trimmed: string[]): string {
   const out: string[] = [title(input), ''];
   if (input.entries.length > 0) out.push(overview(input.entries, d.rows), '');
+  else if (input.nothing?.length) out.push(input.nothing.map((l) => `- ${text(l.trim())}`).join('\n'), '');
   const problems = problemsSection(input.entries);
   if (problems) out.push(problems, '');
   // Failures get their sections first when there is room for only some.
