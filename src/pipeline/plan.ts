@@ -5,7 +5,7 @@ import { registryText, type Registry } from '../bundle/reference.js';
 import { DEFAULT_OUT, packageSteps, planFilesOf, renderSteps, shellWord, shownPath, type PlanPlace } from './plan-commands.js';
 import { formatProblem, problemFromError, sortProblems, type Problem } from '../packages/problems.js';
 import type { LayoutChoice, Layouts, LoadedPackage, Tree } from '../layouts/index.js';
-import { DEFAULT_PACKAGES_DIR, openRepository, requirePackagesInScope, scopeShown, treeChoiceOf, treeLabel, treeOf, type Repo } from './repo.js';
+import { DEFAULT_PACKAGES_DIR, openRepository, scopeShown, treeChoiceOf, treeLabel, treeOf, type Repo } from './repo.js';
 import type { DiffCounts } from '../detect/detect.js';
 import { bundleFetch, devPackageToYaml } from '../packages/derive.js';
 import { ADDONS_MANAGER_SELECTION, devPackageOf, planDev } from '../packages/devplan.js';
@@ -166,8 +166,8 @@ export async function resolveSelection(req: PlanRequest): Promise<Resolved> {
   }
   if (sel.kind === 'all') {
     const tree = repo.tree;
+    // A forced layout or a packages-dir that finds nothing is refused by the layouts' listing.
     const refs = await layouts.list(tree);
-    await requirePackagesInScope(repo, tree, refs);
     if (refs.length === 0) {
       throw new DevpkgError(
         `${repo.root}: no packages found; ` +
@@ -191,9 +191,8 @@ export async function resolveSelection(req: PlanRequest): Promise<Resolved> {
     treeAt: (c) => repo.at(c),
   });
   const tree = await treeOf(repo, treeChoiceOf(sel, result.head));
-  // Listed only when the changes do not show it: to refuse a layout or packages-dir that finds nothing, and to say what was in scope.
+  // Listed only when the changes do not show it: the listing refuses a layout or packages-dir that finds nothing, and says what was in scope.
   const inScope = scopeShown(repo, result.changed) ? undefined : await layouts.list(tree);
-  if (inScope) await requirePackagesInScope(repo, tree, inScope);
   return {
     refs: result.changed,
     removed: result.removed,

@@ -6,7 +6,6 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { DevpkgError } from '../errors.js';
 import { commitTree, Layouts, workTree, type ClusterReleasedLookup, type LayoutChoice, type Tree } from '../layouts/index.js';
 import type { PackageVersionRef } from '../results.js';
 import type { ExecFn } from '../tools/exec.js';
@@ -147,26 +146,4 @@ export function scopeShown(repo: Repo, refs: readonly PackageVersionRef[]): bool
   if (refs.length === 0) return false;
   const dirSet = repo.packagesDir !== DEFAULT_PACKAGES_DIR && repo.layouts.modules.some((m) => m.pathspec().includes(repo.packagesDir));
   return !dirSet || refs.some((r) => r.path === repo.packagesDir || r.path.startsWith(`${repo.packagesDir}/`));
-}
-
-/**
- * A forced layout, or a packages-dir that was set, that finds no package in the scope is an
- * error naming what was looked for and what is there (never a silent "nothing changed").
- */
-export async function requirePackagesInScope(repo: Repo, tree: Tree, listed: readonly PackageVersionRef[]): Promise<void> {
-  const where = repo.prefix ? `${repo.prefix} (the scope, in ${repo.top})` : repo.root;
-  const forced = repo.choice !== 'auto';
-  const dirSet = repo.packagesDir !== DEFAULT_PACKAGES_DIR;
-  // Whether a layout in use reads packages-dir (it limits what that layout looks at).
-  const usesDir = repo.layouts.modules.some((m) => m.pathspec().includes(repo.packagesDir));
-  const underDir = listed.filter((r) => r.path === repo.packagesDir || r.path.startsWith(`${repo.packagesDir}/`));
-  if (!(forced && listed.length === 0) && !(dirSet && usesDir && underDir.length === 0)) return;
-  const others = forced ? await Layouts.open('auto', { packagesDir: repo.packagesDir }).list(tree) : listed;
-  const there = others.length
-    ? `there: ${others.length} package version(s) of layout ${[...new Set(others.map((r) => String(r.layout)))].join(', ')} (${others.slice(0, 3).map((r) => r.path).join(', ')}${others.length > 3 ? ', ...' : ''})`
-    : 'there: no package of any layout';
-  const what = forced
-    ? `${repo.names.layout} ${repo.choice} finds no package in ${where} (${treeLabel(tree)})`
-    : `${repo.names.packagesDir} ${repo.packagesDir}: no <name>/<version>/package.yaml under it in ${where} (${treeLabel(tree)})`;
-  throw new DevpkgError(`${what}; ${there}; check ${forced ? repo.names.layout : repo.names.packagesDir}`);
 }

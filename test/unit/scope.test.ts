@@ -242,9 +242,9 @@ describe('detect and plan refuse the same inputs', () => {
 
 describe('a forced layout or packages-dir that finds nothing is an error, never "nothing changed"', () => {
   test.each([
-    [['--packages-dir', 'repo/pakages', '--layout', 'tce'], /--layout tce finds no package/],
-    [['--layout', 'tce'], /--layout tce finds no package.*there: 1 package version\(s\) of layout kctrl \(simple-app\)/],
-    [['--packages-dir', 'repo/pakages'], /--packages-dir repo\/pakages: no <name>\/<version>\/package.yaml under it/],
+    [['--packages-dir', 'repo/pakages', '--layout', 'tce'], /layout tce \(the layout input, --layout\) found no package in .*repo\/pakages\/<name>\/<version>\/package.yaml/],
+    [['--layout', 'tce'], /layout tce \(the layout input, --layout\) found no package .*what is there: kctrl: 1 folder \(simple-app\)/],
+    [['--packages-dir', 'repo/pakages'], /packages-dir repo\/pakages \(--packages-dir\) found no package .*what is there: kctrl: 1 folder \(simple-app\)/],
   ])('%j on a kctrl repository: exit 1 in plan and detect', async (flags, message) => {
     const { top, base } = monorepo(CASES[1]!);
     for (const cmd of ['plan', 'detect']) {
@@ -260,7 +260,7 @@ describe('a forced layout or packages-dir that finds nothing is an error, never 
     for (const mode of ['plan', 'detect']) {
       const { printed, outputs } = await runAction(top, { INPUT_MODE: mode, 'INPUT_WORKING-DIRECTORY': 'mono', INPUT_LAYOUT: 'tce', 'INPUT_BASE-REF': base, 'INPUT_HEAD-REF': head });
       expect(process.exitCode).toBe(1);
-      expect(printed).toMatch(/::error::input layout tce finds no package/);
+      expect(printed).toMatch(/::error::layout tce \(the layout input, --layout\) found no package/);
       expect(outputs.result).toBe('failure');
     }
   });
