@@ -4,12 +4,14 @@
  * in the scope (below any folder named `packages`) unless packages-dir names it. The folder rules live in
  * packages/layout.ts and detect/classify.ts; this module puts them behind the Layout interface.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkPackageText } from '../packages/check.js';
 import { compareVersionFolders as compareFolders, loadVersion, METADATA_FILE, PACKAGE_FILE, readVersion } from '../packages/layout.js';
 import { DevpkgError } from '../errors.js';
-import { parsePackageFile } from '../packages/model.js';
+import { lineOf, parsePackageFile, type PackageResource } from '../packages/model.js';
+import { bundleFetch } from '../packages/derive.js';
 import { classifyChanges, type FileChange, locatePackagePath, normalizePackagesDir, versionFolderPath, versionFoldersFromFiles } from '../detect/classify.js';
 import type { PackageVersionRef } from '../results.js';
 import { folderOf, inSkippedFolder, packageFolderOf, underAny, versionFolderOf } from './evidence.js';
@@ -18,6 +20,11 @@ import { exportFolderAtRef, isUnder, treeReader, workTree } from './tree.js';
 import type { ChangedVersion, Layout, LoadedPackage, Owned } from './types.js';
 
 /** TCE's default packages-dir: with it, TCE's version folders are found below any folder named `packages`. */
+/** The bundle a Package fetches itself (a version folder without bundle/ installs it as it is); a Package without one is refused at its line. */
+function ownImage(pkg: PackageResource): string {
+  return bundleFetch(pkg.pkg, (p) => ({ file: pkg.file, line: lineOf(pkg, p) })).image;
+}
+
 export const DEFAULT_TCE_PACKAGES_DIR = 'addons/packages';
 
 /**
@@ -160,14 +167,17 @@ export function tceLayout(packagesDir?: string): Layout {
       const loaded = inTree
         ? await readVersion('', ref.name, { version: ref.version, path: ref.path, packageFile: `${ref.path}/${PACKAGE_FILE}` }, reader)
         : await loadVersion('', pd, ref.name, ref.version, reader);
+      // A version folder without bundle/ (its Package fetches a bundle built elsewhere, as many of
+      // TCE's do): the Package's own bundle is installed as it is, and bootstrap (which syncs
+      // bundle/config) does not take it.
+      const hasBundle = (await tree.files([`${loaded.path}/bundle`])).length > 0;
       return {
         ...loaded,
         layout: 'tce',
         released: loaded.pkg.pkg.spec.version,
         inPlay: [...sortedOf(owned, folder)],
-        notes: [],
-        bundleFolder: `${loaded.path}/bundle`,
-        versionFolder: true,
+        notes: hasBundle ? [] : [`no ${loaded.path}/bundle: the Package's own bundle (${ownImage(loaded.pkg)}) is installed as it is`],
+        ...(hasBundle ? { bundleFolder: `${loaded.path}/bundle`, versionFolder: true } : {}),
       } satisfies LoadedPackage;
     },
     async check(tree, ref) {
@@ -176,6 +186,7 @@ export function tceLayout(packagesDir?: string): Layout {
       return text === undefined ? [] : checkPackageText(text, file, ref.version, `${ref.name}/${ref.version}`);
     },
     async bundle(loaded, o) {
+      if (loaded.bundleFolder === undefined) return { image: ownImage(loaded.pkg) };
       // The bundle/ of the tree the package was read from: a commit's is exported from it.
       const tree = loaded.tree ?? workTree(o.root);
       const folder = await tree.folder(`${loaded.path}/bundle`, o.tmp);
@@ -187,14 +198,16 @@ export function tceLayout(packagesDir?: string): Layout {
         const tmp = await mkdtemp(path.join(o.tmp, 'tce-'));
         if (await exportFolderAtRef(o.exec, o.root, o.baseRef, loaded.path, tmp)) {
           const pkg = parsePackageFile(await readFile(path.join(tmp, loaded.path, PACKAGE_FILE), 'utf8'), `${loaded.path}/${PACKAGE_FILE}@${o.baseRef}`);
-          return { pkg, bundle: { folder: path.join(tmp, loaded.path, 'bundle') }, from: `${loaded.path} as of ${o.baseRef}`, atBase: true };
+          const folder = path.join(tmp, loaded.path, 'bundle');
+          const bundle = existsSync(folder) ? { folder } : { image: ownImage(pkg) };
+          return { pkg, bundle, from: `${loaded.path} as of ${o.baseRef}`, atBase: true };
         }
       }
       o.log(`${loaded.path} does not exist at ${o.baseRef ?? 'the base ref'}; using the repository's version at head as ${loaded.released}`);
       // The head's bundle, from the tree the package was read from (a commit's exported from it).
       const head = loaded.tree ?? workTree(o.root);
-      const folder = (await head.folder(`${loaded.path}/bundle`, o.tmp)) ?? path.join(o.root, loaded.path, 'bundle');
-      return { pkg: loaded.pkg, bundle: { folder }, from: `${loaded.path} at head`, atBase: false };
+      const folder = loaded.bundleFolder === undefined ? undefined : ((await head.folder(`${loaded.path}/bundle`, o.tmp)) ?? path.join(o.root, loaded.path, 'bundle'));
+      return { pkg: loaded.pkg, bundle: folder ? { folder } : { image: ownImage(loaded.pkg) }, from: `${loaded.path} at head`, atBase: false };
     },
   };
 }
