@@ -141,8 +141,8 @@ describe('a package repository by YAML files holding Package documents', () => {
 });
 
 describe('a folder two layouts claim is an error naming both and the layout input', () => {
-  test('a kctrl package holding a TCE version folder', async () => {
-    const tree = memoryTree({ 'package-build.yml': BUILD, 'package-resources.yml': RESOURCES, 'addons/packages/antrea/1.5.3/package.yaml': TCE_PKG });
+  test('a kctrl package inside a TCE package folder', async () => {
+    const tree = memoryTree({ 'addons/packages/antrea/package-build.yml': BUILD, 'addons/packages/antrea/package-resources.yml': RESOURCES, 'addons/packages/antrea/1.5.3/package.yaml': TCE_PKG });
     const err = await error(auto().list(tree));
     expect(err.message).toMatch(/both layout kctrl and layout tce could claim it.*choose one with the layout input \(--layout kctrl or --layout tce\)/);
     expect(err.exitCode).toBe(2);
@@ -150,10 +150,21 @@ describe('a folder two layouts claim is an error naming both and the layout inpu
     expect(ids(await Layouts.open('tce', { packagesDir: 'addons/packages' }).list(tree))).toEqual(['tce:antrea/1.5.3@addons/packages/antrea/1.5.3']);
   });
 
-  test('a kctrl package holding a package repository file', async () => {
-    const tree = memoryTree({ 'app/package-build.yml': BUILD, 'app/package-resources.yml': RESOURCES, 'app/packages/k/1.0.0.yml': REPO_PKG('1.0.0') });
+  test('a kctrl package holding a package repository file of the same package', async () => {
+    const tree = memoryTree({ 'app/package-build.yml': BUILD, 'app/package-resources.yml': RESOURCES, 'app/packages/k/1.0.0.yml': REPO_PKG('1.0.0', 'simple-app.devpkg.example.com') });
     const err = await error(auto().list(tree));
-    expect(err.message).toMatch(/^app: both layout kctrl and layout repository could claim it .*app\/packages\/k\/1.0.0.yml holds a Package.*--layout kctrl or --layout repository/);
+    expect(err.message).toMatch(/^app: both layout kctrl and layout repository could claim it .*app\/packages\/k\/1.0.0.yml holds a Package of simple-app too.*--layout kctrl or --layout repository/);
+  });
+
+  test('nested claims of different packages are each their own (the deepest claim wins): kapp-controller\'s repository', async () => {
+    // package-build.yml at the root, a test package repository and a TCE tree below it.
+    const tree = memoryTree({
+      'package-build.yml': BUILD,
+      'package-resources.yml': RESOURCES,
+      'test/e2e/assets/repo/packages/pkg.test.carvel.dev/pkg.test.carvel.dev.1.0.0.yml': REPO_PKG('1.0.0', 'pkg.test.carvel.dev'),
+      'addons/packages/antrea/1.5.3/package.yaml': TCE_PKG,
+    });
+    expect(ids(await auto().list(tree)).map((i) => i.split('@')[0])).toEqual(['kctrl:simple-app/0.0.0', 'tce:antrea/1.5.3', 'repository:pkg/1.0.0']);
   });
 });
 

@@ -132,11 +132,13 @@ export class Layouts {
   assign(files: readonly string[], o: { all?: boolean } = {}): Listing {
     const owned = new Map<LayoutName, Owned>();
     for (const m of this.modules) owned.set(m.name, m.owns(files, o));
-    // kctrl's and TCE's evidence are both paths: a kctrl folder holding a TCE package folder (or inside one) is two claims.
+    // kctrl's and TCE's evidence are both paths: kctrl's two files inside a TCE package folder are two
+    // claims on one folder. A TCE tree below a kctrl package's folder is another package (the
+    // deepest claim wins: a repository with package-build.yml at its root may hold anything else).
     const kctrl = owned.get('kctrl')?.roots ?? [];
     for (const r of owned.get('tce')?.roots ?? []) {
-      const k = kctrl.find((d) => isUnder(r, d) || isUnder(d, r));
-      if (k !== undefined) throw ambiguity(isUnder(r, k) ? r : k, 'kctrl', 'tce', `${k || '.'} holds package-build.yml and package-resources.yml, ${r}/<version>/package.yaml is a TCE version folder`);
+      const k = kctrl.find((d) => isUnder(d, r));
+      if (k !== undefined) throw ambiguity(k, 'kctrl', 'tce', `${k || '.'} holds package-build.yml and package-resources.yml, and it is in ${r}, a TCE package folder`);
     }
     return { owned };
   }
@@ -167,12 +169,15 @@ export class Layouts {
       notes.push(...(mine.notes ?? []), ...l.notes);
       for (const r of l.refs) refs.push({ ...r, layout: m.name });
     }
-    // A Package file inside a kctrl package's folder (other than its own package-resources.yml) is claimed twice.
-    const kctrl = owned.get('kctrl')?.roots ?? [];
+    // A Package file inside a kctrl package's folder (other than its own package-resources.yml) for
+    // the same package (kctrl's release output kept beside its source, say) is claimed twice. A
+    // Package of another package there is that other package (kapp-controller's repository holds
+    // package-build.yml at its root and a test package repository under test/e2e/assets).
+    const kctrl = refs.filter((r) => r.layout === 'kctrl');
     for (const r of refs) {
       if (r.layout !== 'repository') continue;
-      const k = kctrl.find((d) => isUnder(r.path, d));
-      if (k !== undefined) throw ambiguity(k, 'kctrl', 'repository', `${k || '.'} holds package-build.yml and package-resources.yml, and ${r.path} holds a Package`);
+      const k = kctrl.find((x) => x.name === r.name && isUnder(r.path, x.path === '.' ? '' : x.path));
+      if (k !== undefined) throw ambiguity(k.path, 'kctrl', 'repository', `${k.path} holds package-build.yml and package-resources.yml of ${k.name}, and ${r.path} holds a Package of ${r.name} too`);
     }
     return { refs, notes };
   }

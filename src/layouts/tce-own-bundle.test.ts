@@ -24,7 +24,7 @@ test('without bundle/: the Package\'s own bundle, no push of a missing folder, n
   expect(p?.verdict).toBe('planned');
   expect(p?.plan?.bundleImage).toBe(own());
   expect(p?.plan?.commands.join('\n')).not.toMatch(/imgpkg push .*antrea\/1\.5\.3\/bundle/);
-  expect(p?.plan?.notes.join('\n')).toContain(`no addons/packages/antrea/1.5.3/bundle: the Package's own bundle (${own()}) is installed as it is`);
+  expect(p?.plan?.notes?.join('\n')).toContain(`no addons/packages/antrea/1.5.3/bundle: the Package's own bundle (${own()}) is installed as it is`);
   expect(p?.plan?.overlayPath).toBe('');
 });
 
