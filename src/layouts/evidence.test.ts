@@ -156,6 +156,17 @@ describe('a folder two layouts claim is an error naming both and the layout inpu
     expect(err.message).toMatch(/^app: both layout kctrl and layout repository could claim it .*app\/packages\/k\/1.0.0.yml holds a Package of simple-app too.*--layout kctrl or --layout repository/);
   });
 
+  test("kctrl package release's output (carvel-artifacts/) in the package's folder is the kctrl package's: kapp-controller's examples", async () => {
+    const tree = memoryTree({
+      'app/package-build.yml': BUILD,
+      'app/package-resources.yml': RESOURCES,
+      'app/carvel-artifacts/packages/simple-app.devpkg.example.com/package.yml': REPO_PKG('1.0.0', 'simple-app.devpkg.example.com'),
+    });
+    const layouts = auto();
+    expect(ids(await layouts.list(tree)).map((i) => i.split('@')[0])).toEqual(['kctrl:simple-app/0.0.0']);
+    expect((await layouts.notes(tree)).join('\n')).toMatch(/app\/carvel-artifacts\/packages: kctrl package release's output/);
+  });
+
   test('nested claims of different packages are each their own (the deepest claim wins): kapp-controller\'s repository', async () => {
     // package-build.yml at the root, a test package repository and a TCE tree below it.
     const tree = memoryTree({

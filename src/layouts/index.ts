@@ -95,6 +95,9 @@ export interface Listing {
   owned: Map<LayoutName, Owned>;
 }
 
+/** Where `kctrl package release` writes the package repository it makes, in the package's folder (its default). */
+const KCTRL_RELEASE_OUTPUT = 'carvel-artifacts';
+
 /** Evidence: a folder two layouts claim (exit 2: the layout input decides). */
 function ambiguity(folder: string, a: LayoutName, b: LayoutName, why: string): DevpkgError {
   return new DevpkgError(`${folder || '.'}: both layout ${a} and layout ${b} could claim it (${why}); choose one with the layout input (--layout ${a} or --layout ${b})`, { exitCode: 2 });
@@ -139,6 +142,22 @@ export class Layouts {
     for (const r of owned.get('tce')?.roots ?? []) {
       const k = kctrl.find((d) => isUnder(d, r));
       if (k !== undefined) throw ambiguity(k, 'kctrl', 'tce', `${k || '.'} holds package-build.yml and package-resources.yml, and it is in ${r}, a TCE package folder`);
+    }
+    // kctrl package release writes its package repository (carvel-artifacts/packages/...) into the
+    // package's folder: that output is the kctrl package's, not a package repository of its own.
+    const repo = owned.get('repository');
+    if (repo && kctrl.length > 0) {
+      const outputs = kctrl.map((k) => (k === '' ? KCTRL_RELEASE_OUTPUT : `${k}/${KCTRL_RELEASE_OUTPUT}`));
+      const isOutput = (f: string) => outputs.some((o) => isUnder(f, o));
+      const dropped = [...new Set(repo.roots.filter(isOutput))];
+      if (dropped.length > 0) {
+        owned.set('repository', {
+          ...repo,
+          files: repo.files.filter((f) => !isOutput(f)),
+          roots: repo.roots.filter((r) => !isOutput(r)),
+          notes: [...(repo.notes ?? []), ...dropped.map((d) => `${d}: kctrl package release's output of the kctrl package around it, read as that package's, not as a package repository`)],
+        });
+      }
     }
     return { owned };
   }
