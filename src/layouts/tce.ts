@@ -186,10 +186,11 @@ export function tceLayout(packagesDir?: string): Layout {
       return text === undefined ? [] : checkPackageText(text, file, ref.version, `${ref.name}/${ref.version}`);
     },
     async bundle(loaded, o) {
-      if (loaded.bundleFolder === undefined) return { image: ownImage(loaded.pkg) };
-      // The bundle/ of the tree the package was read from: a commit's is exported from it.
+      // The bundle/ of the tree the package was read from: a commit's is exported from it; a
+      // version folder without one installs its Package's own bundle.
       const tree = loaded.tree ?? workTree(o.root);
       const folder = await tree.folder(`${loaded.path}/bundle`, o.tmp);
+      if (!folder && loaded.bundleFolder === undefined) return { image: ownImage(loaded.pkg) };
       if (!folder) throw new DevpkgError(`${loaded.path}/bundle is not in ${tree.label}; a version folder holds the bundle it pushes (bundle/config/...)`, { file: `${loaded.path}/${PACKAGE_FILE}`, line: 1 });
       return { folder };
     },
@@ -206,7 +207,7 @@ export function tceLayout(packagesDir?: string): Layout {
       o.log(`${loaded.path} does not exist at ${o.baseRef ?? 'the base ref'}; using the repository's version at head as ${loaded.released}`);
       // The head's bundle, from the tree the package was read from (a commit's exported from it).
       const head = loaded.tree ?? workTree(o.root);
-      const folder = loaded.bundleFolder === undefined ? undefined : ((await head.folder(`${loaded.path}/bundle`, o.tmp)) ?? path.join(o.root, loaded.path, 'bundle'));
+      const folder = await head.folder(`${loaded.path}/bundle`, o.tmp);
       return { pkg: loaded.pkg, bundle: folder ? { folder } : { image: ownImage(loaded.pkg) }, from: `${loaded.path} at head`, atBase: false };
     },
   };
