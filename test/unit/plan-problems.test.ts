@@ -4,11 +4,10 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { jest } from '@jest/globals';
 import { plan } from '../../src/pipeline/plan.js';
 import { runCli } from '../../src/cli.js';
-import { runMain } from '../../src/main.js';
 import { actionTestScope } from '../support/action-scope.js';
+import { runAction } from '../support/run-action.js';
 
 const EXAMPLE = resolve('examples/tce-packages');
 const ANTREA = readFileSync(join(EXAMPLE, 'addons/packages/antrea/1.5.3/package.yaml'), 'utf8');
@@ -146,46 +145,18 @@ test('devpkg detect --all checks every listed package.yaml at head', async () =>
 
 test('action plan mode: annotations on file and line, a problems output, the summary lists them, one failure at the end', async () => {
   const repo = makeRepo(true);
-  const work = mkdtempSync(join(tmpdir(), 'devpkg-problems-action-'));
-  dirs.push(work);
-  for (const f of ['output', 'state', 'summary']) writeFileSync(join(work, f), '');
-  writeFileSync(join(work, 'event.json'), '{}');
-  Object.assign(process.env, {
-    GITHUB_EVENT_NAME: 'workflow_dispatch',
-    GITHUB_EVENT_PATH: join(work, 'event.json'),
-    GITHUB_WORKSPACE: repo,
-    GITHUB_REPOSITORY: 'example/packages',
-    GITHUB_RUN_ID: '1',
-    GITHUB_RUN_NUMBER: '5',
-    GITHUB_RUN_ATTEMPT: '1',
-    GITHUB_OUTPUT: join(work, 'output'),
-    GITHUB_STATE: join(work, 'state'),
-    GITHUB_STEP_SUMMARY: join(work, 'summary'),
-    RUNNER_TEMP: work,
+  const { printed, outputs, summary } = await runAction(dirs, repo, {
     INPUT_MODE: 'plan',
     INPUT_PACKAGES: 'antrea/1.6.0,calico/3.23.0,calico/3.22.1',
-    INPUT_COMMENT: 'false',
     'INPUT_PACKAGES-DIR': P,
-    'INPUT_ARTIFACT-NAME': 'devpkg-results',
-    'INPUT_COMMENT-HEADER': 'devpkg',
   });
-  const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  let printed: string;
-  try {
-    await runMain();
-  } finally {
-    printed = write.mock.calls.map((c) => String(c[0])).join('');
-    write.mockRestore();
-  }
   expect(process.exitCode).toBe(1);
   const commands = printed.split('\n').filter((l) => /^::(warning|error) /.test(l));
   expect(commands.find((l) => l.startsWith('::warning ') && l.includes(`file=${P}/antrea/1.6.0/package.yaml`))).toMatch(/line=7/);
   expect(commands.find((l) => l.startsWith('::error ') && l.includes(`file=${P}/calico/3.23.0/package.yaml`))).toMatch(/line=15/);
   expect(printed).toMatch(/::error::1 package version\(s\) could not be used: calico\/3.23.0/);
-  const outputs = readFileSync(join(work, 'output'), 'utf8');
-  const problems = JSON.parse(/problems<<(\S+)\n([\s\S]*?)\n\1/.exec(outputs)![2]);
+  const problems = JSON.parse(outputs.problems!);
   expect(problems.map((p: { package: string; severity: string }) => `${p.package} ${p.severity}`)).toEqual(['antrea/1.6.0 warning', 'calico/3.23.0 error']);
-  const summary = readFileSync(join(work, 'summary'), 'utf8');
   expect(summary).toContain('Problems in package files (1 error, 1 warning)');
   expect(summary).toContain(`${P}/antrea/1.6.0/package.yaml:7`);
 });
@@ -210,43 +181,12 @@ test('issue 35, action plan mode: a repository Package that does not outrank the
   put({ 'packages/app.devpkg.test/1.0.0.yml': `${pkg('app.devpkg.test', '1.0.0')}  releaseNotes: a fix\n`, 'packages/other.devpkg.test/3.1.0.yml': pkg('other.devpkg.test', '3.1.0') });
   g('add', '-A');
   g('commit', '-qm', 'change');
-  const work = mkdtempSync(join(tmpdir(), 'devpkg-problems-action-'));
-  dirs.push(work);
-  for (const f of ['output', 'state', 'summary']) writeFileSync(join(work, f), '');
-  writeFileSync(join(work, 'event.json'), '{}');
-  Object.assign(process.env, {
-    GITHUB_EVENT_NAME: 'workflow_dispatch',
-    GITHUB_EVENT_PATH: join(work, 'event.json'),
-    GITHUB_WORKSPACE: repo,
-    GITHUB_REPOSITORY: 'example/packages',
-    GITHUB_RUN_ID: '1',
-    GITHUB_RUN_NUMBER: '5',
-    GITHUB_RUN_ATTEMPT: '1',
-    GITHUB_OUTPUT: join(work, 'output'),
-    GITHUB_STATE: join(work, 'state'),
-    GITHUB_STEP_SUMMARY: join(work, 'summary'),
-    RUNNER_TEMP: work,
-    INPUT_MODE: 'plan',
-    'INPUT_BASE-REF': 'main',
-    'INPUT_HEAD-REF': 'pr',
-    INPUT_COMMENT: 'false',
-    'INPUT_ARTIFACT-NAME': 'devpkg-results',
-    'INPUT_COMMENT-HEADER': 'devpkg',
-  });
-  const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  let printed: string;
-  try {
-    await runMain();
-  } finally {
-    printed = write.mock.calls.map((c) => String(c[0])).join('');
-    write.mockRestore();
-  }
+  const { printed, outputs } = await runAction(dirs, repo, { INPUT_MODE: 'plan', 'INPUT_BASE-REF': 'main', 'INPUT_HEAD-REF': 'pr' });
   expect(process.exitCode).toBe(1);
   const file = 'packages/app.devpkg.test/1.0.0.yml';
   expect(printed.split('\n').find((l) => l.startsWith('::error ') && l.includes(`file=${file}`))).toMatch(/line=7.*does not outrank 2\.0\.0/);
   expect(printed).toMatch(/::error::1 package version\(s\) could not be used: app\/1.0.0/);
-  const outputs = readFileSync(join(work, 'output'), 'utf8');
-  const packages = JSON.parse(/packages<<(\S+)\n([\s\S]*?)\n\1/.exec(outputs)![2]) as Record<string, unknown>[];
+  const packages = JSON.parse(outputs.packages!) as Record<string, unknown>[];
   expect(packages.map((p) => [`${p.name}/${p.version}`, p.verdict ?? 'planned', p.line])).toEqual([
     ['app/1.0.0', 'error', 7],
     ['other/3.1.0', 'planned', undefined],

@@ -1,14 +1,14 @@
 // Issue 35: one repository model. The packages repository may be any folder of a git repository
 // (a monorepo): detect and plan read only that scope, name files relative to it, read the tree
 // the diff was taken at, refuse the same inputs, and say why nothing changed.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { jest } from '@jest/globals';
 import { runCli } from '../../src/cli.js';
-import { runMain } from '../../src/main.js';
 import { actionTestScope } from '../support/action-scope.js';
+import { runAction as runActionIn } from '../support/run-action.js';
 
 jest.setTimeout(60000);
 const dirs = actionTestScope();
@@ -151,51 +151,7 @@ describe.each(CASES)('monorepo, $layout layout in a subfolder', (c) => {
   });
 });
 
-// @actions/core's summary keeps the first file it was given: one for every run of this file.
-const SUMMARY = join(mkdtempSync(join(tmpdir(), 'devpkg-scope-summary-')), 'summary');
-dirs.push(dirname(SUMMARY));
-
-/** Runs the action in-process in `workspace`; returns its outputs and what it printed. */
-async function runAction(workspace: string, inputs: Record<string, string>): Promise<{ outputs: Record<string, string>; printed: string; summary: string }> {
-  const work = mkdtempSync(join(tmpdir(), 'devpkg-scope-action-'));
-  dirs.push(work);
-  for (const f of ['output', 'state']) writeFileSync(join(work, f), '');
-  writeFileSync(SUMMARY, '');
-  writeFileSync(join(work, 'event.json'), '{}');
-  for (const k of Object.keys(process.env)) if (k.startsWith('INPUT_')) delete process.env[k];
-  Object.assign(process.env, {
-    GITHUB_EVENT_NAME: 'workflow_dispatch',
-    GITHUB_EVENT_PATH: join(work, 'event.json'),
-    GITHUB_WORKSPACE: workspace,
-    GITHUB_REPOSITORY: 'example/packages',
-    GITHUB_RUN_ID: '1',
-    GITHUB_RUN_NUMBER: '5',
-    GITHUB_RUN_ATTEMPT: '1',
-    GITHUB_OUTPUT: join(work, 'output'),
-    GITHUB_STATE: join(work, 'state'),
-    GITHUB_STEP_SUMMARY: SUMMARY,
-    RUNNER_TEMP: work,
-    INPUT_COMMENT: 'false',
-    'INPUT_ARTIFACT-NAME': 'devpkg-results',
-    'INPUT_COMMENT-HEADER': 'devpkg',
-    ...inputs,
-  });
-  process.exitCode = 0;
-  const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  let printed = '';
-  try {
-    await runMain();
-  } finally {
-    printed = write.mock.calls.map((c) => String(c[0])).join('');
-    write.mockRestore();
-  }
-  const text = readFileSync(join(work, 'output'), 'utf8');
-  const outputs: Record<string, string> = {};
-  for (const m of text.matchAll(/^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm)) outputs[m[1]!] = m[3]!;
-  const summary = readFileSync(SUMMARY, 'utf8');
-  rmSync(work, { recursive: true, force: true });
-  return { outputs, printed, summary };
-}
+const runAction = (workspace: string, inputs: Record<string, string>) => runActionIn(dirs, workspace, inputs);
 
 describe('which tree is read', () => {
   test('plan --base B --head C with B checked out reads C (the commit the diff was taken at), and says so', async () => {
