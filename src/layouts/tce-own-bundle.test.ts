@@ -52,3 +52,14 @@ test('the released version from a loaded package that does not say bundleFolder 
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+test('a packages folder below a folder named bundle: the version folder\'s own bundle/ still counts', async () => {
+  const nested = mkdtempSync(join(tmpdir(), 'devpkg-tce-nested-'));
+  try {
+    cpSync(EXAMPLE, join(nested, 'bundle'), { recursive: true });
+    const [p] = (await plan({ ...request(nested), packagesDir: 'bundle/addons/packages' })).packages;
+    expect(p?.plan?.commands.join('\n')).toMatch(/imgpkg push .*bundle\/addons\/packages\/antrea\/1\.5\.3\/bundle/);
+  } finally {
+    rmSync(nested, { recursive: true, force: true });
+  }
+});

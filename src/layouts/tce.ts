@@ -52,6 +52,20 @@ export function tceLayout(packagesDir?: string): Layout {
     }
     return m;
   };
+  // The folders of a listing that hold a bundle/ (`<version folder>/bundle/...`), once per listing:
+  // plan --all asks for every version folder.
+  const bundled = new WeakMap<Owned, Set<string>>();
+  const bundledOf = (owned: Owned) => {
+    let b = bundled.get(owned);
+    if (!b) {
+      bundled.set(owned, (b = new Set()));
+      for (const f of owned.files) {
+        // Every `/bundle/` of the path (a folder above the packages folder may be named bundle too).
+        for (let i = f.indexOf('/bundle/'); i > 0; i = f.indexOf('/bundle/', i + 1)) b.add(f.slice(0, i));
+      }
+    }
+    return b;
+  };
   const sortVersions = (vs: string[]) => [...vs].sort((a, b) => compareFolders(a, b));
   // A package's versions, sorted once per listing (plan --all loads each of them: sorting again per load cost most of a 500-version plan's layout time).
   const sorted = new WeakMap<Owned, Map<string, string[]>>();
@@ -170,7 +184,7 @@ export function tceLayout(packagesDir?: string): Layout {
       // A version folder without bundle/ (its Package fetches a bundle built elsewhere, as many of
       // TCE's do): the Package's own bundle is installed as it is, and bootstrap (which syncs
       // bundle/config) does not take it.
-      const hasBundle = (await tree.files([`${loaded.path}/bundle`])).length > 0;
+      const hasBundle = inTree ? bundledOf(owned).has(loaded.path) : (await tree.files([`${loaded.path}/bundle`])).length > 0;
       return {
         ...loaded,
         layout: 'tce',
