@@ -32,6 +32,8 @@ export type { ClusterReleased, ClusterReleasedLookup } from './released.js';
 export type { BuildOptions, BundleSource, LayoutChoice, LayoutName, LoadedPackage, ReleasedSource, Tree } from './types.js';
 export { LAYOUT_CHOICES } from './types.js';
 export { commitTree, memoryTree, workTree } from './tree.js';
+/** The packages-dir a run has when none is set (TCE's `addons/packages`). */
+export { DEFAULT_TCE_PACKAGES_DIR as DEFAULT_PACKAGES_DIR } from './tce.js';
 
 /** One module per layout; a fourth layout is one more entry here (and its module and tests). */
 const MODULES: Record<LayoutName, (o: OpenOptions) => Layout> = {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fsReader, type TreeReader } from '../packages/layout.js';
 import type { ExecFn } from '../tools/exec.js';
@@ -165,12 +165,6 @@ export function isUnder(file: string, dir: string): boolean {
  * archive + tar (no shell). Returns false when the folder does not exist at that ref.
  */
 export async function exportFolderAtRef(exec: ExecFn, root: string, ref: string, folder: string, dest: string): Promise<boolean> {
-  const ls = await exec('git', ['-C', root, 'ls-tree', '-d', '--name-only', ref, '--', folder === '' ? '.' : folder], { allowFail: true });
-  if (ls.code !== 0 || ls.stdout.trim() === '') return false;
-  await mkdir(dest, { recursive: true });
-  const tar = path.join(dest, '.devpkg-export.tar');
-  await exec('git', ['-C', root, 'archive', '--format=tar', '-o', tar, ref, '--', folder === '' ? '.' : folder]);
-  await exec('tar', ['-xf', tar, '-C', dest]);
-  await rm(tar, { force: true });
-  return true;
+  const { exportFolderWith } = await import('../tools/git.js');
+  return exportFolderWith((args, allowFail) => exec('git', ['-C', root, ...args], { allowFail }), exec, ref, folder, dest);
 }

@@ -6,13 +6,13 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { commitTree, Layouts, workTree, type ClusterReleasedLookup, type LayoutChoice, type Tree } from '../layouts/index.js';
+import { commitTree, DEFAULT_PACKAGES_DIR, Layouts, workTree, type ClusterReleasedLookup, type LayoutChoice, type Tree } from '../layouts/index.js';
+import { normalizePackagesDir } from '../detect/classify.js';
 import type { PackageVersionRef } from '../results.js';
 import type { ExecFn } from '../tools/exec.js';
 import type { Git } from '../tools/git.js';
 
-/** The default packages folder (TCE's `addons/packages`). */
-export const DEFAULT_PACKAGES_DIR = 'addons/packages';
+export { DEFAULT_PACKAGES_DIR } from '../layouts/index.js';
 
 export interface RepoOptions {
   /** The scope: the folder the packages repository is (absolute). */
@@ -91,7 +91,7 @@ export function scopedTree<T extends Tree>(tree: T, prefix: string, root: string
 
 /** Opens the repository of a run (the edge): git top level, scope, layouts. */
 export async function openRepository(o: RepoOptions): Promise<Repo> {
-  const packagesDir = (o.packagesDir ?? DEFAULT_PACKAGES_DIR).replace(/^\.\//, '').replace(/\/+$/, '');
+  const packagesDir = normalizePackagesDir(o.packagesDir ?? DEFAULT_PACKAGES_DIR);
   const choice = o.layouts?.choice ?? o.layout ?? 'auto';
   const layouts = o.layouts ?? Layouts.open(choice, { packagesDir, releasedVersion: o.releasedVersion || undefined, ...(o.clusterReleased ? { clusterReleased: o.clusterReleased } : {}) });
   const { gitTopLevel } = await import('../tools/git.js');

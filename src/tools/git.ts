@@ -329,6 +329,22 @@ export function batchProcessesStarted(repoDir: string, gitPath = 'git'): number 
 const FULL_COMMIT = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 /**
+ * Copies `folder` as it is at `ref` into `dest` (`dest/<folder>/...`): git ls-tree to see it is
+ * there, git archive, tar (no shell); `git` runs git in the repository. False when the folder
+ * does not exist at that ref.
+ */
+export async function exportFolderWith(git: (args: string[], allowFail: boolean) => Promise<ExecResult>, exec: ExecFn, ref: string, folder: string, dest: string): Promise<boolean> {
+  const ls = await git(gitArgs.lsFolder(ref, folder), true);
+  if (ls.code !== 0 || ls.stdout.trim() === '') return false;
+  await mkdir(dest, { recursive: true });
+  const tar = path.join(dest, '.devpkg-export.tar');
+  await git(gitArgs.archive(ref, folder, tar), false);
+  await exec('tar', ['-xf', tar, '-C', dest]);
+  await rm(tar, { force: true });
+  return true;
+}
+
+/**
  * The git CLI for one repository. Every call goes through the private `run`,
  * with an argv array, never a shell. `try*` methods return undefined instead of throwing.
  */
@@ -508,14 +524,7 @@ export class Git {
    * Copies `folder` as it is at `ref` into `dest` (`dest/<folder>/...`) with git archive and tar
    * (no shell). Returns false when the folder does not exist at that ref.
    */
-  async exportFolder(ref: string, folder: string, dest: string): Promise<boolean> {
-    const ls = await this.run(gitArgs.lsFolder(checkRef(ref), folder), true);
-    if (ls.code !== 0 || ls.stdout.trim() === '') return false;
-    await mkdir(dest, { recursive: true });
-    const tar = path.join(dest, '.devpkg-export.tar');
-    await this.run(gitArgs.archive(ref, folder, tar));
-    await this.exec('tar', ['-xf', tar, '-C', dest]);
-    await rm(tar, { force: true });
-    return true;
+  exportFolder(ref: string, folder: string, dest: string): Promise<boolean> {
+    return exportFolderWith((args, allowFail) => this.run(args, allowFail), this.exec, checkRef(ref), folder, dest);
   }
 }
