@@ -19,16 +19,9 @@ export interface PackageVersionRef {
   layout?: string;
 }
 
-export type Verdict =
-  | 'won'
-  | 'not-selected'
-  | 'reconcile-failed'
-  | 'downgrade-blocked'
-  | 'timed-out'
-  | 'lost'
-  | 'interrupted'
-  | 'planned'
-  | 'error';
+/** The verdicts, once (the report's reader refuses a results file naming any other). */
+export const VERDICT_NAMES = ['won', 'not-selected', 'reconcile-failed', 'downgrade-blocked', 'timed-out', 'lost', 'interrupted', 'planned', 'error'] as const;
+export type Verdict = (typeof VERDICT_NAMES)[number];
 
 /** One change of a watched object, as seen by devpkg. */
 export interface TimelineEntry {

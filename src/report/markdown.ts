@@ -13,7 +13,9 @@ export function escapeHtml(s: string): string {
 
 /**
  * Plain text in a markdown paragraph, list item or table cell: one line, markdown
- * punctuation escaped, `@name` unable to mention anyone.
+ * punctuation escaped, `@name` unable to mention anyone, and no bare address GitHub would
+ * turn into a link (`https://...`, `www....`: a backslash does not stop those, nor mentions,
+ * which GitHub finds in the rendered text; a zero-width space after `@`, `:` or `www` does).
  */
 export function text(s: string): string {
   return s
@@ -22,7 +24,9 @@ export function text(s: string): string {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/[\\`*_[\]|~#!]/g, (c) => `\\${c}`)
-    .replace(/@/g, '@\u200b');
+    .replace(/@/g, '@\u200b')
+    .replace(/:\/\//g, ':\u200b//')
+    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u200b.`);
 }
 
 /** An inline code span that holds any text (a longer fence when the text has backticks). */

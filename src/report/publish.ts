@@ -13,7 +13,7 @@ import { errorMessage } from '../errors.js';
 import type { Mode, PlannedPackage } from '../results.js';
 import { RESULTS_SCHEMA, writeResultsFolder, type ResultsDocument } from './artifact.js';
 import { createOctokit, marker, normalizeHeader, upsertStickyComment, type GitHubClient, type StickyOutcome } from './comment.js';
-import { GITHUB_COMMENT_LIMIT, overallResult, renderReport, type OverallResult, type ReportEntry } from './render.js';
+import { GITHUB_COMMENT_LIMIT, overallResult, renderReport, type OverallResult, type ReportEntry, type ReportInput } from './render.js';
 
 /** The settings the report reads (the action's inputs of the same names satisfy it). */
 export interface ReportSettings {
@@ -54,6 +54,12 @@ export interface PublishOptions {
   now?: () => Date;
   /** No package in play: why, in words (the range diffed, files changed and ignored, the scope). */
   nothing?: string[];
+  /** Report mode: results files it refused. Any makes the result `failure` and the report an error. */
+  unreadable?: ReportInput['unreadable'];
+  /** Report mode: the run the refused files came from. */
+  sourceRunUrl?: string;
+  /** Report mode: what was cut while reading the results. */
+  cuts?: string[];
 }
 
 export interface PublishOutcome {
@@ -86,7 +92,7 @@ export async function publishReport(opts: PublishOptions): Promise<PublishOutcom
   const { ctx, results } = opts;
   const { inputs, github, host } = ctx;
   const now = (opts.now ?? (() => new Date()))();
-  const result = overallResult(results);
+  const result = opts.unreadable?.length ? 'failure' : overallResult(results);
   host.setOutput('result', result);
 
   const runUrl = runUrlOf(github);
@@ -111,6 +117,8 @@ export async function publishReport(opts: PublishOptions): Promise<PublishOutcom
       commit: github.headSha ?? (github.sha || undefined),
       generatedAt: now.toISOString(),
       ...(opts.nothing ? { nothing: opts.nothing } : {}),
+      ...(opts.unreadable?.length ? { unreadable: opts.unreadable, sourceRunUrl: opts.sourceRunUrl } : {}),
+      ...(opts.cuts?.length ? { cuts: opts.cuts } : {}),
     },
     limit,
   );

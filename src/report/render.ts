@@ -35,6 +35,15 @@ export interface ReportInput {
   generatedAt?: string;
   /** No package in play: why, line by line (the range, the files changed and ignored, the scope). */
   nothing?: string[];
+  /**
+   * Results files report mode refused (did not parse, broke the schema, a link, too large): the
+   * report is then an error whatever the other files say, and names each.
+   */
+  unreadable?: Array<{ file: string; reason: string }>;
+  /** The run whose artifacts those were (a workflow_run's triggering run), for the error. */
+  sourceRunUrl?: string;
+  /** What was cut while reading other jobs' results (fields too long, lists too long). */
+  cuts?: string[];
 }
 
 export interface RenderedReport {
@@ -242,6 +251,9 @@ function title(input: ReportInput): string {
   const named = input.header && input.header !== 'devpkg' ? `devpkg (${text(input.header)})` : 'devpkg';
   const modes = [...new Set(results.map((r) => r.mode))].map(text).join(', ');
   const where = modes ? ` · ${modes}` : '';
+  const bad = input.unreadable?.length ?? 0;
+  // Never a green title over results that could not be read: one of them may be the failure.
+  if (bad > 0) return `## 💥 ${named}${where}: ${bad} results file${bad === 1 ? '' : 's'} could not be read`;
   if (n === 0) return `## ➖ ${named}${where}: no package versions to check`;
   const failed = results.filter((r) => !style(r.verdict).ok).length;
   const planned = results.filter((r) => r.verdict === 'planned').length;
@@ -274,6 +286,36 @@ function overview(entries: ReportEntry[], rows: number): string {
   return lines.join('\n');
 }
 
+/** At most this many refused files or cut fields are listed; the rest are counted (the log has all). */
+const READ_ROWS = 20;
+
+function listed(rows: string[], what: string): string[] {
+  return rows.length > READ_ROWS ? [...rows.slice(0, READ_ROWS), `- _…and ${rows.length - READ_ROWS} more ${what} (see the job's log)_`] : rows;
+}
+
+/** The results files that were refused, by name and why, and where they came from. */
+function unreadableSection(input: ReportInput): string | undefined {
+  const bad = input.unreadable ?? [];
+  if (bad.length === 0) return undefined;
+  const run = input.sourceRunUrl ?? input.runUrl;
+  const from = run ? ` of ${link('the run that made them', run)}` : '';
+  const rows = bad.map((u) => `- ${code(u.file)}: ${text(u.reason)}`);
+  return [
+    '#### 💥 Results that could not be read',
+    '',
+    `devpkg shows no verdict for these files${from}: they did not parse or did not match the results schema, so this report cannot say that those package versions passed.`,
+    '',
+    ...listed(rows, 'files'),
+  ].join('\n');
+}
+
+/** What was cut while reading other jobs' results. */
+function cutsSection(input: ReportInput): string | undefined {
+  const cuts = input.cuts ?? [];
+  if (cuts.length === 0) return undefined;
+  return ['#### ✂️ Cut while reading the results', '', ...listed(cuts.map((c) => `- ${text(c)}`), 'cuts')].join('\n');
+}
+
 /** At most this many problems are listed; the rest are counted (they are all in the artifact). */
 const PROBLEM_ROWS = 50;
 
@@ -303,10 +345,14 @@ function footer(input: ReportInput): string {
 
 function compose(input: ReportInput, d: Detail, trimmed: string[]): string {
   const out: string[] = [title(input), ''];
+  const unreadable = unreadableSection(input);
+  if (unreadable) out.push(unreadable, '');
   if (input.entries.length > 0) out.push(overview(input.entries, d.rows), '');
   else if (input.nothing?.length) out.push(input.nothing.map((l) => `- ${text(l.trim())}`).join('\n'), '');
   const problems = problemsSection(input.entries);
   if (problems) out.push(problems, '');
+  const cuts = cutsSection(input);
+  if (cuts) out.push(cuts, '');
   // Failures get their sections first when there is room for only some.
   const order = [...input.entries].sort(
     (a, b) => Number(style(a.result.verdict).ok) - Number(style(b.result.verdict).ok),

@@ -45,8 +45,8 @@ export interface StandinRequest {
 export class GitHubStandin {
   readonly comments = new Map<number, StandinComment>();
   readonly requests: StandinRequest[] = [];
-  /** Pull requests by number: head SHA, for the workflow_run check. */
-  readonly pulls = new Map<number, { headSha: string }>();
+  /** Pull requests by number: head SHA, for the workflow_run check, and head label (`owner:branch`) for `GET /pulls?head=`. */
+  readonly pulls = new Map<number, { headSha: string; head?: string }>();
   /** Operations that answer 403 as GitHub does for a read-only (fork) token. */
   readonly forbidden = new Set<Operation>();
   /** Milliseconds every response waits; widens race windows in tests. */
@@ -265,6 +265,13 @@ export class GitHubStandin {
       if (!/^[0-9a-f]{40}$/.test(f.sha ?? '')) return send(res, 422, { message: 'Validation Failed' });
       this.refs.set(ref, f.sha!);
       return send(res, 200, { ref, object: { sha: f.sha, type: 'commit' } });
+    }
+    if (path === `${prefix}/pulls` && method === 'GET') {
+      // GitHub's list filter: head=user:ref-name; state defaults to open (all stand-in pulls are open).
+      if (forbid('pull')) return;
+      const head = url.searchParams.get('head');
+      const open = [...this.pulls.entries()].filter(([, pr]) => !head || pr.head === head);
+      return send(res, 200, open.map(([number, pr]) => ({ number, state: 'open', head: { sha: pr.headSha, label: pr.head } })));
     }
     if ((m = path.match(new RegExp(`^${prefix}/pulls/(\\d+)$`))) && method === 'GET') {
       if (forbid('pull')) return;

@@ -42,6 +42,16 @@ function withoutCode(line: string): string {
   return line.replace(/(`+)[\s\S]*?\1/g, (s) => ' '.repeat(s.length));
 }
 
+/**
+ * The prose of a Markdown text: fenced blocks blanked and inline code removed, where GitHub
+ * finds mentions, autolinks and HTML (it renders code as text).
+ */
+export function proseOf(markdown: string): string {
+  return proseLines(markdown)
+    .map((l) => withoutCode(l.text))
+    .join('\n');
+}
+
 /** The text GitHub renders for a heading's inline Markdown (links and images by their text). */
 function headingText(inline: string): string {
   return inline

@@ -18,8 +18,12 @@ export interface ActionRun {
   summary: string;
 }
 
-/** `dirs`: actionTestScope's list (the summary's folder goes there, removed after the file). */
-export async function runAction(dirs: string[], workspace: string, inputs: Record<string, string>): Promise<ActionRun> {
+/**
+ * `dirs`: actionTestScope's list (the summary's folder goes there, removed after the file).
+ * `inputs`: INPUT_* and any other variable of the runner's (GITHUB_API_URL, ...); `event`: the
+ * event file's content (default `{}`, a workflow_dispatch), with GITHUB_EVENT_NAME in `inputs`.
+ */
+export async function runAction(dirs: string[], workspace: string, inputs: Record<string, string>, event: Record<string, unknown> = {}): Promise<ActionRun> {
   if (!summaryFile) {
     summaryFile = join(mkdtempSync(join(tmpdir(), 'devpkg-action-summary-')), 'summary');
     dirs.push(dirname(summaryFile));
@@ -27,7 +31,7 @@ export async function runAction(dirs: string[], workspace: string, inputs: Recor
   const work = mkdtempSync(join(tmpdir(), 'devpkg-action-run-'));
   for (const f of ['output', 'state']) writeFileSync(join(work, f), '');
   writeFileSync(summaryFile, '');
-  writeFileSync(join(work, 'event.json'), '{}');
+  writeFileSync(join(work, 'event.json'), JSON.stringify(event));
   for (const k of Object.keys(process.env)) if (k.startsWith('INPUT_')) delete process.env[k];
   Object.assign(process.env, {
     GITHUB_EVENT_NAME: 'workflow_dispatch',
