@@ -153,3 +153,13 @@ test.each<[string, string | undefined]>([
 ])('artifactRelativePath(%j) is %j', (p, want) => {
   expect(artifactRelativePath(p)).toBe(want);
 });
+
+test('docs/workflows.md names every limit as the code has it', async () => {
+  const { readFileSync } = await import('node:fs');
+  const docs = readFileSync('docs/workflows.md', 'utf8');
+  const rows = docs.split('\n').filter((l) => l.startsWith('| ') && /characters|MiB|\| \d+ \|/.test(l));
+  // The last number of the Limit cell: `1 MiB (1048576 bytes)` is 1048576.
+  const limits = rows.map((l) => Number(l.split('|')[2]!.match(/\d+/g)!.pop()));
+  const L = UNTRUSTED_LIMITS;
+  expect(limits).toEqual([L.fileBytes, L.results, L.fieldChars, L.blockChars, L.listItems]);
+});
