@@ -4,6 +4,8 @@
 // pair through workflow_run. The modes that need no cluster run here; the kind-mode runs of a
 // changed package are in kind.test.ts (on the kind harness), devpkg-bootstrap.yml in
 // bootstrap.test.ts.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { marker } from '../../src/report/comment.js';
 import { expectSuccess as ok, jobOf as job, jobResults as results } from './helpers/act.js';
 import { artifactsOf, checkout, makeConsumer, makeWorld, PR, pullRequestEvent, readArtifactFile, runIn, workflowRunEvent, type Consumer, type World } from './helpers/world.js';
@@ -156,5 +158,24 @@ describe('the fork-safe pair: devpkg-fork-pr.yml, then devpkg-fork-report.yml th
     expect(w.standin.commentsOn(PR)).toEqual([]);
     // `::warning::message`: with a space (`::warning ::`) act and other readers show plain text.
     expect(job(run, 'report').annotations).toEqual([expect.stringMatching(/^\S*\s*::warning::the results name pull request #7, whose head is [0-9a-f]{12}, but the run that made them tested [0-9a-f]{12}: no comment$/)]);
+  }, T);
+
+  // Not run when written (it needs the kind engine's tier): the unit tier has the case in process (test/unit/report-mode.test.ts).
+  test("a forged artifact that does not parse: an error comment replaces the last one, found through the run's head", async () => {
+    checkout(c, 'docs-only');
+    w.standin.comments.clear();
+    w.standin.seed(PR, `${marker('devpkg')}\n## ✅ yesterday`, 'github-actions[bot]');
+    w.standin.pulls.set(PR, { headSha: c.heads['docs-only']!, head: 'contributor:docs-only' });
+    const prRun = w.nextRunId();
+    ok(await runIn(w, c.dir, '.github/workflows/devpkg-fork-pr.yml', 'pull_request', pullRequestEvent(c, 'docs-only', true), { runId: prRun }));
+    writeFileSync(join(w.artifacts, REPO, String(prRun), 'devpkg-results', 'results.json'), '{"schema": "devpkg.results/v1", \u001b[31m::set-output name=result::success');
+    checkout(c, 'main');
+    const run = await runIn(w, c.dir, '.github/workflows/devpkg-fork-report.yml', 'workflow_run', workflowRunEvent(c, 'docs-only', prRun, 'devpkg', 'success'));
+    ok(run);
+    const [comment, ...rest] = w.standin.commentsOn(PR);
+    expect(rest).toEqual([]);
+    expect(comment!.body).toContain('devpkg: 1 results file could not be read');
+    expect(comment!.body).toContain('`devpkg-results/results.json`: not JSON');
+    expect(comment!.body).not.toContain('yesterday');
   }, T);
 });
