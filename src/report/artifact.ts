@@ -4,7 +4,7 @@
  * (devpkg does not upload artifacts itself), and `mode: report` reads it back from the
  * artifacts that actions/download-artifact fetched.
  */
-import { cp, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlannedPackage } from '../results.js';
 import type { OverallResult } from './render.js';
@@ -66,7 +66,8 @@ export async function writeResultsFolder(
     let target = join('diagnostics', slug(r));
     try {
       if (!(await stat(r.diagnostics.dir)).isDirectory()) throw new Error('not a folder');
-      await cp(r.diagnostics.dir, join(dir, target), { recursive: true });
+      // Files and folders only: in report mode the folder is another job's, and a link in it could point anywhere.
+      await cp(r.diagnostics.dir, join(dir, target), { recursive: true, filter: async (p) => !(await lstat(p)).isSymbolicLink() });
     } catch (err) {
       warn(`diagnostics of ${r.name} ${r.version}: cannot copy ${r.diagnostics.dir} into the results: ${(err as Error).message}`);
       target = '';

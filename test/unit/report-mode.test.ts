@@ -1,4 +1,5 @@
 /** mode: report against the GitHub stand-in: matrix legs and the fork-safe workflow_run pair. */
+import { readdirSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RecordingHost } from '../../src/action/host.js';
@@ -186,6 +187,20 @@ test('results of another repository and broken files: an error report naming eac
   expect(body).toContain('`devpkg-results-other/results.json`: results of someone/else, not example/tce');
   expect(body).toContain('[the run that made them](https://github.com/example/tce/actions/runs/42)');
   expect(ctx.host.outputs.result).toBe('failure');
+});
+
+test('a diagnostics folder is copied into the report\'s results without the links below where the walk looks', async () => {
+  const out = join(dir, 'downloaded', 'devpkg-results');
+  const deep = join(out, 'diagnostics', 'antrea-1.5.3', 'a', 'b', 'c');
+  await mkdir(deep, { recursive: true });
+  await writeFile(join(deep, 'log.txt'), 'ok');
+  await symlink('/etc/passwd', join(deep, 'passwd'));
+  const failedOne = { ...reconcileFailed('antrea', '1.5.3'), diagnostics: { dir: 'diagnostics/antrea-1.5.3', excerpt: 'x' } };
+  await writeFile(join(out, 'results.json'), JSON.stringify({ schema: 'devpkg.results/v1', repository: 'example/tce', runId: '42', results: [failedOne] }));
+  const ctx = modeCtx({ mode: 'report', 'results-path': join(dir, 'downloaded') });
+  await run(ctx, { octokit });
+  expect(readdirSync(join(ctx.host.outputs['results-dir']!, 'diagnostics', 'antrea-1.5.3', 'a', 'b', 'c'))).toEqual(['log.txt']);
+  expect(standin.commentsOn(7)[0]!.body).toContain('antrea 1.5.3: reconcile failed');
 });
 
 test('no results file at all: nothing to post, as before', async () => {
