@@ -76,12 +76,12 @@ describe('repository layout (pure parts)', () => {
     const file = `packages/${REF}/1.0.0.yml`;
     const tree = memoryTree({ [file]: text, [`packages/${REF}/2.0.0.yml`]: pkg('2.0.0') });
     const layout = repositoryLayout();
-    const { refs } = await layout.list(tree, layout.owns(await tree.files()));
+    const owned = layout.scope.owns(await tree.files());
+    const { refs } = await layout.list(tree, owned);
     expect(refs).toHaveLength(2);
     const bad = refs.find((r) => r.path === file)!;
-    const problems = await layout.check(tree, bad);
-    expect(problems).toEqual([expect.objectContaining({ path: file, line, severity: 'error', message: expect.stringMatching(message) })]);
-    expect(await layout.check(tree, refs.find((r) => r.path !== file)!)).toEqual([]);
+    await expect(layout.load(tree, bad, owned)).rejects.toMatchObject({ file, line, message: expect.stringMatching(message) });
+    expect((await layout.load(tree, refs.find((r) => r.path !== file)!, owned)).pkg.warnings).toEqual([]);
   });
 });
 
@@ -180,7 +180,8 @@ describe('repository layout on git repositories', () => {
     // detect lists the same warning (one check for both).
     const layout = repositoryLayout();
     const { workTree } = await import('./index.js');
-    expect(await layout.check(workTree(r.dir), { name: N, version: '1.1.0', path: file })).toEqual([expect.objectContaining({ path: file, line: 12, severity: 'warning' })]);
+    const tree = workTree(r.dir);
+    expect((await layout.load(tree, { name: N, version: '1.1.0', path: file }, layout.scope.owns(await tree.files()))).pkg.warnings).toEqual([expect.objectContaining({ path: file, line: 12, severity: 'warning' })]);
   });
 
   test('a released version that cannot be installed is refused naming its file and line', async () => {
@@ -191,7 +192,7 @@ describe('repository layout on git repositories', () => {
     const { workTree } = await import('./index.js');
     const tree = workTree(r.dir);
     const loaded = await layouts.load(tree, { name: N, version: '1.1.0', path: `repo/packages/${REF}/1.1.0.yml`, layout: 'repository' });
-    await expect(layouts.released(loaded, { root: r.dir, exec: jest.fn() as never, tmp: r.dir, log: () => undefined })).rejects.toMatchObject({
+    await expect(loaded.releasedSource({ root: r.dir, exec: jest.fn() as never, tmp: r.dir, log: () => undefined })).rejects.toMatchObject({
       file: `repo/packages/${REF}/1.0.0.yml`,
       line: 10,
       message: expect.stringContaining('the released simple-app 1.0.0'),

@@ -53,7 +53,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   if (inputs.devVersion) {
     try {
       const early = await loadForMode(ctx, ref);
-      if (early.versionFolder) {
+      if (early.bootstrap) {
         await planBootstrapDev({ loaded: { ...early, path: path.join(root, early.path) }, seq: sequenceFromContext(ctx), devVersion: inputs.devVersion, registry: inputs.registry });
       }
     } catch (err) {
@@ -84,9 +84,9 @@ export async function run(ctx: ModeContext): Promise<void> {
   try {
     const loaded = await loadForMode(ctx, ref);
     problems = loaded.problems;
-    if (!loaded.versionFolder) {
+    if (!loaded.bootstrap) {
       // Phase 1 syncs the version folder's bundle/config into the providers' _ytt_lib.
-      throw new DevpkgError(`bootstrap mode needs a version folder with bundle/config (TCE's layout); ${ref.name}/${ref.version} is read by the ${loaded.layout} layout, which bootstrap mode does not take yet: use kind or cluster mode`);
+      throw new DevpkgError(`bootstrap mode needs a version folder with bundle/config; ${ref.name}/${ref.version} is read by the ${loaded.layout} layout, which gives bootstrap nothing to sync into the providers' _ytt_lib: use kind or cluster mode`);
     }
     loaded.path = path.join(root, loaded.path);
     const refName = targetRefName(parseRefNameMap(inputs.refName), loaded.pkg.pkg.spec.refName, 1);

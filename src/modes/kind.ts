@@ -12,7 +12,6 @@ import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import { failedResult, interruptedResult, loadForMode } from '../pipeline/problems.js';
-import { repoOfRun } from '../pipeline/request.js';
 import type { ModeContext } from '../pipeline/context.js';
 
 /** A kind cluster name for this run: short, lowercase, unique per run attempt. */
@@ -123,7 +122,6 @@ export async function run(ctx: ModeContext): Promise<void> {
   const refNames = parseRefNameMap(inputs.refName);
   const baseRef = inputs.baseRef || github.baseSha || undefined;
 
-  const { layouts } = await repoOfRun(kctx);
   const installs = new Map<string, { namespace: string; name: string }>();
   const failed: PackageResult[] = [];
   for (const ref of refs) {
@@ -142,7 +140,6 @@ export async function run(ctx: ModeContext): Promise<void> {
           root,
           loaded,
           baseRef,
-          released: (build) => layouts.released(loaded, build),
           refName,
           registry,
           clusterRegistry,

@@ -144,6 +144,6 @@ export function treeLabel(tree: Tree): string {
 /** Whether these package versions already show the layouts and packages-dir find something (no listing needed to refuse). */
 export function scopeShown(repo: Repo, refs: readonly PackageVersionRef[]): boolean {
   if (refs.length === 0) return false;
-  const dirSet = repo.packagesDir !== DEFAULT_PACKAGES_DIR && repo.layouts.modules.some((m) => m.pathspec().includes(repo.packagesDir));
+  const dirSet = repo.packagesDir !== DEFAULT_PACKAGES_DIR && repo.layouts.modules.some((m) => m.scope.pathspec.includes(repo.packagesDir));
   return !dirSet || refs.some((r) => r.path === repo.packagesDir || r.path.startsWith(`${repo.packagesDir}/`));
 }

@@ -77,7 +77,7 @@ describe('kctrl layout, pushed to the harness registry', () => {
     expect(await readFile(join(pulledDir, 'config', 'values.yml'), 'utf8')).toContain('hello from the pull request');
 
     // The baseline (kind mode installs it first) is the package built from the base ref.
-    const released = await layouts.released(loaded, { root: dir, tmp, baseRef: 'main', ...build });
+    const released = await loaded.releasedSource({ root: dir, tmp, baseRef: 'main', ...build });
     expect(released?.atBase).toBe(true);
     // The exported base has no tags: it is the released version the plan chose (the tag's).
     expect(released?.pkg.pkg.spec.version).toBe('1.0.0');
