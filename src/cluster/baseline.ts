@@ -51,7 +51,6 @@ export function addonsManagerPackageInstall(o: { namespace: string; name: string
   } as KubernetesObject;
 }
 
-export { exportFolderAtRef } from '../layouts/tree.js';
 
 export interface BaselineOptions {
   client: ClusterClient;

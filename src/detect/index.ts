@@ -1,5 +1,5 @@
-export { detectChanges, listAllVersions, kappCompare } from './detect.js';
-export type { DetectOptions, DetectResult, ChangedVersion, PackageVersionRef, RangeKind, VersionCompare } from './detect.js';
+export { detectChanges, kappCompare } from './detect.js';
+export type { ChangeReader, DetectOptions, DetectResult, ChangedVersion, PackageVersionRef, RangeKind, Touched, VersionCompare } from './detect.js';
 export {
   classifyChanges,
   DEFAULT_IGNORE,

@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { Git } from '../tools/git.js';
 import { detectChanges } from '../detect/detect.js';
+import { withTrees } from '../../test/support/detect.js';
 import { removeTempDirs, TestRepo } from '../detect/test-repo.js';
 import { plan } from '../pipeline/plan.js';
 import { runCli } from '../cli.js';
@@ -100,23 +101,23 @@ describe('repository layout on git repositories', () => {
     r.write({ [`repo/packages/${REF}/1.1.0.yml`]: pkg('1.1.0') }).commit('add 1.1.0');
     const git = await Git.create(r.dir);
     const layouts = Layouts.open('auto', { packagesDir: 'addons/packages' });
-    let d = await detectChanges({ git, packagesDir: 'addons/packages', layouts, base });
+    let d = await detectChanges({ ...withTrees(git, layouts), base });
     expect(ids(d.changed)).toEqual([`${N}/1.1.0`]);
     expect(d.changed[0]).toMatchObject({ path: `repo/packages/${REF}/1.1.0.yml`, layout: 'repository', reasons: [`added ${N}/1.1.0 in repo/packages/${REF}/1.1.0.yml`] });
 
     // Renaming a file without changing its Package touches nothing; deleting one removes it.
     r.mv('repo/packages/other.yml', 'repo/packages/other/3.0.0.yml');
     r.commit('rename');
-    d = await detectChanges({ git, packagesDir: 'addons/packages', layouts, base: `${base}`, head: 'HEAD' });
+    d = await detectChanges({ ...withTrees(git, layouts), base: `${base}`, head: 'HEAD' });
     expect(ids(d.changed)).toEqual([`${N}/1.1.0`]);
     r.rm('repo/packages/other/3.0.0.yml').commit('drop other');
-    d = await detectChanges({ git, packagesDir: 'addons/packages', layouts, base });
+    d = await detectChanges({ ...withTrees(git, layouts), base });
     expect(ids(d.removed)).toEqual(['other/3.0.0']);
 
     // A PackageMetadata change alone marks the highest version.
     const before = r.head();
     r.write({ [`repo/packages/${REF}/metadata.yml`]: META.replace('simple-app\n', 'Simple App\n') }).commit('metadata');
-    d = await detectChanges({ git, packagesDir: 'addons/packages', layouts, base: before });
+    d = await detectChanges({ ...withTrees(git, layouts), base: before });
     expect(d.changed).toEqual([expect.objectContaining({ name: N, version: '1.1.0', reasons: [expect.stringContaining('PackageMetadata')] })]);
   });
 

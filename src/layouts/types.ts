@@ -5,6 +5,9 @@
  * the report only ever see package versions, Packages and folders to push.
  */
 import type { FileChange } from '../detect/classify.js';
+import type { ChangedVersion, Touched } from '../detect/detect.js';
+
+export type { ChangedVersion, Touched };
 import type { LoadedVersion } from '../packages/layout.js';
 import type { PackageResource } from '../packages/model.js';
 import type { Pin } from '../packages/devplan.js';
@@ -50,15 +53,6 @@ export interface Listed {
   refs: PackageVersionRef[];
   /** Files that looked like packages and are not (no Package in them, say), in words. */
   notes: string[];
-}
-
-export interface ChangedVersion extends PackageVersionRef {
-  reasons: string[];
-}
-
-export interface Touched {
-  changed: ChangedVersion[];
-  removed: PackageVersionRef[];
 }
 
 /** One side of a diff, as a layout sees it. */

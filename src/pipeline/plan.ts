@@ -180,7 +180,6 @@ export async function resolveSelection(req: PlanRequest): Promise<Resolved> {
   const git = await repo.git();
   const result = await detectChanges({
     git,
-    packagesDir: repo.packagesDir,
     layouts,
     base: sel.base,
     head: sel.head,
