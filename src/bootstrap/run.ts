@@ -12,7 +12,7 @@ import type { RegistryCredentials } from '../bundle/registry.js';
 import type { CleanupItem, CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage } from '../errors.js';
 import { parseImageRef } from '../packages/derive.js';
-import { versionFoldersIn, type LoadedVersion } from '../packages/layout.js';
+import type { LoadedPackage, LoadedVersion } from '../layouts/index.js';
 import { ADDONS_MANAGER_SELECTION, devPackageOf, planDev } from '../packages/devplan.js';
 import type { Package } from '../packages/model.js';
 import { defaultAddonType, overlayFileName, renderOverlay } from '../packages/overlay.js';
@@ -39,7 +39,8 @@ export const TKG2_NOTE =
   'change the ClusterBootstrap (or the TKR) instead';
 
 export interface BootstrapOptions {
-  loaded: LoadedVersion;
+  /** The version folder's package (path absolute), as its layout loaded it: the versions in play are the layout's. */
+  loaded: LoadedVersion & Pick<LoadedPackage, 'inPlay'>;
   /** The cluster's refName (after the ref-name map). */
   refName: string;
   /** CATEGORY/NAME; default from the package name (cni/antrea). */
@@ -154,7 +155,7 @@ export async function planBootstrapDev(o: Pick<BootstrapOptions, 'loaded' | 'seq
   return planDev({
     name: o.loaded.name,
     released: o.loaded.pkg.pkg.spec.version,
-    inPlay: await versionFoldersIn(path.dirname(o.loaded.path)),
+    inPlay: o.loaded.inPlay,
     selection: ADDONS_MANAGER_SELECTION,
     seq: o.seq,
     forced: o.devVersion,

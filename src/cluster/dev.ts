@@ -11,7 +11,7 @@ import { clusterImage, formatRepository, parseImageTag, type Registry } from '..
 import { RegistryClient, type RegistryCredentials } from '../bundle/registry.js';
 import { DevpkgError, errorMessage } from '../errors.js';
 import { devPackageOf, planDev, type DevPlan, type Pin } from '../packages/devplan.js';
-import type { LoadedVersion } from '../packages/layout.js';
+import type { LoadedVersion } from '../layouts/index.js';
 import type { BundleSource, LoadedPackage } from '../layouts/index.js';
 import type { Package } from '../packages/model.js';
 import { targetRefName, type RefNameMap } from '../packages/refname.js';

@@ -10,7 +10,7 @@ import type { PackageVersionRef } from '../results.js';
 import { kctrlLayout } from './kctrl.js';
 import { repositoryLayout } from './repository.js';
 import { DEFAULT_TCE_PACKAGES_DIR, tceLayout } from './tce.js';
-import { normalizePackagesDir } from '../detect/classify.js';
+import { loadVersionFolder, normalizePackagesDir } from './tce-folders.js';
 import type { ClusterReleasedLookup } from './released.js';
 import { isUnder } from './tree.js';
 import {
@@ -29,6 +29,8 @@ import {
 export type { ClusterReleased, ClusterReleasedLookup } from './released.js';
 export type { BootstrapSource, BuildOptions, BundleSource, LayoutChoice, LayoutName, LoadedPackage, PushPlan, ReleasedSource, Tree } from './types.js';
 export { LAYOUT_CHOICES } from './types.js';
+export type { LoadedVersion } from './types.js';
+export { normalizePackagesDir };
 export { commitTree, memoryTree, workTree } from './tree.js';
 /** The packages-dir a run has when none is set (TCE's `addons/packages`). */
 export { DEFAULT_TCE_PACKAGES_DIR as DEFAULT_PACKAGES_DIR } from './tce.js';
@@ -322,6 +324,17 @@ export class Layouts {
     if (!folder) throw new DevpkgError(`${p.folder} is not in ${loaded.tree.label}; it is the folder ${loaded.name}/${loaded.version} pushes`, { file: loaded.packageFile, line: 1 });
     return { folder };
   }
+}
+
+/**
+ * A version folder named by hand (`devpkg dev --package`, `devpkg bootstrap --package`), checked
+ * (a usage error naming `what` when it is a package folder, missing, or holds no Package): the
+ * repository root to open it from (its packages folder being the root: packages-dir ''), and
+ * the NAME/VERSION it holds.
+ */
+export async function locateVersionFolder(folder: string, what: string): Promise<{ root: string; name: string; version: string }> {
+  const { root, loaded } = await loadVersionFolder(folder, what);
+  return { root, name: loaded.name, version: loaded.version };
 }
 
 /** The tools the push plans of these package versions run (kctrl: ytt, kbld), in the order the builds run them. */

@@ -2,20 +2,22 @@
  * TCE's layout: `<packages-dir>/<name>/metadata.yaml` and version folders
  * `<packages-dir>/<name>/<version>/{package.yaml,bundle/}`, the packages folder wherever it sits
  * in the scope (below any folder named `packages`) unless packages-dir names it. The folder rules live in
- * packages/layout.ts and detect/classify.ts; this module puts them behind the Layout interface.
+ * tce-folders.ts (version folders on a tree) and tce-diff.ts (what a diff touches); this module
+ * puts them behind the Layout interface.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { compareVersionFolders as compareFolders, loadVersion, METADATA_FILE, PACKAGE_FILE, readVersion, type LoadedVersion } from '../packages/layout.js';
+import { compareVersionFolders as compareFolders, loadVersion, METADATA_FILE, PACKAGE_FILE, normalizePackagesDir, readVersion } from './tce-folders.js';
 import { lineOf, parsePackageFile, type PackageResource } from '../packages/model.js';
 import { bundleFetch } from '../packages/derive.js';
-import { classifyChanges, type FileChange, locatePackagePath, normalizePackagesDir, versionFolderPath, versionFoldersFromFiles } from '../detect/classify.js';
+import type { FileChange } from '../detect/classify.js';
+import { classifyChanges, locatePackagePath, versionFolderPath, versionFoldersFromFiles } from './tce-diff.js';
 import type { PackageVersionRef } from '../results.js';
 import { folderOf, inSkippedFolder, packageFolderOf, underAny, versionFolderOf } from './evidence.js';
 import { sameDocuments } from './content.js';
 import { exportFolderAtRef, isUnder, treeReader } from './tree.js';
-import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, Owned, ReleasedSource, Tree } from './types.js';
+import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, LoadedVersion, Owned, ReleasedSource, Tree } from './types.js';
 
 /** TCE's default packages-dir: with it, TCE's version folders are found below any folder named `packages`. */
 /** The bundle a Package fetches itself (a version folder without bundle/ installs it as it is); a Package without one is refused at its line. */

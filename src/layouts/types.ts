@@ -8,7 +8,6 @@ import type { FileChange } from '../detect/classify.js';
 import type { ChangedVersion, Touched } from '../detect/detect.js';
 
 export type { ChangedVersion, Touched };
-import type { LoadedVersion } from '../packages/layout.js';
 import type { PackageResource } from '../packages/model.js';
 import type { Pin } from '../packages/devplan.js';
 import type { PackageVersionRef, ReleasedOrigin, UpgradeFrom } from '../results.js';
@@ -125,6 +124,15 @@ export interface LoadedPackage extends LoadedVersion {
   bootstrap?: BootstrapSource;
   /** The released version as of `baseRef` (kind mode installs it first); undefined when there is none. */
   releasedSource(o: BuildOptions & { baseRef?: string }): Promise<ReleasedSource | undefined>;
+}
+
+/** A package version read: its folder or file, the file holding its Package, and the Package. */
+export interface LoadedVersion {
+  name: string;
+  version: string;
+  path: string;
+  packageFile: string;
+  pkg: PackageResource;
 }
 
 /** Where the bundle comes from: a folder to push, or the Package's own bundle, used as is. */

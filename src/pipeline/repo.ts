@@ -6,8 +6,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { commitTree, DEFAULT_PACKAGES_DIR, Layouts, workTree, type ClusterReleasedLookup, type LayoutChoice, type Tree } from '../layouts/index.js';
-import { normalizePackagesDir } from '../detect/classify.js';
+import { commitTree, DEFAULT_PACKAGES_DIR, Layouts, normalizePackagesDir, workTree, type ClusterReleasedLookup, type LayoutChoice, type Tree } from '../layouts/index.js';
 import type { PackageVersionRef } from '../results.js';
 import type { ExecFn } from '../tools/exec.js';
 import type { Git } from '../tools/git.js';

@@ -10,7 +10,7 @@ import { CleanupList } from '../../src/cleanup-list.js';
 import type { ClusterClient } from '../../src/cluster/client.js';
 import { runDevPipeline } from '../../src/cluster/dev.js';
 import { UsageError } from '../../src/errors.js';
-import { loadVersion } from '../../src/packages/layout.js';
+import { loadPackage } from '../support/load-package.js';
 import { parseRefNameMap } from '../../src/packages/refname.js';
 import { plan } from '../../src/pipeline/plan.js';
 import type { ExecFn } from '../../src/tools/exec.js';
@@ -67,7 +67,7 @@ async function clusterPipeline(devVersion?: string) {
   const run = runDevPipeline({
     client,
     root: EXAMPLE,
-    loaded: await loadVersion(EXAMPLE, 'addons/packages', 'antrea', '1.5.3'),
+    loaded: await loadPackage(EXAMPLE, 'addons/packages', 'antrea', '1.5.3'),
     packageCount: 1,
     refNames: parseRefNameMap(`antrea.community.tanzu.vmware.com=${REF}`),
     registry,
@@ -83,7 +83,7 @@ async function clusterPipeline(devVersion?: string) {
 async function bootstrap(devVersion?: string) {
   const dir = mkdtempSync(join(tmpdir(), 'devpkg-devplan-'));
   dirs.push(dir);
-  const loaded = await loadVersion(EXAMPLE, 'addons/packages', 'antrea', '1.5.3');
+  const loaded = await loadPackage(EXAMPLE, 'addons/packages', 'antrea', '1.5.3');
   loaded.path = join(EXAMPLE, loaded.path); // as devpkg bootstrap and the bootstrap mode pass it
   const { exec, calls } = recordingExec();
   const logs: string[] = [];
