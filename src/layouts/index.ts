@@ -316,14 +316,23 @@ export class Layouts {
    * The folder to push, from the tree the package was read from (built there first when its push
    * plan says so), or the Package's own bundle, used as it is: the push plan carried out.
    */
-  async bundle(loaded: LoadedPackage, o: BuildOptions): Promise<BundleSource> {
-    const p = loaded.push;
-    if (p.kind === 'as-is') return { image: p.image };
-    if (p.kind === 'build') return { folder: await p.build(o) };
-    const folder = await loaded.tree.folder(p.folder, o.tmp);
-    if (!folder) throw new DevpkgError(`${p.folder} is not in ${loaded.tree.label}; it is the folder ${loaded.name}/${loaded.version} pushes`, { file: loaded.packageFile, line: 1 });
-    return { folder };
+  bundle(loaded: LoadedPackage, o: BuildOptions): Promise<BundleSource> {
+    return bundleSource(loaded, o);
   }
+}
+
+/**
+ * A loaded package's push plan carried out (whichever layout read it): the folder to push, from
+ * the tree the package was read from (built there first when the plan says so), or the Package's
+ * own bundle, used as it is.
+ */
+export async function bundleSource(loaded: Pick<LoadedPackage, 'push' | 'tree' | 'name' | 'version' | 'packageFile'>, o: BuildOptions): Promise<BundleSource> {
+  const p = loaded.push;
+  if (p.kind === 'as-is') return { image: p.image };
+  if (p.kind === 'build') return { folder: await p.build(o) };
+  const folder = await loaded.tree.folder(p.folder, o.tmp);
+  if (!folder) throw new DevpkgError(`${p.folder} is not in ${loaded.tree.label}; it is the folder ${loaded.name}/${loaded.version} pushes`, { file: loaded.packageFile, line: 1 });
+  return { folder };
 }
 
 /**

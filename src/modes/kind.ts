@@ -40,7 +40,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     dockerNeed(ctx.exec),
     kindNeed({ version: tools.kind?.version, sha256: tools.kind?.sha256, sha256From: tools.kind?.sha256From, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }),
   ];
-  const { planned, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'kind'));
+  const { planned, refs, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'kind'));
   // imgpkg, kbld for lock-images, and what the planned packages' layouts build with (ytt, kbld).
   const needs = [...baseNeeds, ...toolNeeds(ctx, tools, layoutTools)];
   if (planned.length + unplanned.length === 0) {
@@ -55,7 +55,6 @@ export async function run(ctx: ModeContext): Promise<void> {
     host.warning('mode kind pushes only to the local registry it creates: registry-username/registry-password are ignored and sent nowhere');
   }
   const kctx: ModeContext = { ...ctx, inputs: { ...inputs, registryUsername: '', registryPassword: '' } };
-  const refs: PackageVersionRef[] = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version), ...(p.plan?.layout ? { layout: p.plan.layout } : {}) }));
   const plannedOf = (ref: PackageVersionRef) => planned.find((p) => p.name === ref.name && p.version === ref.version);
   const setupFailed = async (err: unknown, phases: Phase[]) => {
     const step = err instanceof SetupError ? err.step : 'setup';

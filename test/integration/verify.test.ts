@@ -25,7 +25,7 @@ import { runDevPipeline } from '../../src/cluster/dev.js';
 import { parseInputs } from '../../src/inputs.js';
 import { inputsFrom } from '../support/inputs.js';
 import { run as runClusterMode } from '../../src/modes/cluster.js';
-import { loadPackage } from '../support/load-package.js';
+import { bundleOfLoaded, loadPackage } from '../support/load-package.js';
 import { parseRefNameMap } from '../../src/packages/refname.js';
 import { execTool } from '../../src/tools/exec.js';
 import { runAssertions } from '../../src/verify/assertions.js';
@@ -367,6 +367,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
       client,
       root: repo,
       loaded,
+      bundle: await bundleOfLoaded(loaded, repo),
       packageCount: 1,
       refNames: parseRefNameMap(`${REPO_REF}=${CLUSTER_REF}`),
       packageInstall: { namespace: ns, name: 'antrea' },
