@@ -12,7 +12,7 @@ import type { RegistryCredentials } from '../bundle/registry.js';
 import type { CleanupItem, CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage } from '../errors.js';
 import { parseImageRef } from '../packages/derive.js';
-import { versionFoldersIn, type LoadedVersion } from '../packages/layout.js';
+import type { LoadedPackage, LoadedVersion } from '../layouts/index.js';
 import { ADDONS_MANAGER_SELECTION, devPackageOf, planDev } from '../packages/devplan.js';
 import type { Package } from '../packages/model.js';
 import { defaultAddonType, overlayFileName, renderOverlay } from '../packages/overlay.js';
@@ -38,8 +38,31 @@ export const TKG2_NOTE =
   'TKG 2.x: ClusterBootstrap (run.tanzu.vmware.com/v1alpha3) pins the exact package versions of the TKR, so a higher dev version cannot win there; ' +
   'change the ClusterBootstrap (or the TKR) instead';
 
+/** What bootstrap pushes and what phase 1 syncs into the providers' _ytt_lib, absolute. */
+export interface BootstrapFolders {
+  bundle: string;
+  config: string;
+}
+
+/**
+ * The folders bootstrap takes of a loaded package, from its layout's data (its push plan's
+ * folder and its bootstrap source) below `root`; a package whose layout gives bootstrap nothing
+ * is refused, naming the modes that take it.
+ */
+export function bootstrapFolders(loaded: Pick<LoadedPackage, 'name' | 'version' | 'layout' | 'push' | 'bootstrap'>, root: string): BootstrapFolders {
+  if (!loaded.bootstrap || loaded.push.kind !== 'folder') {
+    throw new DevpkgError(
+      `bootstrap needs a version folder with bundle/config; ${loaded.name}/${loaded.version} is read by the ${loaded.layout} layout, which gives bootstrap nothing to sync into the providers' _ytt_lib: use kind or cluster mode`,
+    );
+  }
+  return { bundle: path.join(root, loaded.push.folder), config: path.join(root, loaded.bootstrap.config) };
+}
+
 export interface BootstrapOptions {
-  loaded: LoadedVersion;
+  /** The package, as its layout loaded it: the versions in play are the layout's. */
+  loaded: LoadedVersion & Pick<LoadedPackage, 'inPlay'>;
+  /** What is pushed and what phase 1 syncs (bootstrapFolders). */
+  folders: BootstrapFolders;
   /** The cluster's refName (after the ref-name map). */
   refName: string;
   /** CATEGORY/NAME; default from the package name (cni/antrea). */
@@ -154,7 +177,7 @@ export async function planBootstrapDev(o: Pick<BootstrapOptions, 'loaded' | 'seq
   return planDev({
     name: o.loaded.name,
     released: o.loaded.pkg.pkg.spec.version,
-    inPlay: await versionFoldersIn(path.dirname(o.loaded.path)),
+    inPlay: o.loaded.inPlay,
     selection: ADDONS_MANAGER_SELECTION,
     seq: o.seq,
     forced: o.devVersion,
@@ -185,7 +208,7 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
     digest = ref.digest;
   } else if (plan.repository) {
     const pushed = await pushBundle({
-      bundleDir: path.join(o.loaded.path, 'bundle'),
+      bundleDir: o.folders.bundle,
       repository: plan.repository,
       tag: plan.tag,
       credentials: o.credentials,
@@ -214,7 +237,7 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
     cleanup: o.cleanup,
     pkgName,
     category,
-    configDir: path.join(o.loaded.path, 'bundle', 'config'),
+    configDir: o.folders.config,
     version: o.loaded.version,
     overlay,
     overlayFile: overlayFileName(pkgName),
@@ -225,7 +248,7 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
 
   let check: DryRunCheck | undefined;
   if (clusterConfig) {
-    const configDir = path.join(o.loaded.path, 'bundle', 'config');
+    const configDir = o.folders.config;
     const v = await validateProviders(o.dryRunWithYtt ? { ytt, providersDir: o.paths.providersDir } : { tanzu }, clusterConfig, {
       pkgName,
       devPackageName: devPackage.metadata.name,

@@ -13,9 +13,7 @@ import { clusterImage, type Registry } from '../bundle/reference.js';
 import { DevpkgError } from '../errors.js';
 import { deriveDevPackage } from '../packages/derive.js';
 import { bundleOf } from '../packages/devplan.js';
-import type { LoadedVersion } from '../packages/layout.js';
-import type { BuildOptions, ReleasedSource } from '../layouts/index.js';
-import { tceLayout } from '../layouts/tce.js';
+import type { BuildOptions, LoadedPackage, ReleasedSource } from '../layouts/index.js';
 import type { ExecFn } from '../tools/exec.js';
 import { verifyPackageInstall } from '../verify/verifier.js';
 import type { ClusterClient } from './client.js';
@@ -53,20 +51,18 @@ export function addonsManagerPackageInstall(o: { namespace: string; name: string
   } as KubernetesObject;
 }
 
-export { exportFolderAtRef } from '../layouts/tree.js';
 
 export interface BaselineOptions {
   client: ClusterClient;
   kc: KubeConfig;
   exec: ExecFn;
   root: string;
-  /** The package version at head. */
-  loaded: LoadedVersion;
+  /** The package version at head, as its layout loaded it (Layouts.load). */
+  loaded: Pick<LoadedPackage, 'name' | 'releasedSource'>;
   /**
-   * The released version, from the package's layout (Layouts.released, building in the folder it
-   * is given); undefined when the layout has none (a package new in the repository: the
-   * PackageInstall is made, and the dev Package is its first install). Default: the version
-   * folder as of baseRef (TCE's layout).
+   * The released version (building in the folder it is given); undefined when there is none (a
+   * package new in the repository: the PackageInstall is made, and the dev Package is its first
+   * install). Default: the loaded package's own (`releasedSource`, from the layout that read it).
    */
   released?: (build: BuildOptions & { baseRef?: string }) => Promise<ReleasedSource | undefined>;
   /** The base ref; the released version is built from the version folder as it was there. */
@@ -108,9 +104,7 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
   const tmp = await mkdtemp(join(o.scratch ?? tmpdir(), 'devpkg-baseline-'));
   try {
     const build = { root: o.root, exec: o.exec, tmp, log: (m: string) => log(`baseline: ${m}`) };
-    const released = o.released
-      ? await o.released({ ...build, baseRef: o.baseRef })
-      : await tceLayout('').released({ ...o.loaded, layout: 'tce', released: o.loaded.pkg.pkg.spec.version, inPlay: [], notes: [] }, { ...build, baseRef: o.baseRef });
+    const released = await (o.released ?? o.loaded.releasedSource)({ ...build, baseRef: o.baseRef });
     for (const obj of installIdentity(namespace, serviceAccount)) await o.client.apply(obj);
     await o.client.apply({
       apiVersion: 'data.packaging.carvel.dev/v1alpha1',

@@ -4,14 +4,13 @@
  * play (earlier dev attempts included, because of the downgrade guard), push the bundle, derive
  * the dev Package, server-side apply it, and hand back what to verify.
  */
-import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { copyBundle, pushBundle, type PushBundleResult } from '../bundle/push.js';
 import { clusterImage, formatRepository, parseImageTag, type Registry } from '../bundle/reference.js';
 import { RegistryClient, type RegistryCredentials } from '../bundle/registry.js';
 import { DevpkgError, errorMessage } from '../errors.js';
 import { devPackageOf, planDev, type DevPlan, type Pin } from '../packages/devplan.js';
-import type { LoadedVersion } from '../packages/layout.js';
+import type { LoadedVersion } from '../layouts/index.js';
 import type { BundleSource, LoadedPackage } from '../layouts/index.js';
 import type { Package } from '../packages/model.js';
 import { targetRefName, type RefNameMap } from '../packages/refname.js';
@@ -108,8 +107,8 @@ export interface DevPipelineOptions {
   root: string;
   /** The package version (a layout's LoadedPackage, or a version folder read by `devpkg dev`). */
   loaded: LoadedVersion & Partial<Pick<LoadedPackage, 'released' | 'pinned'>>;
-  /** What to push, from the package's layout (default: the version folder's bundle/). */
-  bundle?: BundleSource;
+  /** What to push, from the package's layout (its push plan carried out: Layouts.bundle). */
+  bundle: BundleSource;
   /** How many packages are in play (guards a bare ref-name). */
   packageCount: number;
   refNames: RefNameMap;
@@ -227,7 +226,7 @@ async function pushAndApply(
   const plan = planForPackageInstalls({ name: o.loaded.name, released: o.loaded.released ?? repoPkg.spec.version, seq: o.seq, devVersion: o.devVersion, pinned: o.loaded.pinned, registry: o.registry }, pkgis, versions);
   log(`dev version ${plan.version}: ${plan.reason}`);
 
-  const source = o.bundle ?? { folder: join(o.root, o.loaded.path, 'bundle') };
+  const source = o.bundle;
   // A bundle used as it is goes into the cluster's own registry when there is one (kind mode).
   const copied = 'image' in source && o.clusterRegistry ? await copyBundle({ image: source.image, repository: plan.repository!, exec: o.exec, log }) : undefined;
   const pushed = copied ?? ('image' in source ? await ownBundle(source.image, { registry: o.registry, credentials: o.credentials, plainHttp: o.plainHttp, log }) : await pushBundle({

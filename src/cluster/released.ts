@@ -5,7 +5,7 @@
  * selectVersion, the one implementation). devpkg's own dev Packages (annotated
  * devpkg.dev/derived-from, left by an earlier run) are not releases and are left out.
  */
-import type { ClusterReleased, ClusterReleasedLookup } from '../layouts/released.js';
+import type { ClusterReleased, ClusterReleasedLookup } from '../layouts/index.js';
 import { DERIVED_FROM_ANNOTATION } from '../packages/derive.js';
 import { targetRefName, type RefNameMap } from '../packages/refname.js';
 import { compareVersions, selectVersion } from '../versions/index.js';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { cleanupBootstrap, cleanupInterrupted, fileCleanupList, flush, readState, stateFile } from '../bootstrap/cleanup.js';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
-import { CLUSTER_CONFIG_PLACEHOLDER, planBootstrapDev, runBootstrap } from '../bootstrap/run.js';
+import { bootstrapFolders, CLUSTER_CONFIG_PLACEHOLDER, planBootstrapDev, runBootstrap } from '../bootstrap/run.js';
 import { findOnPath } from '../tools/carvel.js';
 import { UsageError } from '../errors.js';
 import { watchSignals, type SignalSource } from '../interrupt.js';
@@ -160,7 +160,7 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
   if (!values.image) checkPin('imgpkg', tools.imgpkg, platform);
   const install: InstallPolicy = { refuse: !!values['no-install'] };
   const { root, loaded } = await openVersionFolder(folder, '--package');
-  loaded.path = join(root, loaded.path);
+  const folders = bootstrapFolders(loaded, root);
   // The dev version before any tool is fetched: a --dev-version that would lose is refused now.
   const seq = { timestamp: new Date() };
   await planBootstrapDev({ loaded, seq, devVersion, registry });
@@ -190,6 +190,7 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
     const out = await runBootstrap({
       signal: interruption.signal,
       loaded,
+      folders,
       refName,
       addonType: values['addon-type'],
       image: values.image,

@@ -1,4 +1,7 @@
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
+import { bundleSource } from '../layouts/index.js';
+import { execTool } from '../tools/exec.js';
 import { ClusterClient } from '../cluster/client.js';
 import { runDevPipeline } from '../cluster/dev.js';
 import { runHolder } from '../cluster/runlease.js';
@@ -116,10 +119,14 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   // A SIGINT/SIGTERM from here on is recorded; the wait after the apply stops at once on it and
   // the result still says what was applied (exit 130/143).
   const interruption = watchSignals({ log: (m) => io.stderr(`${m}\n`) });
+  // What the version folder's layout pushes: its bundle/ on disk, or the Package's own bundle used
+  // as it is (a working tree's folder is pushed where it is: nothing is written under tmp).
+  const bundle = await bundleSource(loaded, { root, exec: execTool, tmp: tmpdir(), log });
   const dev = await runDevPipeline({
     client,
     root,
     loaded,
+    bundle,
     packageCount: 1,
     refNames,
     packageInstall: named,

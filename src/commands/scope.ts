@@ -59,8 +59,8 @@ export async function openScope(values: ScopeFlags, io: CliIO): Promise<OpenedSc
  * grandparent and loaded through the layouts, as plan and every mode load a package.
  */
 export async function openVersionFolder(folder: string, what: string): Promise<{ root: string; repo: Repo; loaded: LoadedPackage }> {
-  const { loadVersionFolder } = await import('../packages/layout.js');
-  const { root, loaded: checked } = await loadVersionFolder(folder, what);
+  const { locateVersionFolder } = await import('../layouts/index.js');
+  const { root, ...checked } = await locateVersionFolder(folder, what);
   const repo = await openRepository({ root, packagesDir: '', names: { layout: what, packagesDir: what } });
   const [ref] = await repo.layouts.find(repo.tree, [{ name: checked.name, version: checked.version }]);
   const loaded = await repo.layouts.load(repo.tree, ref!);

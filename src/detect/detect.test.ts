@@ -2,8 +2,9 @@ import { jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Git } from '../tools/git.js';
-import { detectChanges, kappCompare, listAllVersions, type DetectResult } from './detect.js';
+import { detectChanges, kappCompare, type DetectResult } from './detect.js';
 import { removeTempDirs, TestRepo } from './test-repo.js';
+import { tceDiff } from '../../test/support/detect.js';
 
 const P = 'addons/packages';
 const ids = (r: { name: string; version: string }[]) => r.map((v) => `${v.name}/${v.version}`);
@@ -40,7 +41,7 @@ describe('detectChanges', () => {
     repo.write({ [`${P}/calico/3.19.1/package.yaml`]: 'moved on\n' }).commit('main moves on');
     const git = await Git.create(repo.dir);
 
-    const pr = await detectChanges({ git, packagesDir: P, base: 'main', head: 'feature' });
+    const pr = await detectChanges({ ...tceDiff(git, P), base: 'main', head: 'feature' });
     expect(summary(pr)).toEqual({ changed: ['antrea/1.3.0'], removed: [] });
     expect(pr.mergeBase).toBe(branchPoint);
     expect(pr.from).toBe(branchPoint);
@@ -48,7 +49,7 @@ describe('detectChanges', () => {
     expect(pr.changed[0]).toMatchObject({ path: `${P}/antrea/1.3.0`, reasons: [`modified ${P}/antrea/1.3.0/bundle/config/values.yaml`] });
 
     // The same refs as a plain range also see main's own change (reverted from head's view).
-    const range = await detectChanges({ git, packagesDir: P, base: 'main', head: 'feature', kind: 'range' });
+    const range = await detectChanges({ ...tceDiff(git, P), base: 'main', head: 'feature', kind: 'range' });
     expect(summary(range)).toEqual({ changed: ['antrea/1.3.0', 'calico/3.19.1'], removed: [] });
     expect(range.mergeBase).toBeUndefined();
   });
@@ -60,7 +61,7 @@ describe('detectChanges', () => {
     repo.addVersion(P, 'calico', '3.20.0').commit('two');
     const after = repo.write({ 'docs/notes.txt': 'not a package\n' }).commit('three');
     const git = await Git.create(repo.dir);
-    const r = await detectChanges({ git, packagesDir: P, base: before, head: after, kind: 'range' });
+    const r = await detectChanges({ ...tceDiff(git, P), base: before, head: after, kind: 'range' });
     expect(summary(r)).toEqual({ changed: ['antrea/1.2.3', 'calico/3.20.0'], removed: [] });
     expect(r.base).toBe(before);
     expect(r.from).toBe(before);
@@ -73,7 +74,7 @@ describe('detectChanges', () => {
     repo.mv(`${P}/antrea/1.2.3/bundle/config/values.yaml`, `${P}/antrea/1.2.3/bundle/config/values-renamed.yaml`);
     repo.commit('renames');
     const git = await Git.create(repo.dir);
-    const r = await detectChanges({ git, packagesDir: P, base: before, kind: 'range' });
+    const r = await detectChanges({ ...tceDiff(git, P), base: before, kind: 'range' });
     expect(summary(r)).toEqual({ changed: ['antrea/1.2.3'], removed: [] });
     expect(r.changed[0].reasons.some((x) => x.startsWith('renamed '))).toBe(true);
   });
@@ -86,7 +87,7 @@ describe('detectChanges', () => {
     repo.write({ [file]: readFileSync(join(repo.dir, file), 'utf8').replaceAll('3.19.1', '3.19.1+vmware.2') });
     repo.commit('renames');
     const git = await Git.create(repo.dir);
-    const r = await detectChanges({ git, packagesDir: P, base: before, kind: 'range' });
+    const r = await detectChanges({ ...tceDiff(git, P), base: before, kind: 'range' });
     expect(summary(r)).toEqual({ changed: ['calico/3.19.1+vmware.2'], removed: ['calico/3.19.1'] });
   });
 
@@ -95,7 +96,7 @@ describe('detectChanges', () => {
     const before = repo.head();
     repo.rm(`${P}/antrea/1.2.3`).commit('drop 1.2.3');
     const git = await Git.create(repo.dir);
-    const r = await detectChanges({ git, packagesDir: P, base: before, kind: 'range' });
+    const r = await detectChanges({ ...tceDiff(git, P), base: before, kind: 'range' });
     expect(summary(r)).toEqual({ changed: [], removed: ['antrea/1.2.3'] });
     expect(r.removed[0].path).toBe(`${P}/antrea/1.2.3`);
   });
@@ -109,12 +110,12 @@ describe('detectChanges', () => {
     const before = repo.commit('initial');
     repo.write({ [`${P}/cni/metadata.yaml`]: 'b\n' }).commit('metadata');
     const git = await Git.create(repo.dir);
-    const r = await detectChanges({ git, packagesDir: P, base: before, kind: 'range' });
+    const r = await detectChanges({ ...tceDiff(git, P), base: before, kind: 'range' });
     expect(summary(r)).toEqual({ changed: ['cni/1.0.0+vmware.9-tkg.1'], removed: [] });
     expect(r.changed[0].reasons[0]).toMatch(/metadata\.yaml changed/);
 
     // An injected ordering is used instead.
-    const byLength = await detectChanges({ git, packagesDir: P, base: before, kind: 'range', versionCompare: (a, b) => a.length - b.length });
+    const byLength = await detectChanges({ ...tceDiff(git, P), base: before, kind: 'range', versionCompare: (a, b) => a.length - b.length });
     expect(ids(byLength.changed)).toEqual(['cni/1.0.0+vmware.10-tkg.1']);
   });
 
@@ -130,10 +131,10 @@ describe('detectChanges', () => {
     });
     repo.commit('noise');
     const git = await Git.create(repo.dir);
-    const r = await detectChanges({ git, packagesDir: P, base: before, kind: 'range' });
+    const r = await detectChanges({ ...tceDiff(git, P), base: before, kind: 'range' });
     expect(summary(r)).toEqual({ changed: [], removed: [] });
     // Without ignore globs the markdown file counts.
-    const all = await detectChanges({ git, packagesDir: P, base: before, kind: 'range', ignore: [] });
+    const all = await detectChanges({ ...tceDiff(git, P), base: before, kind: 'range', ignore: [] });
     expect(summary(all)).toEqual({ changed: ['antrea/1.3.0'], removed: [] });
   });
 
@@ -142,7 +143,7 @@ describe('detectChanges', () => {
     const before = repo.head();
     repo.addVersion(P, 'pinniped', '0.24.4+update.2', { 'bundle/config/my overlay+1.yaml': 'a: b\n' }).commit('pinniped');
     const git = await Git.create(repo.dir);
-    const r = await detectChanges({ git, packagesDir: P, base: before, kind: 'range' });
+    const r = await detectChanges({ ...tceDiff(git, P), base: before, kind: 'range' });
     expect(summary(r)).toEqual({ changed: ['pinniped/0.24.4+update.2'], removed: [] });
     expect(r.changed[0].reasons).toContain(`added ${P}/pinniped/0.24.4+update.2/bundle/config/my overlay+1.yaml`);
   });
@@ -150,11 +151,11 @@ describe('detectChanges', () => {
   test('unknown refs: a clear error naming the ref', async () => {
     const repo = baseRepo();
     const git = await Git.create(repo.dir);
-    await expect(detectChanges({ git, packagesDir: P, base: 'no-such-base' })).rejects.toThrow(
+    await expect(detectChanges({ ...tceDiff(git, P), base: 'no-such-base' })).rejects.toThrow(
       /unknown git ref "no-such-base" \(base\).*no remote "origin"/,
     );
-    await expect(detectChanges({ git, packagesDir: P, base: 'main', head: 'no-such-head' })).rejects.toThrow(/unknown git ref "no-such-head" \(head\)/);
-    await expect(detectChanges({ git, packagesDir: P, base: '0000000000000000000000000000000000000000' })).rejects.toThrow(/all-zero commit/);
+    await expect(detectChanges({ ...tceDiff(git, P), base: 'main', head: 'no-such-head' })).rejects.toThrow(/unknown git ref "no-such-head" \(head\)/);
+    await expect(detectChanges({ ...tceDiff(git, P), base: '0000000000000000000000000000000000000000' })).rejects.toThrow(/all-zero commit/);
   });
 
   test('unrelated histories fail instead of reporting no changes', async () => {
@@ -162,7 +163,7 @@ describe('detectChanges', () => {
     repo.git('checkout', '-q', '--orphan', 'other');
     repo.write({ 'x.txt': '1\n' }).commit('orphan');
     const git = await Git.create(repo.dir);
-    await expect(detectChanges({ git, packagesDir: P, base: 'main', head: 'other' })).rejects.toThrow(/no common ancestor/);
+    await expect(detectChanges({ ...tceDiff(git, P), base: 'main', head: 'other' })).rejects.toThrow(/no common ancestor/);
   });
 });
 
@@ -187,7 +188,7 @@ describe('detectChanges in a shallow clone', () => {
     expect(await git.isShallow()).toBe(true);
     expect(await git.tryRevParse('main')).toBeUndefined();
     const log: string[] = [];
-    const r = await detectChanges({ git, packagesDir: P, base: 'main', fetchStep: 2, log: (m) => log.push(m) });
+    const r = await detectChanges({ ...tceDiff(git, P), base: 'main', fetchStep: 2, log: (m) => log.push(m) });
     expect(summary(r)).toEqual({ changed: ['antrea/1.3.0'], removed: [] });
     expect(r.mergeBase).toBe(branchPoint);
     expect(r.base).toBe(origin.git('rev-parse', 'main'));
@@ -198,7 +199,7 @@ describe('detectChanges in a shallow clone', () => {
   test('a base given as a commit is fetched too', async () => {
     const clone = origin.cloneShallow('feature', 1);
     const git = await Git.create(clone.dir);
-    const r = await detectChanges({ git, packagesDir: P, base: origin.git('rev-parse', 'main') });
+    const r = await detectChanges({ ...tceDiff(git, P), base: origin.git('rev-parse', 'main') });
     expect(r.mergeBase).toBe(branchPoint);
     expect(summary(r)).toEqual({ changed: ['antrea/1.3.0'], removed: [] });
   });
@@ -206,7 +207,7 @@ describe('detectChanges in a shallow clone', () => {
   test('fails naming fetch-depth: 0 when the merge-base is beyond the limit', async () => {
     const clone = origin.cloneShallow('feature', 1);
     const git = await Git.create(clone.dir);
-    await expect(detectChanges({ git, packagesDir: P, base: 'main', fetchStep: 1, maxFetchDepth: 3 })).rejects.toThrow(
+    await expect(detectChanges({ ...tceDiff(git, P), base: 'main', fetchStep: 1, maxFetchDepth: 3 })).rejects.toThrow(
       /shallow.*merge-base of base main and head HEAD is not in it \(deepened by 3 commits from origin\).*fetch-depth: 0/,
     );
   });
@@ -214,7 +215,7 @@ describe('detectChanges in a shallow clone', () => {
   test('an unknown base in a shallow clone names the ref', async () => {
     const clone = origin.cloneShallow('feature', 1);
     const git = await Git.create(clone.dir);
-    await expect(detectChanges({ git, packagesDir: P, base: 'no-such-branch' })).rejects.toThrow(
+    await expect(detectChanges({ ...tceDiff(git, P), base: 'no-such-branch' })).rejects.toThrow(
       /unknown git ref "no-such-branch" \(base\).*fetching it from origin failed[\s\S]*no-such-branch/,
     );
   });
@@ -223,17 +224,8 @@ describe('detectChanges in a shallow clone', () => {
     const clone = origin.cloneShallow('main', 1);
     const git = await Git.create(clone.dir);
     const before = origin.git('rev-parse', 'main~5');
-    const r = await detectChanges({ git, packagesDir: P, base: before, kind: 'range' });
+    const r = await detectChanges({ ...tceDiff(git, P), base: before, kind: 'range' });
     expect(summary(r)).toEqual({ changed: ['calico/3.19.1'], removed: [] });
-  });
-});
-
-describe('listAllVersions', () => {
-  test('every version folder, ordered by name and version', async () => {
-    const repo = baseRepo();
-    repo.addVersion(P, 'antrea', '1.10.0').commit('more');
-    const git = await Git.create(repo.dir);
-    expect(ids(await listAllVersions({ git, packagesDir: `./${P}/` }))).toEqual(['antrea/1.2.3', 'antrea/1.3.0', 'antrea/1.10.0', 'calico/3.19.1']);
   });
 });
 

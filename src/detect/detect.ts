@@ -3,7 +3,6 @@ import { compareVersions, parseVersion, type ParsedVersion } from '../versions/i
 import type { Git } from '../tools/git.js';
 import { DEFAULT_IGNORE, type FileChange } from './classify.js';
 import { matchesGlob } from './glob.js';
-import { commitTree, Layouts, type Tree } from '../layouts/index.js';
 
 export type VersionCompare = (a: string, b: string) => number;
 
@@ -34,14 +33,32 @@ import type { PackageVersionRef } from '../results.js';
 
 export type { PackageVersionRef };
 
-export type { ChangedVersion } from '../layouts/types.js';
-import type { ChangedVersion } from '../layouts/types.js';
+/** A package version a diff touches, and why. */
+export interface ChangedVersion extends PackageVersionRef {
+  reasons: string[];
+}
 
-export interface DetectOptions {
+/** What a diff touches: the package versions changed and those removed. */
+export interface Touched {
+  changed: ChangedVersion[];
+  removed: PackageVersionRef[];
+}
+
+/**
+ * What reads a diff as package versions: the repository's layouts (src/layouts/index.ts's
+ * Layouts, opened once at the edge), handed in. detect itself knows no layout: it finds the
+ * range, diffs it in the scope and counts what the globs ignore.
+ */
+export interface ChangeReader<T> {
+  /** Folders a diff has to look at ([] for the whole scope). */
+  pathspec(): string[];
+  touched(changes: readonly FileChange[], head: T, from: T, o: { ignore: readonly string[]; compare: VersionCompare }): Promise<Touched>;
+}
+
+export interface DetectOptions<T> {
   git: Git;
-  packagesDir: string;
-  /** The layouts in play (default: TCE's version folders under packagesDir). */
-  layouts?: Layouts;
+  /** The layouts in play, opened at the edge. */
+  layouts: ChangeReader<T>;
   base: string;
   /** Default `HEAD`. */
   head?: string;
@@ -62,8 +79,8 @@ export interface DetectOptions {
    * relative to its top level; the layouts see them relative to the scope, and nothing outside it.
    */
   prefix?: string;
-  /** The scope's tree at a commit (default: the whole repository at that commit). */
-  treeAt?: (commit: string) => Tree | Promise<Tree>;
+  /** The scope's tree at a commit, as the layouts read it. */
+  treeAt: (commit: string) => T | Promise<T>;
 }
 
 /** What a diff held, so that "nothing changed" explains itself. */
@@ -123,7 +140,7 @@ async function resolveCommit(git: Git, ref: string, what: string, remote: string
  * merge-base(base, head); in a shallow clone deepens the history from the remote in
  * growing steps until the merge-base appears or maxFetchDepth commits were fetched.
  */
-async function findMergeBase(git: Git, base: string, head: string, opts: Required<Pick<DetectOptions, 'remote' | 'maxFetchDepth' | 'fetchStep'>> & { log: (m: string) => void; names: [string, string] }): Promise<string> {
+async function findMergeBase(git: Git, base: string, head: string, opts: Required<Pick<DetectOptions<unknown>, 'remote' | 'maxFetchDepth' | 'fetchStep'>> & { log: (m: string) => void; names: [string, string] }): Promise<string> {
   let mb = await git.tryMergeBase(base, head);
   let fetched = 0;
   let step = opts.fetchStep;
@@ -152,15 +169,8 @@ function sortRefs<T extends PackageVersionRef>(list: T[], compare: VersionCompar
   return list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : compare(a.version, b.version)));
 }
 
-/** Every package version at `ref` (default HEAD), sorted by name and version. */
-export async function listAllVersions(opts: { git: Git; packagesDir: string; layouts?: Layouts; ref?: string; versionCompare?: VersionCompare }): Promise<PackageVersionRef[]> {
-  const layouts = opts.layouts ?? Layouts.open('tce', { packagesDir: opts.packagesDir });
-  const ref = await opts.git.revParse(opts.ref ?? 'HEAD');
-  return sortRefs(await layouts.list(commitTree(opts.git, ref)), opts.versionCompare ?? kappCompare());
-}
-
 /** The package versions changed between two commits, following the rules of classifyChanges. */
-export async function detectChanges(opts: DetectOptions): Promise<DetectResult> {
+export async function detectChanges<T>(opts: DetectOptions<T>): Promise<DetectResult> {
   const { git } = opts;
   const compare = opts.versionCompare ?? kappCompare();
   const remote = opts.remote ?? 'origin';
@@ -186,13 +196,13 @@ export async function detectChanges(opts: DetectOptions): Promise<DetectResult> 
 
   // Only the layouts' folders matter; a pathspec keeps git from listing the rest of the repository.
   // Git runs in the scope: pathspecs are relative to it ('.' is the scope), names to the top level.
-  const layouts = opts.layouts ?? Layouts.open('tce', { packagesDir: opts.packagesDir });
+  const { layouts } = opts;
   const prefix = (opts.prefix ?? '').replace(/\/+$/, '');
   const pathspec = layouts.pathspec();
   const raw = await git.diffNameStatus(from, head, pathspec.length ? pathspec : prefix ? ['.'] : []);
   const changes = scopeChanges(raw, prefix);
   const ignore = opts.ignore ?? DEFAULT_IGNORE;
-  const treeAt = async (c: string) => (opts.treeAt ? opts.treeAt(c) : commitTree(git, c));
+  const treeAt = async (c: string) => opts.treeAt(c);
   const touched =
     changes.length === 0
       ? { changed: [], removed: [] }

@@ -1,13 +1,5 @@
-export { detectChanges, listAllVersions, kappCompare } from './detect.js';
-export type { DetectOptions, DetectResult, ChangedVersion, PackageVersionRef, RangeKind, VersionCompare } from './detect.js';
-export {
-  classifyChanges,
-  DEFAULT_IGNORE,
-  normalizePackagesDir,
-  locatePackagePath,
-  packagePathParts,
-  versionFolderPath,
-  versionFoldersFromFiles,
-} from './classify.js';
-export type { Classification, ClassifyOptions, FileChange, PackagePath, VersionChange } from './classify.js';
+export { detectChanges, kappCompare } from './detect.js';
+export type { ChangeReader, DetectOptions, DetectResult, ChangedVersion, PackageVersionRef, RangeKind, Touched, VersionCompare } from './detect.js';
+export { DEFAULT_IGNORE } from './classify.js';
+export type { FileChange } from './classify.js';
 export { globMatcher, globToRegExp, matchesGlob } from './glob.js';

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../cli.js';
 import { detectChanges } from '../detect/detect.js';
+import { tceDiff, withTrees } from '../../test/support/detect.js';
 import { removeTempDirs, TestRepo } from '../detect/test-repo.js';
 import { closeGitReaders, Git } from '../tools/git.js';
 import { execTool } from '../tools/exec.js';
@@ -164,7 +165,7 @@ describe('one git cat-file --batch per run for the base side and commit trees', 
 
 describe('a change is a change of content', () => {
   const detect = async (r: TestRepo, a: string, layout: 'tce' | 'kctrl' | 'repository') => {
-    const got = await detectChanges({ git: await Git.create(r.dir), packagesDir: 'addons/packages', layouts: Layouts.open(layout, { packagesDir: 'addons/packages', releasedVersion: '1.0.0' }), base: a, kind: 'range' });
+    const got = await detectChanges({ ...withTrees(await Git.create(r.dir), Layouts.open(layout, { packagesDir: 'addons/packages', releasedVersion: '1.0.0' })), base: a, kind: 'range' });
     return { changed: got.changed.map((c) => `${c.name}/${c.version}`), removed: got.removed.map((c) => `${c.name}/${c.version}`) };
   };
   const none = { changed: [], removed: [] };
@@ -269,6 +270,6 @@ test('tce: a version folder moved with only comments added to its package.yaml i
   r.mv('addons/packages/x/1.0.0', 'addons/packages/x/1.0.0-old');
   const file = 'addons/packages/x/1.0.0-old/package.yaml';
   r.write({ [file]: `# kept for reference\n${readFileSync(join(r.dir, file), 'utf8')}` }).commit('B');
-  const got = await detectChanges({ git: await Git.create(r.dir), packagesDir: 'addons/packages', base: a, kind: 'range' });
+  const got = await detectChanges({ ...tceDiff(await Git.create(r.dir), 'addons/packages'), base: a, kind: 'range' });
   expect({ changed: got.changed.length, removed: got.removed.length }).toEqual({ changed: 0, removed: 0 });
 });

@@ -6,12 +6,11 @@
  */
 import { DevpkgError, UsageError } from '../errors.js';
 import type { FileChange } from '../detect/classify.js';
-import type { Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
 import { kctrlLayout } from './kctrl.js';
 import { repositoryLayout } from './repository.js';
 import { DEFAULT_TCE_PACKAGES_DIR, tceLayout } from './tce.js';
-import { normalizePackagesDir } from '../detect/classify.js';
+import { loadVersionFolder, normalizePackagesDir } from './tce-folders.js';
 import type { ClusterReleasedLookup } from './released.js';
 import { isUnder } from './tree.js';
 import {
@@ -23,14 +22,15 @@ import {
   type LayoutName,
   type LoadedPackage,
   type Owned,
-  type ReleasedSource,
   type Touched,
   type Tree,
 } from './types.js';
 
 export type { ClusterReleased, ClusterReleasedLookup } from './released.js';
-export type { BuildOptions, BundleSource, LayoutChoice, LayoutName, LoadedPackage, ReleasedSource, Tree } from './types.js';
+export type { BootstrapSource, BuildOptions, BundleSource, LayoutChoice, LayoutName, LoadedPackage, PushPlan, ReleasedSource, Tree } from './types.js';
 export { LAYOUT_CHOICES } from './types.js';
+export type { LoadedVersion } from './types.js';
+export { normalizePackagesDir };
 export { commitTree, memoryTree, workTree } from './tree.js';
 /** The packages-dir a run has when none is set (TCE's `addons/packages`). */
 export { DEFAULT_TCE_PACKAGES_DIR as DEFAULT_PACKAGES_DIR } from './tce.js';
@@ -76,7 +76,7 @@ function narrowing(packagesDir: string | undefined): string | undefined {
 export function describeFiles(files: readonly string[], modules: readonly Layout[]): string {
   const parts: string[] = [];
   for (const m of modules) {
-    const o = m.owns(files, { all: true });
+    const o = m.scope.owns(files, { all: true });
     if (o.roots.length === 0) continue;
     const shown = o.roots.slice(0, 3).map((r) => r || '.').join(', ');
     parts.push(`${m.name}: ${o.roots.length} folder${o.roots.length === 1 ? '' : 's'} (${shown}${o.roots.length > 3 ? ', ...' : ''})`);
@@ -125,7 +125,7 @@ export class Layouts {
 
   /** Folders a diff has to look at ([] for the whole repository). */
   pathspec(): string[] {
-    const specs = this.modules.map((m) => m.pathspec());
+    const specs = this.modules.map((m) => m.scope.pathspec);
     return specs.some((s) => s.length === 0) ? [] : [...new Set(specs.flat())];
   }
 
@@ -136,7 +136,7 @@ export class Layouts {
    */
   assign(files: readonly string[], o: { all?: boolean } = {}): Listing {
     const owned = new Map<LayoutName, Owned>();
-    for (const m of this.modules) owned.set(m.name, m.owns(files, o));
+    for (const m of this.modules) owned.set(m.name, m.scope.owns(files, o));
     // kctrl's and TCE's evidence are both paths: kctrl's two files inside a TCE package folder are two
     // claims on one folder. A TCE tree below a kctrl package's folder is another package (the
     // deepest claim wins: a repository with package-build.yml at its root may hold anything else).
@@ -175,8 +175,8 @@ export class Layouts {
   private module(ref: PackageVersionRef): Layout {
     // A ref without its layout (a version folder named by hand, e.g. `devpkg dev --package`) is TCE's,
     // the layout devpkg read before there were others; never silently the first module.
-    const m = this.modules.find((x) => x.name === (ref.layout ?? 'tce')) ?? (this.modules.length === 1 ? this.modules[0] : undefined);
-    if (!m) throw new Error(`${ref.name}/${ref.version} (${ref.path}): layout ${ref.layout ?? 'tce'} is not among the layouts in use (${this.modules.map((x) => x.name).join(', ')})`);
+    const m = this.modules.find((x) => x.name === (ref.layout ?? DEFAULT_LAYOUT)) ?? (this.modules.length === 1 ? this.modules[0] : undefined);
+    if (!m) throw new Error(`${ref.name}/${ref.version} (${ref.path}): layout ${ref.layout ?? DEFAULT_LAYOUT} is not among the layouts in use (${this.modules.map((x) => x.name).join(', ')})`);
     return m;
   }
 
@@ -226,16 +226,16 @@ export class Layouts {
   async nothingFound(tree: Tree, found: readonly { layout?: string }[]): Promise<DevpkgError | undefined> {
     const tce = this.modules.find((m) => m.name === 'tce');
     const asked: Layout | undefined = this.choice !== 'auto' ? this.modules[0] : this.packagesDir !== undefined ? tce : undefined;
-    if (!asked || found.some((f) => (f.layout ?? 'tce') === asked.name)) return undefined;
+    if (!asked || found.some((f) => (f.layout ?? DEFAULT_LAYOUT) === asked.name)) return undefined;
     const all = await tree.files();
-    const search = ['kctrl', 'tce', 'repository'].map((n) => MODULES[n as LayoutName]({ ...this.o, packagesDir: undefined }));
+    const search = AUTO_ORDER.map((n) => MODULES[n]({ ...this.o, packagesDir: undefined }));
     const where = tree.root ?? tree.label;
     const what =
       this.choice !== 'auto'
         ? `layout ${asked.name} (the layout input, --layout)`
         : `packages-dir ${this.packagesDir || '.'} (--packages-dir)`;
     const fix = this.choice !== 'auto' ? 'set the layout input to the layout of what is there, or auto' : 'set packages-dir to the folder holding <name>/<version>/package.yaml, or leave it out';
-    return new DevpkgError(`${what} found no package in ${where} (${tree.label}): it looks for ${asked.evidence}; ${describeFiles(all, search)}; ${fix}`);
+    return new DevpkgError(`${what} found no package in ${where} (${tree.label}): it looks for ${asked.scope.evidence}; ${describeFiles(all, search)}; ${fix}`);
   }
 
   private async requireFound(tree: Tree, refs: PackageVersionRef[]): Promise<void> {
@@ -262,7 +262,7 @@ export class Layouts {
       if (hits.length > 1) {
         throw new DevpkgError(`packages: ${w.name}/${w.version} is in more than one place (${hits.map((h) => h.path).join(', ')}); choose one with the layout input (--layout)`, { exitCode: 2 });
       }
-      return hits[0] ?? { ...w, path: first.pathOf(w.name, w.version), layout: first.name };
+      return hits[0] ?? { ...w, path: first.scope.pathOf(w.name, w.version), layout: first.name };
     });
   }
 
@@ -312,16 +312,60 @@ export class Layouts {
     return { ...loaded, tree, notes: [how, ...loaded.notes] };
   }
 
-  /** Problems of one package version at a tree (never throws). */
-  check(tree: Tree, ref: PackageVersionRef): Promise<Problem[]> {
-    return this.module(ref).check(tree, ref);
-  }
-
+  /**
+   * The folder to push, from the tree the package was read from (built there first when its push
+   * plan says so), or the Package's own bundle, used as it is: the push plan carried out.
+   */
   bundle(loaded: LoadedPackage, o: BuildOptions): Promise<BundleSource> {
-    return this.module(loaded).bundle(loaded, o);
+    return bundleSource(loaded, o);
   }
+}
 
-  released(loaded: LoadedPackage, o: BuildOptions & { baseRef?: string }): Promise<ReleasedSource | undefined> {
-    return this.module(loaded).released(loaded, o);
-  }
+/**
+ * A loaded package's push plan carried out (whichever layout read it): the folder to push, from
+ * the tree the package was read from (built there first when the plan says so), or the Package's
+ * own bundle, used as it is.
+ */
+export async function bundleSource(loaded: Pick<LoadedPackage, 'push' | 'tree' | 'name' | 'version' | 'packageFile'>, o: BuildOptions): Promise<BundleSource> {
+  const p = loaded.push;
+  if (p.kind === 'as-is') return { image: p.image };
+  if (p.kind === 'build') return { folder: await p.build(o) };
+  const folder = await loaded.tree.folder(p.folder, o.tmp);
+  if (!folder) throw new DevpkgError(`${p.folder} is not in ${loaded.tree.label}; it is the folder ${loaded.name}/${loaded.version} pushes`, { file: loaded.packageFile, line: 1 });
+  return { folder };
+}
+
+/**
+ * A version folder named by hand (`devpkg dev --package`, `devpkg bootstrap --package`), checked
+ * (a usage error naming `what` when it is a package folder, missing, or holds no Package): the
+ * repository root to open it from (its packages folder being the root: packages-dir ''), and
+ * the NAME/VERSION it holds.
+ */
+export async function locateVersionFolder(folder: string, what: string): Promise<{ root: string; name: string; version: string }> {
+  const { root, loaded } = await loadVersionFolder(folder, what);
+  return { root, name: loaded.name, version: loaded.version };
+}
+
+/** The tools the push plans of these package versions run (kctrl: ytt, kbld), in the order the builds run them. */
+export function toolsOf(loaded: readonly Pick<LoadedPackage, 'push'>[]): string[] {
+  return [...new Set(loaded.flatMap((l) => (l.push.kind === 'build' ? l.push.tools : [])))];
+}
+
+/** The layout a ref without one is read by (a version folder named by hand, `devpkg dev --package`). */
+const DEFAULT_LAYOUT: LayoutName = 'tce';
+
+/** Each layout with its options left out: enough for what depends on the paths alone. */
+const PLAIN = new Map<LayoutName, Layout>();
+
+/**
+ * The file a package version's problems are reported on when its error names none (pure, from
+ * the ref's layout and path): TCE's package.yaml in its version folder, a repository's file, ...
+ */
+export function problemFileOf(ref: PackageVersionRef): string {
+  const name = (ref.layout ?? DEFAULT_LAYOUT) as LayoutName;
+  const make = MODULES[name];
+  if (!make) return ref.path;
+  let m = PLAIN.get(name);
+  if (!m) PLAIN.set(name, (m = make({})));
+  return m.scope.problemFile(ref.path);
 }

@@ -3,6 +3,7 @@ import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Git } from '../tools/git.js';
 import { detectChanges } from '../detect/detect.js';
+import { withTrees } from '../../test/support/detect.js';
 import { removeTempDirs, tempDir, TestRepo } from '../detect/test-repo.js';
 import { plan } from '../pipeline/plan.js';
 import { runCli } from '../cli.js';
@@ -92,7 +93,7 @@ describe('kctrl layout on git repositories', () => {
     r.checkout('pr', true);
     const git = await Git.create(r.dir);
     const layouts = Layouts.open('auto', { packagesDir: 'addons/packages' });
-    const detect = () => detectChanges({ git, packagesDir: 'addons/packages', layouts, base });
+    const detect = () => detectChanges({ ...withTrees(git, layouts), base });
     r.write({ 'simple-app/NOTES.txt': 'not in the bundle\n', 'docs/x.txt': 'x\n' }).commit('unrelated');
     expect(ids((await detect()).changed)).toEqual([]);
     r.write({ 'simple-app/config/values.yml': '#@data/values\n---\nnamespace: default\ngreeting: hi\n' }).commit('values');

@@ -15,7 +15,7 @@ import { DevpkgError } from '../errors.js';
 import type { FileChange } from '../detect/classify.js';
 import { globMatcher } from '../detect/glob.js';
 import { duplicateKeyError, lineOf, parsePackageDocs, refNameProblem, versionProblem, type Package, type PackageResource } from '../packages/model.js';
-import { problemFromError, type Problem } from '../packages/problems.js';
+import type { Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
 import { duplicateKey } from '../packages/yaml-keys.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
@@ -23,7 +23,7 @@ import { folderOf, inSkippedFolder, underAny } from './evidence.js';
 import { below, isPureRename, sameDocuments } from './content.js';
 import { exportFolderAtRef, isUnder } from './tree.js';
 import { chooseReleased, needsCluster, type ClusterReleasedLookup, type ReleasedChoice, type TagFound } from './released.js';
-import type { ChangedVersion, Layout, LoadedPackage, Owned, Tree } from './types.js';
+import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, Owned, ReleasedSource, Tree } from './types.js';
 
 export const BUILD_FILE = 'package-build.yml';
 export const RESOURCES_FILE = 'package-resources.yml';
@@ -205,27 +205,30 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
 
   const self: Layout = {
     name: 'kctrl',
-    evidence: `a folder holding both ${BUILD_FILE} and ${RESOURCES_FILE} (kctrl package init)`,
-    owns(files, opt = {}) {
-      // Both files are the evidence: a lone package-build.yml (kctrl's older format, or a file of the same name) is not a package.
-      const builds = new Set<string>();
-      const resources = new Set<string>();
-      for (const f of files) {
-        if (!opt.all && inSkippedFolder(f)) continue;
-        const b = path.posix.basename(f);
-        if (b === BUILD_FILE) builds.add(folderOf(f));
-        else if (b === RESOURCES_FILE) resources.add(folderOf(f));
-      }
-      const roots = [...builds].filter((d) => resources.has(d)).sort();
-      const notes = [...builds]
-        .filter((d) => !resources.has(d))
-        .sort()
-        .map((d) => `${rel(d, BUILD_FILE)} has no ${RESOURCES_FILE} beside it: not a kctrl package (kctrl package init writes both)`);
-      const set = new Set(roots);
-      return { files: roots.length ? files.filter((f) => underAny(f, set)) : [], roots, ...(notes.length ? { notes } : {}) };
+    scope: {
+      evidence: `a folder holding both ${BUILD_FILE} and ${RESOURCES_FILE} (kctrl package init)`,
+      owns(files, opt = {}) {
+        // Both files are the evidence: a lone package-build.yml (kctrl's older format, or a file of the same name) is not a package.
+        const builds = new Set<string>();
+        const resources = new Set<string>();
+        for (const f of files) {
+          if (!opt.all && inSkippedFolder(f)) continue;
+          const b = path.posix.basename(f);
+          if (b === BUILD_FILE) builds.add(folderOf(f));
+          else if (b === RESOURCES_FILE) resources.add(folderOf(f));
+        }
+        const roots = [...builds].filter((d) => resources.has(d)).sort();
+        const notes = [...builds]
+          .filter((d) => !resources.has(d))
+          .sort()
+          .map((d) => `${rel(d, BUILD_FILE)} has no ${RESOURCES_FILE} beside it: not a kctrl package (kctrl package init writes both)`);
+        const set = new Set(roots);
+        return { files: roots.length ? files.filter((f) => underAny(f, set)) : [], roots, ...(notes.length ? { notes } : {}) };
+      },
+      pathspec: [],
+      pathOf: (name) => name,
+      problemFile: (p) => p,
     },
-    pathspec: () => [],
-    pathOf: (name) => name,
     async list(tree, owned) {
       const refs: PackageVersionRef[] = [];
       for (const dir of owned.roots) {
@@ -319,48 +322,33 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
         releasedOrigin: released.origin,
         inPlay: [released.version],
         notes: [`released version ${released.version}: ${released.why}`, `bundle built from ${build.file}: ${build.includePaths.join(', ')}`],
-        build: { file: build.file, tools: buildTools(build), what: buildWords(build) },
+        tree,
+        push: { kind: 'build', file: build.file, tools: buildTools(build), what: buildWords(build), build: (b) => buildFrom(tree, ref, b) },
+        releasedSource: (b) => releasedAt({ name: ref.name, path: ref.path, released: released.version }, b),
       } satisfies LoadedPackage;
     },
-    async check(tree, ref) {
-      try {
-        const build = await readBuild(tree, dirOf(ref));
-        if (!build) return [];
-        const resFile = rel(build.dir, RESOURCES_FILE);
-        const text = await tree.read(resFile);
-        if (text === undefined) throw new DevpkgError(`${resFile} is missing beside ${build.file}`, { file: build.file, line: 1 });
-        const doc = parsePackageDocs(text, resFile).packages[0];
-        if (!doc) throw new DevpkgError(`${resFile} holds no Package`, { file: resFile, line: 1 });
-        if (doc.error) throw doc.error;
-        return [];
-      } catch (err) {
-        return [problemFromError(err, rel(dirOf(ref), BUILD_FILE), `${ref.name}/${ref.version}`)];
-      }
-    },
-    async bundle(loaded, b) {
-      // Built from the tree the package was read from: a commit's folder is exported from it.
-      const { workTree } = await import('./tree.js');
-      const tree = loaded.tree ?? workTree(b.root);
-      const build = await readBuild(tree, dirOf(loaded));
-      if (!build) throw new DevpkgError(`no ${rel(dirOf(loaded), BUILD_FILE)} in ${tree.label}`);
-      const src = await tree.folder(build.dir, b.tmp);
-      if (!src) throw new DevpkgError(`${build.dir || 'the repository root'} is not in ${tree.label}`, { file: build.file, line: 1 });
-      return { folder: await buildBundle(build, src, b) };
-    },
-    async released(loaded, b) {
-      const dir = dirOf(loaded);
-      if (!b.baseRef) return undefined;
-      const tmp = await mkdtemp(path.join(b.tmp, 'kctrl-base-'));
-      if (!(await exportFolderAtRef(b.exec, b.root, b.baseRef, dir, tmp))) return undefined;
-      const { workTree } = await import('./tree.js');
-      const baseTree = workTree(tmp);
-      const build = await readBuild(baseTree, dir);
-      if (!build) return undefined;
-      // The exported folder has no git tags: the base is the released version the plan already chose.
-      const base = await kctrlLayout({ ...o, releasedVersion: loaded.released }).load(baseTree, { name: loaded.name, version: loaded.released, path: loaded.path }, { files: [], roots: [] });
-      const folder = await buildBundle(build, path.join(tmp, dir), b);
-      return { pkg: base.pkg, bundle: { folder }, from: `${build.file} as of ${b.baseRef}`, atBase: true };
-    },
+  };
+  // Built from the tree the package was read from: a commit's folder is exported from it.
+  const buildFrom = async (tree: Tree, ref: PackageVersionRef, b: BuildOptions) => {
+    const build = await readBuild(tree, dirOf(ref));
+    if (!build) throw new DevpkgError(`no ${rel(dirOf(ref), BUILD_FILE)} in ${tree.label}`);
+    const src = await tree.folder(build.dir, b.tmp);
+    if (!src) throw new DevpkgError(`${build.dir || 'the repository root'} is not in ${tree.label}`, { file: build.file, line: 1 });
+    return buildBundle(build, src, b);
+  };
+  const releasedAt = async (loaded: { name: string; path: string; released: string }, b: BuildOptions & { baseRef?: string }): Promise<ReleasedSource | undefined> => {
+    const dir = loaded.path === '.' ? '' : loaded.path;
+    if (!b.baseRef) return undefined;
+    const tmp = await mkdtemp(path.join(b.tmp, 'kctrl-base-'));
+    if (!(await exportFolderAtRef(b.exec, b.root, b.baseRef, dir, tmp))) return undefined;
+    const { workTree } = await import('./tree.js');
+    const baseTree = workTree(tmp);
+    const build = await readBuild(baseTree, dir);
+    if (!build) return undefined;
+    // The exported folder has no git tags: the base is the released version the plan already chose.
+    const base = await kctrlLayout({ ...o, releasedVersion: loaded.released }).load(baseTree, { name: loaded.name, version: loaded.released, path: loaded.path }, { files: [], roots: [] });
+    const folder = await buildBundle(build, path.join(tmp, dir), b);
+    return { pkg: base.pkg, bundle: { folder }, from: `${build.file} as of ${b.baseRef}`, atBase: true };
   };
   return self;
 }

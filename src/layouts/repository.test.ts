@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { Git } from '../tools/git.js';
 import { detectChanges } from '../detect/detect.js';
+import { withTrees } from '../../test/support/detect.js';
 import { removeTempDirs, TestRepo } from '../detect/test-repo.js';
 import { plan } from '../pipeline/plan.js';
 import { runCli } from '../cli.js';
@@ -76,12 +77,12 @@ describe('repository layout (pure parts)', () => {
     const file = `packages/${REF}/1.0.0.yml`;
     const tree = memoryTree({ [file]: text, [`packages/${REF}/2.0.0.yml`]: pkg('2.0.0') });
     const layout = repositoryLayout();
-    const { refs } = await layout.list(tree, layout.owns(await tree.files()));
+    const owned = layout.scope.owns(await tree.files());
+    const { refs } = await layout.list(tree, owned);
     expect(refs).toHaveLength(2);
     const bad = refs.find((r) => r.path === file)!;
-    const problems = await layout.check(tree, bad);
-    expect(problems).toEqual([expect.objectContaining({ path: file, line, severity: 'error', message: expect.stringMatching(message) })]);
-    expect(await layout.check(tree, refs.find((r) => r.path !== file)!)).toEqual([]);
+    await expect(layout.load(tree, bad, owned)).rejects.toMatchObject({ file, line, message: expect.stringMatching(message) });
+    expect((await layout.load(tree, refs.find((r) => r.path !== file)!, owned)).pkg.warnings).toEqual([]);
   });
 });
 
@@ -100,23 +101,23 @@ describe('repository layout on git repositories', () => {
     r.write({ [`repo/packages/${REF}/1.1.0.yml`]: pkg('1.1.0') }).commit('add 1.1.0');
     const git = await Git.create(r.dir);
     const layouts = Layouts.open('auto', { packagesDir: 'addons/packages' });
-    let d = await detectChanges({ git, packagesDir: 'addons/packages', layouts, base });
+    let d = await detectChanges({ ...withTrees(git, layouts), base });
     expect(ids(d.changed)).toEqual([`${N}/1.1.0`]);
     expect(d.changed[0]).toMatchObject({ path: `repo/packages/${REF}/1.1.0.yml`, layout: 'repository', reasons: [`added ${N}/1.1.0 in repo/packages/${REF}/1.1.0.yml`] });
 
     // Renaming a file without changing its Package touches nothing; deleting one removes it.
     r.mv('repo/packages/other.yml', 'repo/packages/other/3.0.0.yml');
     r.commit('rename');
-    d = await detectChanges({ git, packagesDir: 'addons/packages', layouts, base: `${base}`, head: 'HEAD' });
+    d = await detectChanges({ ...withTrees(git, layouts), base: `${base}`, head: 'HEAD' });
     expect(ids(d.changed)).toEqual([`${N}/1.1.0`]);
     r.rm('repo/packages/other/3.0.0.yml').commit('drop other');
-    d = await detectChanges({ git, packagesDir: 'addons/packages', layouts, base });
+    d = await detectChanges({ ...withTrees(git, layouts), base });
     expect(ids(d.removed)).toEqual(['other/3.0.0']);
 
     // A PackageMetadata change alone marks the highest version.
     const before = r.head();
     r.write({ [`repo/packages/${REF}/metadata.yml`]: META.replace('simple-app\n', 'Simple App\n') }).commit('metadata');
-    d = await detectChanges({ git, packagesDir: 'addons/packages', layouts, base: before });
+    d = await detectChanges({ ...withTrees(git, layouts), base: before });
     expect(d.changed).toEqual([expect.objectContaining({ name: N, version: '1.1.0', reasons: [expect.stringContaining('PackageMetadata')] })]);
   });
 
@@ -180,7 +181,8 @@ describe('repository layout on git repositories', () => {
     // detect lists the same warning (one check for both).
     const layout = repositoryLayout();
     const { workTree } = await import('./index.js');
-    expect(await layout.check(workTree(r.dir), { name: N, version: '1.1.0', path: file })).toEqual([expect.objectContaining({ path: file, line: 12, severity: 'warning' })]);
+    const tree = workTree(r.dir);
+    expect((await layout.load(tree, { name: N, version: '1.1.0', path: file }, layout.scope.owns(await tree.files()))).pkg.warnings).toEqual([expect.objectContaining({ path: file, line: 12, severity: 'warning' })]);
   });
 
   test('a released version that cannot be installed is refused naming its file and line', async () => {
@@ -191,7 +193,7 @@ describe('repository layout on git repositories', () => {
     const { workTree } = await import('./index.js');
     const tree = workTree(r.dir);
     const loaded = await layouts.load(tree, { name: N, version: '1.1.0', path: `repo/packages/${REF}/1.1.0.yml`, layout: 'repository' });
-    await expect(layouts.released(loaded, { root: r.dir, exec: jest.fn() as never, tmp: r.dir, log: () => undefined })).rejects.toMatchObject({
+    await expect(loaded.releasedSource({ root: r.dir, exec: jest.fn() as never, tmp: r.dir, log: () => undefined })).rejects.toMatchObject({
       file: `repo/packages/${REF}/1.0.0.yml`,
       line: 10,
       message: expect.stringContaining('the released simple-app 1.0.0'),

@@ -11,13 +11,13 @@ import { DevpkgError, errorMessage } from '../errors.js';
 import { globMatcher } from '../detect/glob.js';
 import { bundleFetch, parseImageRef } from '../packages/derive.js';
 import { lineOf, parsePackageDocs, type PackageDoc, type PackageResource } from '../packages/model.js';
-import { problemFromError, type Problem } from '../packages/problems.js';
+import type { Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
 import { inSkippedFolder, tcePackageFolders, underAny } from './evidence.js';
 import { sameValue, yamlDocuments } from './content.js';
 import { commitTree } from './tree.js';
-import type { ChangedVersion, Layout, LoadedPackage, Owned, Tree } from './types.js';
+import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, Owned, ReleasedSource, Tree } from './types.js';
 
 const YAML = /\.ya?ml$/;
 /** kctrl's evidence files (layouts/kctrl.ts): never a repository's Package file. */
@@ -172,7 +172,7 @@ export function repositoryLayout(): Layout {
   const listed = new WeakMap<Tree, Promise<Owned>>();
   const ownedAt = (tree: Tree) => {
     let p = listed.get(tree);
-    if (!p) listed.set(tree, (p = tree.files().then((files) => self.owns(files))));
+    if (!p) listed.set(tree, (p = tree.files().then((files) => self.scope.owns(files))));
     return p;
   };
   const versionsOf = async (tree: Tree, owned: Owned, refName: string) =>
@@ -180,17 +180,20 @@ export function repositoryLayout(): Layout {
 
   const self: Layout = {
     name: 'repository',
-    evidence: 'YAML files holding Package documents under a folder named packages (a package repository bundle)',
-    owns(files, opt = {}) {
-      // A TCE version folder is TCE's wherever it is (whichever layouts are in play), a kctrl folder's two files kctrl's.
-      const tce = tcePackageFolders(files);
-      const mine = files.filter(
-        (f) => packagesRootOf(f) !== undefined && (opt.all || !inSkippedFolder(f)) && !underAny(f, tce) && !KCTRL_FILES.has(path.posix.basename(f)),
-      );
-      return { files: mine, roots: [...new Set(mine.map((f) => packagesRootOf(f)!))].sort() };
+    scope: {
+      evidence: 'YAML files holding Package documents under a folder named packages (a package repository bundle)',
+      owns(files, opt = {}) {
+        // A TCE version folder is TCE's wherever it is (whichever layouts are in play), a kctrl folder's two files kctrl's.
+        const tce = tcePackageFolders(files);
+        const mine = files.filter(
+          (f) => packagesRootOf(f) !== undefined && (opt.all || !inSkippedFolder(f)) && !underAny(f, tce) && !KCTRL_FILES.has(path.posix.basename(f)),
+        );
+        return { files: mine, roots: [...new Set(mine.map((f) => packagesRootOf(f)!))].sort() };
+      },
+      pathspec: [],
+      pathOf: (name, version) => `packages/${name}/${version}.yml`,
+      problemFile: (p) => p,
     },
-    pathspec: () => [],
-    pathOf: (name, version) => `packages/${name}/${version}.yml`,
     async list(tree, owned) {
       const docs = await allDocs(tree, owned);
       return { refs: docs.flatMap(refsOfFile), notes: docs.flatMap((d) => (d.note ? [d.note] : [])) };
@@ -295,42 +298,33 @@ export function repositoryLayout(): Layout {
         inPlay: others,
         pinned: { version: pkg.pkg.spec.version, by: `the Package in ${ref.path}: version`, file: ref.path, ...lineAt(pkg, 'spec.version') },
         notes: [words, ...ownBundleNote(pkg)],
+        tree,
+        push: { kind: 'as-is', image: bundleFetch(pkg.pkg).image },
+        releasedSource: (b) => releasedAt({ name: ref.name, version: ref.version, refName }, b),
       } satisfies LoadedPackage;
     },
-    async check(tree, ref) {
-      try {
-        const f = await readDocs(tree, ref.path);
-        if (!f) return [];
-        return packageOf(f, ref).warnings.map((w): Problem => ({ ...w, package: `${ref.name}/${ref.version}` }));
-      } catch (err) {
-        return [problemFromError(err, ref.path, `${ref.name}/${ref.version}`)];
-      }
-    },
-    async bundle(loaded) {
-      return { image: bundleFetch(loaded.pkg.pkg).image };
-    },
-    async released(loaded, o) {
-      let tree: Tree;
-      if (o.baseRef) {
-        const { Git } = await import('../tools/git.js');
-        tree = commitTree(await Git.create(o.root, o.exec), o.baseRef);
-      } else {
-        const { workTree } = await import('./tree.js');
-        tree = workTree(o.root);
-      }
-      const owned = self.owns(await tree.files());
-      const candidates = (await versionsOf(tree, owned, loaded.pkg.pkg.spec.refName)).filter((v) => v.version !== loaded.version);
-      const top = highestOf(candidates.map((c) => c.version));
-      const at = candidates.find((c) => c.version === top);
-      if (!at?.doc.res) return undefined;
-      try {
-        const res = at.doc.res;
-        return { pkg: res, bundle: { image: bundleFetch(res.pkg, (p) => ({ file: at.file, line: lineOf(res, p) })).image }, from: `${at.file}${o.baseRef ? ` as of ${o.baseRef}` : ''}`, atBase: o.baseRef !== undefined };
-      } catch (err) {
-        const line = err instanceof DevpkgError ? err.line : undefined;
-        throw new DevpkgError(`the released ${loaded.name} ${top} (${at.file}) cannot be installed: ${errorMessage(err)}`, { cause: err, file: at.file, ...(line !== undefined ? { line } : {}) });
-      }
-    },
+  };
+  const releasedAt = async (loaded: { name: string; version: string; refName: string }, o: BuildOptions & { baseRef?: string }): Promise<ReleasedSource | undefined> => {
+    let tree: Tree;
+    if (o.baseRef) {
+      const { Git } = await import('../tools/git.js');
+      tree = commitTree(await Git.create(o.root, o.exec), o.baseRef);
+    } else {
+      const { workTree } = await import('./tree.js');
+      tree = workTree(o.root);
+    }
+    const owned = self.scope.owns(await tree.files());
+    const candidates = (await versionsOf(tree, owned, loaded.refName)).filter((v) => v.version !== loaded.version);
+    const top = highestOf(candidates.map((c) => c.version));
+    const at = candidates.find((c) => c.version === top);
+    if (!at?.doc.res) return undefined;
+    try {
+      const res = at.doc.res;
+      return { pkg: res, bundle: { image: bundleFetch(res.pkg, (p) => ({ file: at.file, line: lineOf(res, p) })).image }, from: `${at.file}${o.baseRef ? ` as of ${o.baseRef}` : ''}`, atBase: o.baseRef !== undefined };
+    } catch (err) {
+      const line = err instanceof DevpkgError ? err.line : undefined;
+      throw new DevpkgError(`the released ${loaded.name} ${top} (${at.file}) cannot be installed: ${errorMessage(err)}`, { cause: err, file: at.file, ...(line !== undefined ? { line } : {}) });
+    }
   };
   return self;
 }

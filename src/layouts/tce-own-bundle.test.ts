@@ -35,18 +35,19 @@ test('with bundle/: the folder is pushed as before', async () => {
   expect(p?.plan?.overlayPath).not.toBe('');
 });
 
-test('the released version from a loaded package that does not say bundleFolder (the baseline of `installBaseline`) still takes bundle/ when it is there', async () => {
-  const { tceLayout } = await import('./tce.js');
-  const { parsePackageFile } = await import('../packages/model.js');
+test('the released version (the baseline of `installBaseline`) takes bundle/ when it is there, the Package\'s own bundle when it is gone', async () => {
+  const { Layouts, workTree } = await import('./index.js');
   const file = 'addons/packages/antrea/1.5.3/package.yaml';
-  const pkg = parsePackageFile(readFileSync(join(dir, file), 'utf8'), file);
-  const loaded = { name: 'antrea', version: '1.5.3', path: 'addons/packages/antrea/1.5.3', packageFile: file, pkg, layout: 'tce' as const, released: '1.5.3', inPlay: [], notes: [] };
+  const tree = workTree(dir);
+  const layouts = Layouts.open('auto', {});
+  const [ref] = await layouts.find(tree, [{ name: 'antrea', version: '1.5.3' }]);
+  const loaded = await layouts.load(tree, ref!);
   const tmp = mkdtempSync(join(tmpdir(), 'devpkg-tce-rel-'));
   try {
-    const got = await tceLayout('').released(loaded, { root: dir, exec: async () => ({ code: 1, stdout: '', stderr: '' }), tmp, log: () => undefined });
+    const got = await loaded.releasedSource({ root: dir, exec: async () => ({ code: 1, stdout: '', stderr: '' }), tmp, log: () => undefined });
     expect(got?.bundle).toEqual({ folder: join(dir, 'addons/packages/antrea/1.5.3/bundle') });
     rmSync(join(dir, 'addons/packages/antrea/1.5.3/bundle'), { recursive: true });
-    const own = await tceLayout('').released(loaded, { root: dir, exec: async () => ({ code: 1, stdout: '', stderr: '' }), tmp, log: () => undefined });
+    const own = await loaded.releasedSource({ root: dir, exec: async () => ({ code: 1, stdout: '', stderr: '' }), tmp, log: () => undefined });
     expect(own?.bundle).toEqual({ image: /image: (\S+)/.exec(readFileSync(join(dir, file), 'utf8'))![1] });
   } finally {
     rmSync(tmp, { recursive: true, force: true });

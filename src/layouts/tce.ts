@@ -2,22 +2,22 @@
  * TCE's layout: `<packages-dir>/<name>/metadata.yaml` and version folders
  * `<packages-dir>/<name>/<version>/{package.yaml,bundle/}`, the packages folder wherever it sits
  * in the scope (below any folder named `packages`) unless packages-dir names it. The folder rules live in
- * packages/layout.ts and detect/classify.ts; this module puts them behind the Layout interface.
+ * tce-folders.ts (version folders on a tree) and tce-diff.ts (what a diff touches); this module
+ * puts them behind the Layout interface.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkPackageText } from '../packages/check.js';
-import { compareVersionFolders as compareFolders, loadVersion, METADATA_FILE, PACKAGE_FILE, readVersion } from '../packages/layout.js';
-import { DevpkgError } from '../errors.js';
+import { compareVersionFolders as compareFolders, loadVersion, METADATA_FILE, PACKAGE_FILE, normalizePackagesDir, readVersion } from './tce-folders.js';
 import { lineOf, parsePackageFile, type PackageResource } from '../packages/model.js';
 import { bundleFetch } from '../packages/derive.js';
-import { classifyChanges, type FileChange, locatePackagePath, normalizePackagesDir, versionFolderPath, versionFoldersFromFiles } from '../detect/classify.js';
+import type { FileChange } from '../detect/classify.js';
+import { classifyChanges, locatePackagePath, versionFolderPath, versionFoldersFromFiles } from './tce-diff.js';
 import type { PackageVersionRef } from '../results.js';
 import { folderOf, inSkippedFolder, packageFolderOf, underAny, versionFolderOf } from './evidence.js';
 import { sameDocuments } from './content.js';
-import { exportFolderAtRef, isUnder, treeReader, workTree } from './tree.js';
-import type { ChangedVersion, Layout, LoadedPackage, Owned } from './types.js';
+import { exportFolderAtRef, isUnder, treeReader } from './tree.js';
+import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, LoadedVersion, Owned, ReleasedSource, Tree } from './types.js';
 
 /** TCE's default packages-dir: with it, TCE's version folders are found below any folder named `packages`. */
 /** The bundle a Package fetches itself (a version folder without bundle/ installs it as it is); a Package without one is refused at its line. */
@@ -87,20 +87,23 @@ export function tceLayout(packagesDir?: string): Layout {
     return out.filter((c) => !inSkippedFolder(`${c}/x`));
   };
 
-  return {
+  const self: Layout = {
     name: 'tce',
-    evidence: `version folders ${dir === undefined ? '<a folder named packages>' : dir || '.'}/<name>/<version>/package.yaml (TCE)`,
-    owns(files, o = {}) {
-      const roots = new Set<string>();
-      for (const f of files) {
-        const v = versionFolderOf(f, dir);
-        if (v && (o.all || dir !== undefined || !inSkippedFolder(f))) roots.add(packageFolderOf(v));
-      }
-      if (roots.size === 0) return { files: [], roots: [] };
-      return { files: files.filter((f) => underAny(f, roots)), roots: [...roots].sort() };
+    scope: {
+      evidence: `version folders ${dir === undefined ? '<a folder named packages>' : dir || '.'}/<name>/<version>/package.yaml (TCE)`,
+      owns(files, o = {}) {
+        const roots = new Set<string>();
+        for (const f of files) {
+          const v = versionFolderOf(f, dir);
+          if (v && (o.all || dir !== undefined || !inSkippedFolder(f))) roots.add(packageFolderOf(v));
+        }
+        if (roots.size === 0) return { files: [], roots: [] };
+        return { files: files.filter((f) => underAny(f, roots)), roots: [...roots].sort() };
+      },
+      pathspec: dir === undefined || dir === '' ? [] : [dir],
+      pathOf: (name, version) => versionFolderPath(dir ?? DEFAULT_TCE_PACKAGES_DIR, name, version),
+      problemFile: (p) => `${p}/${PACKAGE_FILE}`,
     },
-    pathspec: () => (dir === undefined || dir === '' ? [] : [dir]),
-    pathOf: (name, version) => versionFolderPath(dir ?? DEFAULT_TCE_PACKAGES_DIR, name, version),
     async list(_tree, owned) {
       const refs: PackageVersionRef[] = [];
       const byName = [...foldersOf(owned)].sort(([a, x], [b, y]) => (x.name < y.name ? -1 : x.name > y.name ? 1 : a < b ? -1 : a > b ? 1 : 0));
@@ -185,44 +188,39 @@ export function tceLayout(packagesDir?: string): Layout {
       // TCE's do): the Package's own bundle is installed as it is, and bootstrap (which syncs
       // bundle/config) does not take it.
       const hasBundle = inTree ? bundledOf(owned).has(loaded.path) : (await tree.files([`${loaded.path}/bundle`])).length > 0;
+      const bundle = `${loaded.path}/bundle`;
       return {
         ...loaded,
         layout: 'tce',
         released: loaded.pkg.pkg.spec.version,
         inPlay: [...sortedOf(owned, folder)],
-        notes: hasBundle ? [] : [`no ${loaded.path}/bundle: the Package's own bundle (${ownImage(loaded.pkg)}) is installed as it is`],
-        ...(hasBundle ? { bundleFolder: `${loaded.path}/bundle`, versionFolder: true } : {}),
+        notes: hasBundle ? [] : [`no ${bundle}: the Package's own bundle (${ownImage(loaded.pkg)}) is installed as it is`],
+        tree,
+        push: hasBundle ? { kind: 'folder', folder: bundle } : { kind: 'as-is', image: ownImage(loaded.pkg) },
+        ...(hasBundle ? { bootstrap: { folder: loaded.path, config: `${bundle}/config` } } : {}),
+        releasedSource: (o) => releasedAt(loaded, tree, o),
       } satisfies LoadedPackage;
     },
-    async check(tree, ref) {
-      const file = path.posix.join(ref.path, PACKAGE_FILE);
-      const text = await tree.read(file);
-      return text === undefined ? [] : checkPackageText(text, file, ref.version, `${ref.name}/${ref.version}`);
-    },
-    async bundle(loaded, o) {
-      // The bundle/ of the tree the package was read from: a commit's is exported from it; a
-      // version folder without one installs its Package's own bundle.
-      const tree = loaded.tree ?? workTree(o.root);
-      const folder = await tree.folder(`${loaded.path}/bundle`, o.tmp);
-      if (!folder && loaded.bundleFolder === undefined) return { image: ownImage(loaded.pkg) };
-      if (!folder) throw new DevpkgError(`${loaded.path}/bundle is not in ${tree.label}; a version folder holds the bundle it pushes (bundle/config/...)`, { file: `${loaded.path}/${PACKAGE_FILE}`, line: 1 });
-      return { folder };
-    },
-    async released(loaded, o) {
-      if (o.baseRef) {
-        const tmp = await mkdtemp(path.join(o.tmp, 'tce-'));
-        if (await exportFolderAtRef(o.exec, o.root, o.baseRef, loaded.path, tmp)) {
-          const pkg = parsePackageFile(await readFile(path.join(tmp, loaded.path, PACKAGE_FILE), 'utf8'), `${loaded.path}/${PACKAGE_FILE}@${o.baseRef}`);
-          const folder = path.join(tmp, loaded.path, 'bundle');
-          const bundle = existsSync(folder) ? { folder } : { image: ownImage(pkg) };
-          return { pkg, bundle, from: `${loaded.path} as of ${o.baseRef}`, atBase: true };
-        }
-      }
-      o.log(`${loaded.path} does not exist at ${o.baseRef ?? 'the base ref'}; using the repository's version at head as ${loaded.released}`);
-      // The head's bundle, from the tree the package was read from (a commit's exported from it).
-      const head = loaded.tree ?? workTree(o.root);
-      const folder = await head.folder(`${loaded.path}/bundle`, o.tmp);
-      return { pkg: loaded.pkg, bundle: folder ? { folder } : { image: ownImage(loaded.pkg) }, from: `${loaded.path} at head`, atBase: false };
-    },
   };
+  return self;
+}
+
+/**
+ * The released version of a version folder as of `o.baseRef` (its bundle/ exported from there);
+ * without one at the base, the tree's own as the released one (said in the log).
+ */
+async function releasedAt(loaded: LoadedVersion, head: Tree, o: BuildOptions & { baseRef?: string }): Promise<ReleasedSource> {
+  if (o.baseRef) {
+    const tmp = await mkdtemp(path.join(o.tmp, 'tce-'));
+    if (await exportFolderAtRef(o.exec, o.root, o.baseRef, loaded.path, tmp)) {
+      const pkg = parsePackageFile(await readFile(path.join(tmp, loaded.path, PACKAGE_FILE), 'utf8'), `${loaded.path}/${PACKAGE_FILE}@${o.baseRef}`);
+      const folder = path.join(tmp, loaded.path, 'bundle');
+      const bundle = existsSync(folder) ? { folder } : { image: ownImage(pkg) };
+      return { pkg, bundle, from: `${loaded.path} as of ${o.baseRef}`, atBase: true };
+    }
+  }
+  o.log(`${loaded.path} does not exist at ${o.baseRef ?? 'the base ref'}; using the repository's version at head as ${loaded.pkg.pkg.spec.version}`);
+  // The head's bundle, from the tree the package was read from (a commit's exported from it).
+  const folder = await head.folder(`${loaded.path}/bundle`, o.tmp);
+  return { pkg: loaded.pkg, bundle: folder ? { folder } : { image: ownImage(loaded.pkg) }, from: `${loaded.path} at head`, atBase: false };
 }

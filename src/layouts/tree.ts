@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fsReader, type TreeReader } from '../packages/layout.js';
+import { fsReader, type TreeReader } from './tce-folders.js';
 import type { ExecFn } from '../tools/exec.js';
 import type { Tree } from './types.js';
 
@@ -104,7 +104,7 @@ export function memoryTree(files: Record<string, string>, label = 'memory'): Tre
 }
 
 /**
- * The layout code's TreeReader (packages/layout.ts) over a Tree: paths relative to the tree's
+ * The layout code's TreeReader (tce-folders.ts) over a Tree: paths relative to the tree's
  * root ('' for the root itself, as `path.join('', x)` gives them), every read through the tree.
  */
 export function treeReader(tree: Tree): TreeReader {

@@ -5,9 +5,10 @@
  * the report only ever see package versions, Packages and folders to push.
  */
 import type { FileChange } from '../detect/classify.js';
-import type { LoadedVersion } from '../packages/layout.js';
+import type { ChangedVersion, Touched } from '../detect/detect.js';
+
+export type { ChangedVersion, Touched };
 import type { PackageResource } from '../packages/model.js';
-import type { Problem } from '../packages/problems.js';
 import type { Pin } from '../packages/devplan.js';
 import type { PackageVersionRef, ReleasedOrigin, UpgradeFrom } from '../results.js';
 import type { ExecFn } from '../tools/exec.js';
@@ -53,15 +54,6 @@ export interface Listed {
   notes: string[];
 }
 
-export interface ChangedVersion extends PackageVersionRef {
-  reasons: string[];
-}
-
-export interface Touched {
-  changed: ChangedVersion[];
-  removed: PackageVersionRef[];
-}
-
 /** One side of a diff, as a layout sees it. */
 export interface Side {
   tree: Tree;
@@ -70,8 +62,40 @@ export interface Side {
 }
 
 /**
+ * How a package version's dev bundle is delivered, as data callers act on without asking which
+ * layout read it: a folder of the tree pushed as it is, a bundle built first (by `build`, with
+ * `tools` on PATH) and then pushed, or the Package's own bundle used as it is (nothing pushed).
+ */
+export type PushPlan =
+  | { kind: 'folder'; /** Repository-relative folder, taken from the tree the package was read from. */ folder: string }
+  | {
+      kind: 'build';
+      /** The file the build follows (for messages). */
+      file: string;
+      /** The tools the build runs, checked on PATH before anything starts. */
+      tools: string[];
+      /** The build in words, for the plan. */
+      what: string;
+      /** Builds the bundle into a new folder under o.tmp; returns it. */
+      build(o: BuildOptions): Promise<string>;
+    }
+  | { kind: 'as-is'; image: string };
+
+/**
+ * What `devpkg dev`, `devpkg bootstrap` and bootstrap mode take: a version folder (given with
+ * `--package`), whose `config` folder phase 1 syncs into the providers' _ytt_lib.
+ */
+export interface BootstrapSource {
+  /** The version folder, repository-relative. */
+  folder: string;
+  /** The folder phase 1 copies into providers/ytt/vendir/<type>/_ytt_lib, repository-relative. */
+  config: string;
+}
+
+/**
  * A package version read and checked: the Package the dev one is derived from, the released
- * version it starts from and the versions in play before a cluster is seen.
+ * version it starts from and the versions in play before a cluster is seen, and how it is
+ * delivered (data the layout returns: callers never ask which layout read it).
  */
 export interface LoadedPackage extends LoadedVersion {
   layout: LayoutName;
@@ -92,17 +116,23 @@ export interface LoadedPackage extends LoadedVersion {
   pinned?: Pin;
   /** How the layout was chosen and what it read, for the plan. */
   notes: string[];
-  /** The tree it was read from: bundle() takes the folder it pushes or builds from there (the working tree when absent). */
-  tree?: Tree;
-  /** The repository folder pushed as it is, repository-relative; undefined when the bundle is built or the Package's own is used. */
-  bundleFolder?: string;
-  /** The bundle is built first (`bundle()` builds it): from which file, with which tools, in words. */
-  build?: { file: string; tools: string[]; what: string };
-  /**
-   * A version folder (package.yaml and bundle/config): what `devpkg dev`, `devpkg bootstrap` and
-   * bootstrap mode take (phase 1 syncs its bundle/config into the providers' _ytt_lib).
-   */
-  versionFolder?: boolean;
+  /** The tree it was read from: a push plan's folder is taken from there. */
+  tree: Tree;
+  /** How the dev bundle is delivered. */
+  push: PushPlan;
+  /** What bootstrap takes, when it can take this package version (undefined: kind and cluster modes only). */
+  bootstrap?: BootstrapSource;
+  /** The released version as of `baseRef` (kind mode installs it first); undefined when there is none. */
+  releasedSource(o: BuildOptions & { baseRef?: string }): Promise<ReleasedSource | undefined>;
+}
+
+/** A package version read: its folder or file, the file holding its Package, and the Package. */
+export interface LoadedVersion {
+  name: string;
+  version: string;
+  path: string;
+  packageFile: string;
+  pkg: PackageResource;
 }
 
 /** Where the bundle comes from: a folder to push, or the Package's own bundle, used as is. */
@@ -126,33 +156,43 @@ export interface ReleasedSource {
   atBase: boolean;
 }
 
-export interface Layout {
-  readonly name: LayoutName;
+/**
+ * What a layout recognises and where, from the paths alone (pure): the data callers and the
+ * repository model need before anything is read.
+ */
+export interface LayoutScope {
   /** What the layout recognises a package by, in words (for the error when it finds none). */
   readonly evidence: string;
+  /** Folders a diff has to look at ([] for the whole repository). */
+  readonly pathspec: readonly string[];
   /**
-   * Pure, from the paths alone: the files of a listing this layout can own (only those are read).
-   * Folders in evidence.ts's SKIPPED_FOLDERS are left out unless `all`.
+   * The files of a listing this layout can own (only those are read). Folders in evidence.ts's
+   * SKIPPED_FOLDERS are left out unless `all`.
    */
   owns(files: readonly string[], o?: { all?: boolean }): Owned;
-  /** Folders a diff has to look at ([] for the whole repository). */
-  pathspec(): string[];
   /** Where a version named NAME/VERSION would be (for the message when it is not there). */
   pathOf(name: string, version: string): string;
+  /** The file a package version's problems are reported on when an error names none, from its path alone. */
+  problemFile(path: string): string;
+}
+
+/**
+ * One layout. A fourth one is a module returning this and one entry in index.ts's MODULES; what
+ * callers need of a package (how its bundle is delivered, the tools, what bootstrap takes, the
+ * released version's source) is data in the LoadedPackage its `load` returns.
+ */
+export interface Layout {
+  readonly name: LayoutName;
+  readonly scope: LayoutScope;
   /** Every package version among the owned files (reading only those). */
   list(tree: Tree, owned: Owned): Promise<Listed>;
   /** The package versions a diff touches and those it removed. */
   touched(changes: readonly FileChange[], sides: { head: Side; from: Side }, o: { ignore: readonly string[]; compare: (a: string, b: string) => number }): Promise<Touched>;
   /**
-   * Reads and checks one package version of `tree` (and nothing else: no disk read behind its back); `base` is the tree at the base ref
-   * when the run compares commits (where a layout finds the released version git does not hold
-   * beside the change). Throws a DevpkgError with file and line.
+   * Reads and checks one package version of `tree` (and nothing else: no disk read behind its
+   * back); `base` is the tree at the base ref when the run compares commits (where a layout finds
+   * the released version git does not hold beside the change). Throws a DevpkgError with file
+   * and line; what can be planned around is in `pkg.warnings`.
    */
   load(tree: Tree, ref: PackageVersionRef, owned: Owned, o?: { base?: Tree }): Promise<LoadedPackage>;
-  /** Problems of one package version at a tree, never throwing (detect lists them). */
-  check(tree: Tree, ref: PackageVersionRef): Promise<Problem[]>;
-  /** The folder to push (built under o.tmp when the layout builds one) from the tree the package was loaded from, or the Package's own bundle. */
-  bundle(loaded: LoadedPackage, o: BuildOptions): Promise<BundleSource>;
-  /** The released version as of `baseRef` (kind mode installs it first); undefined when there is none. */
-  released(loaded: LoadedPackage, o: BuildOptions & { baseRef?: string }): Promise<ReleasedSource | undefined>;
 }

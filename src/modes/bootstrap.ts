@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
-import { planBootstrapDev, runBootstrap } from '../bootstrap/run.js';
+import { bootstrapFolders, planBootstrapDev, runBootstrap } from '../bootstrap/run.js';
 import { CleanupList } from '../cleanup-list.js';
-import { DevpkgError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
@@ -53,8 +53,8 @@ export async function run(ctx: ModeContext): Promise<void> {
   if (inputs.devVersion) {
     try {
       const early = await loadForMode(ctx, ref);
-      if (early.versionFolder) {
-        await planBootstrapDev({ loaded: { ...early, path: path.join(root, early.path) }, seq: sequenceFromContext(ctx), devVersion: inputs.devVersion, registry: inputs.registry });
+      if (early.bootstrap) {
+        await planBootstrapDev({ loaded: early, seq: sequenceFromContext(ctx), devVersion: inputs.devVersion, registry: inputs.registry });
       }
     } catch (err) {
       const result = failedResult(ctx, ref, err, 'bootstrap');
@@ -84,16 +84,14 @@ export async function run(ctx: ModeContext): Promise<void> {
   try {
     const loaded = await loadForMode(ctx, ref);
     problems = loaded.problems;
-    if (!loaded.versionFolder) {
-      // Phase 1 syncs the version folder's bundle/config into the providers' _ytt_lib.
-      throw new DevpkgError(`bootstrap mode needs a version folder with bundle/config (TCE's layout); ${ref.name}/${ref.version} is read by the ${loaded.layout} layout, which bootstrap mode does not take yet: use kind or cluster mode`);
-    }
-    loaded.path = path.join(root, loaded.path);
+    // Phase 1 syncs the version folder's bundle/config into the providers' _ytt_lib: the layout says where it is, or that there is none.
+    const folders = bootstrapFolders(loaded, root);
     const refName = targetRefName(parseRefNameMap(inputs.refName), loaded.pkg.pkg.spec.refName, 1);
     if (inputs.registryPassword) host.setSecret(inputs.registryPassword);
     const out = await host.group(`Bootstrap a management cluster with ${ref.name}/${ref.version}`, () =>
       runBootstrap({
         loaded,
+        folders,
         refName,
         addonType: inputs.addonType || undefined,
         registry: inputs.registry,

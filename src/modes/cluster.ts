@@ -36,7 +36,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   });
   // Checked before anything starts, in order: the packages (planned as `devpkg plan` plans them;
   // one that cannot be is its own error result), the files inputs name, then the tools.
-  const { planned, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'cluster'));
+  const { planned, refs, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'cluster'));
   // imgpkg, kbld for lock-images, and what the planned packages' layouts build with (ytt, kbld).
   const needs = toolNeeds(ctx, tools, layoutTools);
   if (planned.length + unplanned.length === 0) {
@@ -47,7 +47,6 @@ export async function run(ctx: ModeContext): Promise<void> {
   parseAssertions(inputs.assert);
   const kc = await loadKubeConfig(kubeconfigPath, 'input kubeconfig');
   if (needs.length) await checkNeeds('cluster', needs, ctx.install, (m) => host.info(m));
-  const refs = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version), ...(p.plan?.layout ? { layout: p.plan.layout } : {}) }));
   let results: Awaited<ReturnType<typeof pushApplyVerify>> = [];
   if (refs.length) {
     // Pushing to localhost without cluster-registry: the cluster's local registry says where it pulls from.

@@ -12,7 +12,6 @@ import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import { failedResult, interruptedResult, loadForMode } from '../pipeline/problems.js';
-import { repoOfRun } from '../pipeline/request.js';
 import type { ModeContext } from '../pipeline/context.js';
 
 /** A kind cluster name for this run: short, lowercase, unique per run attempt. */
@@ -41,7 +40,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     dockerNeed(ctx.exec),
     kindNeed({ version: tools.kind?.version, sha256: tools.kind?.sha256, sha256From: tools.kind?.sha256From, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }),
   ];
-  const { planned, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'kind'));
+  const { planned, refs, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'kind'));
   // imgpkg, kbld for lock-images, and what the planned packages' layouts build with (ytt, kbld).
   const needs = [...baseNeeds, ...toolNeeds(ctx, tools, layoutTools)];
   if (planned.length + unplanned.length === 0) {
@@ -56,7 +55,6 @@ export async function run(ctx: ModeContext): Promise<void> {
     host.warning('mode kind pushes only to the local registry it creates: registry-username/registry-password are ignored and sent nowhere');
   }
   const kctx: ModeContext = { ...ctx, inputs: { ...inputs, registryUsername: '', registryPassword: '' } };
-  const refs: PackageVersionRef[] = planned.map((p) => ({ name: p.name, version: p.version, path: p.plan?.path ?? path.posix.join(inputs.packagesDir, p.name, p.version), ...(p.plan?.layout ? { layout: p.plan.layout } : {}) }));
   const plannedOf = (ref: PackageVersionRef) => planned.find((p) => p.name === ref.name && p.version === ref.version);
   const setupFailed = async (err: unknown, phases: Phase[]) => {
     const step = err instanceof SetupError ? err.step : 'setup';
@@ -123,7 +121,6 @@ export async function run(ctx: ModeContext): Promise<void> {
   const refNames = parseRefNameMap(inputs.refName);
   const baseRef = inputs.baseRef || github.baseSha || undefined;
 
-  const { layouts } = await repoOfRun(kctx);
   const installs = new Map<string, { namespace: string; name: string }>();
   const failed: PackageResult[] = [];
   for (const ref of refs) {
@@ -142,7 +139,6 @@ export async function run(ctx: ModeContext): Promise<void> {
           root,
           loaded,
           baseRef,
-          released: (build) => layouts.released(loaded, build),
           refName,
           registry,
           clusterRegistry,

@@ -58,13 +58,14 @@ describe('packageSteps by what the layout allows', () => {
     refName: 'antrea.community.tanzu.vmware.com',
     targetRefName: 'antrea.community.tanzu.vmware.com',
     tagImage: 'localhost:5001/devpkg/antrea-bundle:1.5.4-dev.1',
+    push: { kind: 'folder', folder: 'addons/packages/antrea/1.5.3/bundle' },
     overlayFile: 'antrea_dev_package.yaml',
   };
   const o: StepsOptions = { build: false, registry: 'localhost:5001/devpkg' };
   const lines = (i: Partial<StepsInput>, x: Partial<StepsOptions> = {}, pl: Partial<PlanPlace> = {}) => renderSteps(packageSteps({ ...base, ...i }, { ...o, ...x }), place(pl));
 
   test('a version folder (tce): push, apply, dev, the overlay and bootstrap', () => {
-    expect(lines({ bundleFolder: 'addons/packages/antrea/1.5.3/bundle', versionFolder: true })).toEqual([
+    expect(lines({ push: { kind: 'folder', folder: 'addons/packages/antrea/1.5.3/bundle' }, bootstrap: { folder: 'addons/packages/antrea/1.5.3' } })).toEqual([
       'imgpkg push -b localhost:5001/devpkg/antrea-bundle:1.5.4-dev.1 -f repo/addons/packages/antrea/1.5.3/bundle --lock-output plan/antrea/1.5.3/bundle.lock.yml',
       '# to pin it by digest: bundle.image of plan/antrea/1.5.3/bundle.lock.yml is REPO@sha256:...; put it in spec.template.spec.fetch[0].imgpkgBundle.image of plan/antrea/1.5.3/dev-package.yaml',
       'kubectl apply --server-side -f plan/antrea/1.5.3/dev-package.yaml   # a running cluster: the dev Package beside the released one',
@@ -76,33 +77,33 @@ describe('packageSteps by what the layout allows', () => {
   });
 
   test('a refName mapping is passed on explicitly', () => {
-    const l = lines({ bundleFolder: 'b', versionFolder: true, targetRefName: 'antrea.tanzu.vmware.com' });
+    const l = lines({ push: { kind: 'folder', folder: 'b' }, bootstrap: { folder: 'addons/packages/antrea/1.5.3' }, targetRefName: 'antrea.tanzu.vmware.com' });
     expect(l.find((x) => x.startsWith('devpkg dev'))).toContain('--ref-name antrea.community.tanzu.vmware.com=antrea.tanzu.vmware.com');
   });
 
   test('a built bundle (kctrl) with --build: pushed from the plan folder; kind next, no bootstrap lines', () => {
-    const l = lines({ name: 'simple-app', version: '0.0.0', path: 'simple-app', build: { what: 'as kctrl does' } }, { build: true, layout: 'kctrl' });
+    const l = lines({ name: 'simple-app', version: '0.0.0', path: 'simple-app', push: { kind: 'build', what: 'as kctrl does' } }, { build: true, layout: 'kctrl' });
     expect(l[0]).toBe('imgpkg push -b localhost:5001/devpkg/antrea-bundle:1.5.4-dev.1 -f plan/simple-app/0.0.0/bundle --lock-output plan/simple-app/0.0.0/bundle.lock.yml');
     expect(l).toContain('devpkg kind --repo repo --packages simple-app/0.0.0 --layout kctrl   # a throwaway kind cluster: the released version, then this dev Package, verified');
     expect(l.filter((x) => !x.startsWith('#')).join('\n')).not.toMatch(/tanzu management-cluster|devpkg bootstrap|devpkg dev|^cp /m);
   });
 
   test('a built bundle without --build: the push is a comment naming where --build would put it', () => {
-    const l = lines({ name: 'simple-app', version: '0.0.0', path: 'simple-app', build: { what: 'as kctrl does' } });
+    const l = lines({ name: 'simple-app', version: '0.0.0', path: 'simple-app', push: { kind: 'build', what: 'as kctrl does' } });
     expect(l[0]).toBe('# the bundle is built as kctrl does; add --build to write it to plan/simple-app/0.0.0/bundle and push it:');
     expect(l[1]).toMatch(/^# imgpkg push .* -f plan\/simple-app\/0\.0\.0\/bundle /);
     expect(l.filter((x) => !x.startsWith('#')).join('\n')).not.toContain('/bundle');
   });
 
   test("the Package's own bundle (a repository): nothing pushed", () => {
-    const l = lines({ name: 'simple-app', version: '1.1.0', path: 'packages/x/1.1.0.yml', ownImage: 'r.example/x@sha256:00' });
+    const l = lines({ name: 'simple-app', version: '1.1.0', path: 'packages/x/1.1.0.yml', push: { kind: 'as-is', image: 'r.example/x@sha256:00' } });
     expect(l[0]).toBe("# no push: the Package's own bundle r.example/x@sha256:00 is used as it is");
     expect(l.join('\n')).not.toContain('imgpkg push');
     expect(l.some((x) => x.startsWith('devpkg kind --repo repo --packages simple-app/1.1.0'))).toBe(true);
   });
 
   test('not written: the first line writes the files, with the flags that shape them', () => {
-    const l = lines({ bundleFolder: 'b', versionFolder: true }, { packagesDir: 'pkgs', addonType: 'cni/antrea' }, { written: false });
+    const l = lines({ push: { kind: 'folder', folder: 'b' }, bootstrap: { folder: 'addons/packages/antrea/1.5.3' } }, { packagesDir: 'pkgs', addonType: 'cni/antrea' }, { written: false });
     expect(l[0]).toBe(
       'devpkg plan --repo repo --packages antrea/1.5.3 --packages-dir pkgs --registry localhost:5001/devpkg --addon-type cni/antrea --out plan   # writes the files and prints the commands that use them (with a new dev version)',
     );

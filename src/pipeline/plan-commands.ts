@@ -108,14 +108,10 @@ export interface StepsInput {
   targetRefName: string;
   /** Where the dev bundle is pushed, repo:tag. */
   tagImage: string;
-  /** The Package's own bundle, used as it is (nothing pushed). */
-  ownImage?: string;
-  /** A repository folder pushed as it is. */
-  bundleFolder?: string;
-  /** The bundle is built first (kctrl). */
-  build?: { what: string };
-  /** A version folder: devpkg dev and bootstrap take it. */
-  versionFolder?: boolean;
+  /** How the bundle is delivered (the layout's push plan, as the steps need it). */
+  push: { kind: 'folder'; folder: string } | { kind: 'build'; what: string } | { kind: 'as-is'; image: string };
+  /** What devpkg dev and bootstrap take (the version folder), when they can take it. */
+  bootstrap?: { folder: string };
   /** The overlay's file name in 04_user_customizations. */
   overlayFile: string;
 }
@@ -150,30 +146,30 @@ export function packageSteps(p: StepsInput, o: StepsOptions): PlanStep[] {
   ];
   const steps: PlanStep[] = [];
   steps.push({
-    words: ['devpkg', 'plan', ...which, '--registry', shellWord(o.registry), ...refName, ...(o.addonType ? ['--addon-type', shellWord(o.addonType)] : []), ...(p.build ? ['--build'] : []), '--out', out('')],
+    words: ['devpkg', 'plan', ...which, '--registry', shellWord(o.registry), ...refName, ...(o.addonType ? ['--addon-type', shellWord(o.addonType)] : []), ...(p.push.kind === 'build' ? ['--build'] : []), '--out', out('')],
     why: 'writes the files and prints the commands that use them (with a new dev version)',
     writesPlan: true,
   });
-  if (p.ownImage !== undefined) {
-    steps.push({ words: [`no push: the Package's own bundle ${p.ownImage} is used as it is`], note: true });
+  if (p.push.kind === 'as-is') {
+    steps.push({ words: [`no push: the Package's own bundle ${p.push.image} is used as it is`], note: true });
   } else {
     const push = (from: PlanPath): PlanStep => ({ words: ['imgpkg', 'push', '-b', shellWord(p.tagImage), '-f', from, '--lock-output', out(files.lock)] });
-    if (p.bundleFolder !== undefined) steps.push(push(repo(p.bundleFolder)));
+    if (p.push.kind === 'folder') steps.push(push(repo(p.push.folder)));
     else if (o.build) steps.push(push(out(files.bundle)));
     else {
-      steps.push({ words: [`the bundle is built ${p.build?.what ?? 'first'}; add --build to write it to`, out(files.bundle), 'and push it:'], note: true });
+      steps.push({ words: [`the bundle is built ${p.push.what}; add --build to write it to`, out(files.bundle), 'and push it:'], note: true });
       steps.push({ ...push(out(files.bundle)), note: true });
     }
     steps.push({ words: ['to pin it by digest: bundle.image of', out(files.lock), 'is REPO@sha256:...; put it in spec.template.spec.fetch[0].imgpkgBundle.image of', out(files.devPackage)], note: true });
   }
   steps.push({ words: ['kubectl', 'apply', '--server-side', '-f', out(files.devPackage)], why: 'a running cluster: the dev Package beside the released one' });
-  if (p.versionFolder) {
-    steps.push({ words: ['devpkg', 'dev', '--package', repo(p.path), '--registry', shellWord(o.registry), ...refName], why: 'or push, apply and verify on a running cluster in one step' });
+  if (p.bootstrap) {
+    steps.push({ words: ['devpkg', 'dev', '--package', repo(p.bootstrap.folder), '--registry', shellWord(o.registry), ...refName], why: 'or push, apply and verify on a running cluster in one step' });
     steps.push({ words: ['cp', out(files.overlay(p.overlayFile)), { at: 'home', path: `${PROVIDERS_CUSTOMIZATIONS}/${p.overlayFile}` }], why: 'bootstrap phases 2 and 3' });
     const clusterConfig = '"${CLUSTER_CONFIG:?your management cluster config file}"';
     steps.push({ words: ['SUPPRESS_PROVIDERS_UPDATE=1', 'tanzu', 'management-cluster', 'create', '-i', 'docker', '--file', clusterConfig], why: 'keeps the providers folder with the overlay', afterOut: true });
     steps.push({
-      words: ['devpkg', 'bootstrap', '--package', repo(p.path), '--registry', shellWord(o.registry), ...refName, '--cluster-config', clusterConfig],
+      words: ['devpkg', 'bootstrap', '--package', repo(p.bootstrap.folder), '--registry', shellWord(o.registry), ...refName, '--cluster-config', clusterConfig],
       why: 'or all three phases (phase 1: the vendored bundle/config too), checked and verified',
     });
   } else {

@@ -4,10 +4,10 @@ import { DevpkgError, UsageError } from '../errors.js';
 import { registryText, type Registry } from '../bundle/reference.js';
 import { DEFAULT_OUT, packageSteps, planFilesOf, renderSteps, shellWord, shownPath, type PlanPlace } from './plan-commands.js';
 import { formatProblem, problemFromError, sortProblems, type Problem } from '../packages/problems.js';
-import type { LayoutChoice, Layouts, LoadedPackage, Tree } from '../layouts/index.js';
+import { toolsOf, type LayoutChoice, type Layouts, type LoadedPackage, type Tree } from '../layouts/index.js';
 import { DEFAULT_PACKAGES_DIR, openRepository, scopeShown, treeChoiceOf, treeLabel, treeOf, type Repo } from './repo.js';
 import type { DiffCounts } from '../detect/detect.js';
-import { bundleFetch, devPackageToYaml } from '../packages/derive.js';
+import { devPackageToYaml } from '../packages/derive.js';
 import { ADDONS_MANAGER_SELECTION, devPackageOf, planDev } from '../packages/devplan.js';
 import { overlayFileName, renderOverlay, USER_CUSTOMIZATIONS_DIR } from '../packages/overlay.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
@@ -180,7 +180,6 @@ export async function resolveSelection(req: PlanRequest): Promise<Resolved> {
   const git = await repo.git();
   const result = await detectChanges({
     git,
-    packagesDir: repo.packagesDir,
     layouts,
     base: sel.base,
     head: sel.head,
@@ -228,7 +227,7 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
       problems.push(...warnings);
       const planned = planOne(loaded, { ...req, registry }, map, refs.length);
       packages.push(warnings.length > 0 ? { ...planned, problems: warnings } : planned);
-      if (loaded.build) builds.push(loaded);
+      if (loaded.push.kind === 'build') builds.push(loaded);
     } catch (err) {
       if (err instanceof UsageError) throw err;
       const problem = problemFromError(err, ref.path, `${ref.name}/${ref.version}`);
@@ -237,7 +236,7 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
     }
   }
   if (req.build && req.buildInto !== undefined && builds.length > 0) await buildBundles(builds, { ...req, buildInto: req.buildInto }, layouts);
-  const tools = [...new Set(builds.flatMap((b) => b.build?.tools ?? []))].sort();
+  const tools = toolsOf(builds).sort();
   return { packages, problems: sortProblems(problems), removed, base, head, place: placeOf(req), scope, tools, refs };
 }
 
@@ -247,11 +246,11 @@ export async function plan(req: PlanRequest): Promise<PlanOutput> {
  */
 async function buildBundles(builds: LoadedPackage[], req: PlanRequest & { buildInto: string }, layouts: Layouts): Promise<void> {
   const { carvelHowTo, findOnPath } = await import('../tools/carvel.js');
-  const tools = [...new Set(builds.flatMap((b) => b.build?.tools ?? []))];
+  const tools = toolsOf(builds);
   const missing: string[] = [];
   for (const t of tools) if (!(await findOnPath(t, req.env))) missing.push(t);
   if (missing.length > 0) {
-    const who = builds.map((b) => b.build!.file).join(', ');
+    const who = builds.map((b) => (b.push.kind === 'build' ? b.push.file : b.path)).join(', ');
     throw new DevpkgError(
       `--build needs ${missing.join(' and ')} on PATH to build the bundle of ${who}, and ${missing.length === 1 ? 'it is' : 'they are'} not there: ${missing.map((t) => `${t}: ${carvelHowTo(t)}`).join('; ')}; or leave out --build`,
     );
@@ -285,15 +284,15 @@ function planOne(
     pinned: loaded.pinned,
     registry: req.registry,
   });
-  const own = loaded.bundleFolder === undefined && loaded.build === undefined ? ownBundle(loaded) : undefined;
+  const own = loaded.push.kind === 'as-is' ? loaded.push.image : undefined;
   const bundleImage = own ?? dev.tagImage;
   // A Package's own bundle referenced by tag is used as it is (its warning names the line).
   const derived = devPackageOf(dev, loaded.pkg, { refName: target, ...(own ? { image: own, allowTag: true } : {}) });
   const packageYaml = devPackageToYaml(derived.pkg);
   // The overlay is bootstrap's (phases 2 and 3): only for what bootstrap takes.
-  const overlay = loaded.versionFolder ? renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined }) : '';
+  const overlay = loaded.bootstrap ? renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined }) : '';
   const overlayFile = overlayFileName(loaded.name);
-  const overlayPath = loaded.versionFolder ? `${USER_CUSTOMIZATIONS_DIR}/${overlayFile}` : '';
+  const overlayPath = loaded.bootstrap ? `${USER_CUSTOMIZATIONS_DIR}/${overlayFile}` : '';
   const files = planFilesOf(loaded.name, loaded.version);
   const place = placeOf(req);
   const steps = packageSteps(
@@ -304,10 +303,8 @@ function planOne(
       refName,
       targetRefName: target,
       tagImage: dev.tagImage,
-      ...(own !== undefined ? { ownImage: own } : {}),
-      ...(loaded.bundleFolder !== undefined ? { bundleFolder: loaded.bundleFolder } : {}),
-      ...(loaded.build ? { build: { what: loaded.build.what } } : {}),
-      versionFolder: loaded.versionFolder === true,
+      push: loaded.push.kind === 'build' ? { kind: 'build', what: loaded.push.what } : loaded.push,
+      ...(loaded.bootstrap ? { bootstrap: { folder: loaded.bootstrap.folder } } : {}),
       overlayFile,
     },
     {
@@ -346,17 +343,12 @@ function planOne(
       overlayPath,
       files: [
         { path: files.devPackage, what: 'devPackage' },
-        ...(loaded.versionFolder ? [{ path: files.overlay(overlayFile), what: 'overlay' as const }] : []),
-        ...(loaded.build && req.build ? [{ path: files.bundle, what: 'bundle' as const }] : []),
+        ...(loaded.bootstrap ? [{ path: files.overlay(overlayFile), what: 'overlay' as const }] : []),
+        ...(loaded.push.kind === 'build' && req.build ? [{ path: files.bundle, what: 'bundle' as const }] : []),
       ],
       commands: renderSteps(steps, place),
     },
   };
-}
-
-/** The image the Package itself fetches (a layout whose bundles are built elsewhere). */
-function ownBundle(loaded: LoadedPackage): string {
-  return bundleFetch(loaded.pkg.pkg, () => ({ file: loaded.pkg.file })).image;
 }
 
 /**

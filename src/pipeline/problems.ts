@@ -3,7 +3,7 @@
  * package's result; one bad package never stops the others.
  */
 import { DevpkgError } from '../errors.js';
-import type { LoadedPackage } from '../layouts/index.js';
+import { problemFileOf, type LoadedPackage } from '../layouts/index.js';
 import { treeChoiceOf, treeOf } from './repo.js';
 import { repoOfRun } from './request.js';
 import { selectionFromContext } from './selection.js';
@@ -54,7 +54,7 @@ export function failedResult(
   /** quiet: no annotation per package (the caller reported a failure they share once). */
   extra: { prefix?: string; phases?: PackageResult['phases']; problems?: Problem[]; quiet?: boolean; planned?: PackageResult } = {},
 ): PackageResult {
-  const problem = problemFromError(err, ref.layout === undefined || ref.layout === 'tce' ? `${ref.path}/package.yaml` : ref.path, `${ref.name}/${ref.version}`);
+  const problem = problemFromError(err, problemFileOf(ref), `${ref.name}/${ref.version}`);
   if (extra.prefix) problem.message = `${extra.prefix}: ${problem.message}`;
   const fromFile = (err as { file?: unknown }).file !== undefined;
   // Only errors that name a file are file problems; others (a registry, the cluster) are the verdict alone.

@@ -6,8 +6,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { commitTree, DEFAULT_PACKAGES_DIR, Layouts, workTree, type ClusterReleasedLookup, type LayoutChoice, type Tree } from '../layouts/index.js';
-import { normalizePackagesDir } from '../detect/classify.js';
+import { commitTree, DEFAULT_PACKAGES_DIR, Layouts, normalizePackagesDir, workTree, type ClusterReleasedLookup, type LayoutChoice, type Tree } from '../layouts/index.js';
 import type { PackageVersionRef } from '../results.js';
 import type { ExecFn } from '../tools/exec.js';
 import type { Git } from '../tools/git.js';
@@ -144,6 +143,6 @@ export function treeLabel(tree: Tree): string {
 /** Whether these package versions already show the layouts and packages-dir find something (no listing needed to refuse). */
 export function scopeShown(repo: Repo, refs: readonly PackageVersionRef[]): boolean {
   if (refs.length === 0) return false;
-  const dirSet = repo.packagesDir !== DEFAULT_PACKAGES_DIR && repo.layouts.modules.some((m) => m.pathspec().includes(repo.packagesDir));
+  const dirSet = repo.packagesDir !== DEFAULT_PACKAGES_DIR && repo.layouts.modules.some((m) => m.scope.pathspec.includes(repo.packagesDir));
   return !dirSet || refs.some((r) => r.path === repo.packagesDir || r.path.startsWith(`${repo.packagesDir}/`));
 }

@@ -205,11 +205,20 @@ export async function changedRefs(ctx: ModeContext, mode: Mode): Promise<{ refs:
  * `error` result (with plan's words, annotated on its file) for each that cannot; and the tools
  * the layouts of the planned packages need to build their bundles (data from the layouts).
  */
-export async function plannedRefs(ctx: ModeContext, mode: Mode): Promise<{ planned: PlannedPackage[]; unplanned: PackageResult[]; tools: string[]; nothing: string[] }> {
+export async function plannedRefs(
+  ctx: ModeContext,
+  mode: Mode,
+): Promise<{ planned: PlannedPackage[]; refs: PackageVersionRef[]; unplanned: PackageResult[]; tools: string[]; nothing: string[] }> {
   const out = await plan(await planRequestOf(ctx, mode));
   const unplanned = out.packages.filter((p) => p.verdict === 'error');
   annotateProblems(ctx, unplanned.flatMap((p) => p.problems ?? []));
   const nothing = out.packages.length === 0 ? nothingChanged(out) : [];
   for (const l of nothing) ctx.host.info(l.trim());
-  return { planned: out.packages.filter((p) => p.verdict !== 'error'), unplanned, tools: out.tools, nothing };
+  const planned = out.packages.filter((p) => p.verdict !== 'error');
+  // The refs the layouts found for what was planned (path and layout theirs), in the plan's order.
+  const refs = planned.map((p): PackageVersionRef => {
+    const at = out.refs.filter((r) => r.name === p.name && r.path === p.plan?.path);
+    return at.find((r) => r.version === p.version) ?? at[0] ?? { name: p.name, version: p.version, path: p.plan!.path, layout: p.plan!.layout };
+  });
+  return { planned, refs, unplanned, tools: out.tools, nothing };
 }

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { detectChanges } from '../detect/detect.js';
+import { tceDiff } from '../../test/support/detect.js';
 import { execTool, type ExecFn } from './exec.js';
 import { batchProcessesStarted, closeGitReaders, Git, gitArgs, gitTopLevel, parseBatchOutput, parseGitVersion, parseLsTreeZ, parseNameStatusZ } from './git.js';
 
@@ -224,7 +225,7 @@ describe("git's own refusals are kept", () => {
     await expect(g.revParse('HEAD')).rejects.toThrow(`git refuses ${dir}: the repository is owned by another user ("detected dubious ownership"); if you trust it, run: ${fix}`);
     await expect(g.tryRevParse('HEAD')).rejects.toThrow(fix);
     await expect(g.listFiles('HEAD', ['pkgs'])).rejects.toThrow(fix);
-    await expect(detectChanges({ git: g, packagesDir: 'pkgs', base: 'main', head: 'HEAD' })).rejects.toThrow(fix);
+    await expect(detectChanges({ ...tceDiff(g, 'pkgs'), base: 'main', head: 'HEAD' })).rejects.toThrow(fix);
     await expect(gitTopLevel(asOther, join(dir, 'pkgs'))).rejects.toThrow(fix);
     // The command it names is the fix: with it, the same calls work.
     git(root, 'config', '--global', '--add', 'safe.directory', dir);
@@ -238,7 +239,7 @@ describe("git's own refusals are kept", () => {
     const g = await Git.create(dir, exec);
     const noCommits = `${dir} is a git repository with no commits yet: commit the packages (git add, git commit) and run devpkg again`;
     await expect(g.revParse('HEAD')).rejects.toThrow(noCommits);
-    await expect(detectChanges({ git: g, packagesDir: 'pkgs', base: 'main', head: 'HEAD' })).rejects.toThrow(noCommits);
+    await expect(detectChanges({ ...tceDiff(g, 'pkgs'), base: 'main', head: 'HEAD' })).rejects.toThrow(noCommits);
     // Once there is a commit, an unknown ref is still named as one.
     git(dir, 'commit', '-q', '--allow-empty', '-m', 'one');
     await expect(g.revParse('no-such-branch')).rejects.toThrow(`unknown git ref "no-such-branch" in ${dir}: no such commit`);

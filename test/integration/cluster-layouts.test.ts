@@ -132,7 +132,7 @@ test('cluster mode, kctrl layout: no tag and no released-version, so the release
 
   // What `kctrl package release -v 1.0.0` put in the cluster (built the same way, from the base commit).
   const released = Layouts.open('kctrl', { packagesDir: '', releasedVersion: '1.0.0' });
-  const b = await installRelease(repo, ns, released, (loaded, build) => released.released(loaded, build), base);
+  const b = await installRelease(repo, ns, released, (loaded, build) => loaded.releasedSource(build), base);
   expect(b).toMatchObject({ releasedVersion: '1.0.0', source: 'base-ref' });
   expect(await configMapGreeting(ns, 'simple-app')).toBe('hello from the release');
 

@@ -18,7 +18,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { runCli } from '../../src/cli.js';
 import { installBaseline } from '../../src/cluster/baseline.js';
 import { ClusterClient } from '../../src/cluster/client.js';
-import { loadVersion } from '../../src/packages/layout.js';
+import { loadPackage } from '../support/load-package.js';
 import { execTool } from '../../src/tools/exec.js';
 import type { PackageResult } from '../../src/results.js';
 import { parseRegistry } from '../../src/flags.js';
@@ -117,7 +117,7 @@ describe('interruptions and outside changes on kapp-controller', () => {
       kc,
       exec: execTool,
       root: repo,
-      loaded: await loadVersion(repo, 'addons/packages', 'antrea', '1.5.3'),
+      loaded: await loadPackage(repo, 'addons/packages', 'antrea', '1.5.3'),
       baseRef: base,
       refName: CLUSTER_REF,
       registry: parseRegistry(registry, 'test registry'),

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pushBundle } from '../../src/bundle/push.js';
 import { parseRepository } from '../../src/bundle/reference.js';
 import { detectChanges } from '../../src/detect/detect.js';
+import { withTrees } from '../support/detect.js';
 import { Layouts, workTree } from '../../src/layouts/index.js';
 import { plan } from '../../src/pipeline/plan.js';
 import { Git } from '../../src/tools/git.js';
@@ -54,7 +55,7 @@ describe('kctrl layout, pushed to the harness registry', () => {
     git(dir, 'commit', '-q', '-am', 'greeting');
 
     const layouts = Layouts.open('auto', { packagesDir: 'addons/packages' });
-    const d = await detectChanges({ git: await Git.create(dir), packagesDir: 'addons/packages', layouts, base: 'main' });
+    const d = await detectChanges({ ...withTrees(await Git.create(dir), layouts), base: 'main' });
     expect(d.changed.map((c) => [c.name, c.version, c.layout])).toEqual([['simple-app', '1.0.0', 'kctrl']]);
 
     const out = await plan({ root: dir, packagesDir: 'addons/packages', layouts, selection: { kind: 'diff', base: 'main', rangeKind: 'pr' }, refName: '', seq: { timestamp: new Date() } });
@@ -77,7 +78,7 @@ describe('kctrl layout, pushed to the harness registry', () => {
     expect(await readFile(join(pulledDir, 'config', 'values.yml'), 'utf8')).toContain('hello from the pull request');
 
     // The baseline (kind mode installs it first) is the package built from the base ref.
-    const released = await layouts.released(loaded, { root: dir, tmp, baseRef: 'main', ...build });
+    const released = await loaded.releasedSource({ root: dir, tmp, baseRef: 'main', ...build });
     expect(released?.atBase).toBe(true);
     // The exported base has no tags: it is the released version the plan chose (the tag's).
     expect(released?.pkg.pkg.spec.version).toBe('1.0.0');
@@ -112,7 +113,7 @@ describe('kapp-controller\'s own module as a kctrl repository', () => {
       }
     }
     const layouts = Layouts.open('auto', { packagesDir: 'addons/packages' });
-    const d = await detectChanges({ git: await Git.create(dir), packagesDir: 'addons/packages', layouts, base: 'main' });
+    const d = await detectChanges({ ...withTrees(await Git.create(dir), layouts), base: 'main' });
     expect(d.changed.map((c) => [c.name, c.version, c.layout, c.path])).toEqual([['kapp-controller', '0.50.0', 'kctrl', '.']]);
     expect(d.changed[0]!.reasons).toEqual(expect.arrayContaining(['modified config/config/deployment.yml']));
 

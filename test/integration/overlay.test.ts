@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
 import { parse, parseAllDocuments } from 'yaml';
 import { deriveDevPackage, devPackageToYaml } from '../../src/packages/derive.js';
-import { loadVersion } from '../../src/packages/layout.js';
+import { loadPackage } from '../support/load-package.js';
 import { parsePackageFile, parsePackageMetadataFile, type Package } from '../../src/packages/model.js';
 import { renderOverlay } from '../../src/packages/overlay.js';
 import { ensureHarnessCrds } from './helpers/crds.js';
@@ -54,7 +54,7 @@ async function ytt(text: string, values: Record<string, string>, name = 'antrea_
 }
 
 async function exampleDevPackage(namespace: string, image = `10.89.0.2:5000/devpkg/antrea@${DIGEST}`): Promise<Package> {
-  const v = await loadVersion(EXAMPLE, 'addons/packages', 'antrea', '1.5.3');
+  const v = await loadPackage(EXAMPLE, 'addons/packages', 'antrea', '1.5.3');
   return deriveDevPackage(v.pkg, { version: '1.5.4-dev.1', image, namespace, refName: 'antrea.tanzu.vmware.com' }).pkg;
 }
 
@@ -256,7 +256,7 @@ describe('on the test control plane with kapp-controller', () => {
     const image = (parse(await readFile(lock, 'utf8')) as { bundle: { image: string } }).bundle.image;
     expect(image).toMatch(/@sha256:[0-9a-f]{64}$/);
 
-    const released = await loadVersion(EXAMPLE, 'addons/packages', 'antrea', '1.5.3');
+    const released = await loadPackage(EXAMPLE, 'addons/packages', 'antrea', '1.5.3');
     const dev = deriveDevPackage(released.pkg, { version: '1.5.4-dev.1', image, namespace: ns }).pkg;
     const md = parsePackageMetadataFile(await readFile(path.join(EXAMPLE, 'addons/packages/antrea/metadata.yaml'), 'utf8'), 'metadata.yaml').metadata;
     await api.create({ ...md, metadata: { ...md.metadata, namespace: ns } } as KubernetesObject);

@@ -28,7 +28,7 @@ import { existsSync } from 'node:fs';
 import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deriveDevPackage } from '../../src/packages/derive.js';
-import { loadVersion } from '../../src/packages/layout.js';
+import { loadPackage } from '../support/load-package.js';
 import { ADDON_TYPE_ANNOTATION, renderOverlay } from '../../src/packages/overlay.js';
 import { renderProviders, type ClusterRole } from '../../src/providers/render.js';
 import { carriedDocs, parseDocs, type Doc } from '../../src/providers/validate.js';
@@ -173,7 +173,7 @@ describe.each(VENDORED)('$name $version ($addonType)', (p) => {
       expect(workload.filter((d) => String(d.metadata?.name).endsWith('-dev-package'))).toEqual([]);
     }
     // Without that guard, the filter keeps our documents for workload clusters as well.
-    const loaded = await loadVersion(path.dirname(path.dirname(ws.folder)), '', p.name, p.version);
+    const loaded = await loadPackage(path.dirname(path.dirname(ws.folder)), '', p.name, p.version);
     const { pkg: dev } = deriveDevPackage(loaded.pkg, { version: devVersion, image, namespace: 'tkg-system', refName });
     const overlayFile = path.join(ws.providersDir, 'ytt', '04_user_customizations', `${p.name}_dev_package.yaml`);
     await writeFile(overlayFile, renderOverlay(dev, { name: p.name, addonType: p.addonType, managementOnly: false }));

@@ -31,7 +31,7 @@ import { installBaseline } from '../../src/cluster/baseline.js';
 import { ClusterClient } from '../../src/cluster/client.js';
 import { parseInputs } from '../../src/inputs.js';
 import { run as runClusterMode } from '../../src/modes/cluster.js';
-import { loadVersion } from '../../src/packages/layout.js';
+import { loadPackage } from '../support/load-package.js';
 import { execTool } from '../../src/tools/exec.js';
 import type { PackageResult } from '../../src/results.js';
 import { parseRegistry } from '../../src/flags.js';
@@ -195,7 +195,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
 
   test('baseline: web 1.0.0 installed like the addons manager', async () => {
     const client = await ClusterClient.create(kc);
-    const loaded = await loadVersion(root, '', 'web', '1.0.0');
+    const loaded = await loadPackage(root, '', 'web', '1.0.0');
     const b = await installBaseline({ client, kc, exec: execTool, root, loaded, refName: REF, registry: parseRegistry(registry, 'test registry'), namespace: ns, timeoutMs: 150_000, log: () => undefined });
     expect(b.releasedVersion).toBe('1.0.0');
   });
@@ -344,7 +344,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
     await writePackage('first');
     await writeFile(path.join(root, 'first', '1.0.0', 'bundle', 'config', 'deployment.yaml'), deployment('first'));
     const client = await ClusterClient.create(kc);
-    const loaded = await loadVersion(root, '', 'first', '1.0.0');
+    const loaded = await loadPackage(root, '', 'first', '1.0.0');
     const installing = installBaseline({ client, kc, exec: execTool, root, loaded, refName: 'first.devpkg.test', registry: parseRegistry(registry, 'test registry'), namespace: ns, timeoutMs: 150_000, log: () => undefined });
     const pod = await podCannotPull('first');
     await expect(installing).rejects.toThrow(

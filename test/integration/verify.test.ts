@@ -25,7 +25,7 @@ import { runDevPipeline } from '../../src/cluster/dev.js';
 import { parseInputs } from '../../src/inputs.js';
 import { inputsFrom } from '../support/inputs.js';
 import { run as runClusterMode } from '../../src/modes/cluster.js';
-import { loadVersion } from '../../src/packages/layout.js';
+import { bundleOfLoaded, loadPackage } from '../support/load-package.js';
 import { parseRefNameMap } from '../../src/packages/refname.js';
 import { execTool } from '../../src/tools/exec.js';
 import { runAssertions } from '../../src/verify/assertions.js';
@@ -145,7 +145,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
 
   test('baseline: the released version from the base commit, installed like the addons manager', async () => {
     const client = await ClusterClient.create(kc);
-    const loaded = await loadVersion(repo, 'addons/packages', 'antrea', '1.5.3');
+    const loaded = await loadPackage(repo, 'addons/packages', 'antrea', '1.5.3');
     const b = await installBaseline({
       client,
       kc,
@@ -362,11 +362,12 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
 
     await restartApiserver();
     const client = await ClusterClient.create(kc);
-    const loaded = await loadVersion(repo, 'addons/packages', 'antrea', '1.5.3');
+    const loaded = await loadPackage(repo, 'addons/packages', 'antrea', '1.5.3');
     const dev = await runDevPipeline({
       client,
       root: repo,
       loaded,
+      bundle: await bundleOfLoaded(loaded, repo),
       packageCount: 1,
       refNames: parseRefNameMap(`${REPO_REF}=${CLUSTER_REF}`),
       packageInstall: { namespace: ns, name: 'antrea' },

@@ -104,7 +104,14 @@ export const RULES: Rule[] = [
   { name: 'the report does not import the verifier, modes, pipeline or inputs', from: under('report'), to: under('verify', 'modes', 'pipeline', 'inputs.ts') },
   { name: 'tools/ does not import the steps above it', from: under('tools'), to: under('pipeline', 'verify', 'report', 'bootstrap', 'cluster', 'providers') },
   { name: 'versions/ is pure: it imports only itself and errors', from: under('versions'), to: not(under('versions', 'errors.ts')) },
+  { name: 'detect/ knows no layout: it does not import layouts/ (the layouts read its diffs)', from: under('detect'), to: under('layouts') },
+  { name: 'outside layouts/, only layouts/index.ts is imported (no layout module, no layout internals)', from: not(under('layouts')), to: isLayoutInternal },
 ];
+
+/** A module of layouts/ other than its one seam, index.ts: a layout module (tce.ts, kctrl.ts, ...) or what they share. */
+export function isLayoutInternal(m: string): boolean {
+  return m.startsWith('layouts/') && m !== 'layouts/index.ts';
+}
 
 /** Every arrow that breaks a rule, as 'rule: from -> to'. */
 export function findViolations(graph: ImportGraph, rules: Rule[] = RULES): string[] {

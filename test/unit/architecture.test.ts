@@ -1,9 +1,12 @@
 // The dependency direction of src/ (docs/development.md, "Architecture"): no import cycles and
 // no arrow the wrong way. The rules are shown failing on small in-memory graphs first.
 import { describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LAYOUT_CHOICES } from '../../src/layouts/index.js';
 import { findCycles, findViolations, importSpecifiers, readGraph, resolveSpecifier, type ImportGraph } from '../support/imports.js';
+import { namedLiterals } from '../support/literals.js';
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
 // No cycle is tolerated; the list stays so that a deliberate exception has to be written down here.
@@ -57,6 +60,38 @@ describe('the rules fail on bad graphs', () => {
     ]);
   });
 
+  it('refuses detect/ importing layouts/, and anything outside layouts/ importing a layout module', () => {
+    expect(findViolations(graph({ 'detect/detect.ts': ['layouts/index.ts'] }))).toEqual([
+      'detect/ knows no layout: it does not import layouts/ (the layouts read its diffs): detect/detect.ts -> layouts/index.ts',
+    ]);
+    expect(findViolations(graph({ 'cluster/baseline.ts': ['layouts/tce.ts'], 'pipeline/plan.ts': ['layouts/plain.ts', 'layouts/index.ts'] }))).toEqual([
+      'outside layouts/, only layouts/index.ts is imported (no layout module, no layout internals): cluster/baseline.ts -> layouts/tce.ts',
+      'outside layouts/, only layouts/index.ts is imported (no layout module, no layout internals): pipeline/plan.ts -> layouts/plain.ts',
+    ]);
+    // Inside layouts/ the modules import each other; layouts/ may import detect's diff types.
+    expect(findViolations(graph({ 'layouts/index.ts': ['layouts/tce.ts'], 'layouts/tce.ts': ['detect/classify.ts'] }))).toEqual([]);
+  });
+
+  it('finds a layout named as a string literal, and nothing else', () => {
+    const names = ['tce', 'kctrl', 'repository'];
+    const text = [
+      "if (ref.layout === 'tce') x();", // 1: a value
+      'const l = Layouts.open("kctrl", {});', // 2: double quotes
+      'const t = `repository`;', // 3: a template without substitutions
+      "// ref.layout === 'tce' in a comment", // 4
+      "const words = 'the tce layout';", // 5: a longer string
+      "type P = Pick<DevPlan, 'repository' | 'tagImage'>;", // 6: a field's name given to Pick
+      "let k: 'tce' | 'other';", // 7: a literal type is a name too
+      'const u = `${x}tce`;', // 8: a template with a substitution
+    ].join('\n');
+    expect(namedLiterals(text, names)).toEqual([
+      { line: 1, literal: 'tce' },
+      { line: 2, literal: 'kctrl' },
+      { line: 3, literal: 'repository' },
+      { line: 7, literal: 'tce' },
+    ]);
+  });
+
   it('lets an entry point import what is below it', () => {
     expect(findViolations(graph({ 'main.ts': ['modes/kind.ts'], 'modes/kind.ts': ['pipeline/plan.ts', 'pipeline/steps.ts'], 'pipeline/plan.ts': [] }))).toEqual([]);
   });
@@ -76,5 +111,18 @@ describe('src/', () => {
 
   it('has no arrow the wrong way', () => {
     expect(findViolations(tree)).toEqual([]);
+  });
+
+  it('names no layout outside src/layouts/ (what callers need is data the layout returns; the layout input is parsed there, from LAYOUT_CHOICES)', () => {
+    const names = LAYOUT_CHOICES.filter((c) => c !== 'auto');
+    const found: string[] = [];
+    for (const file of tree.keys()) {
+      if (file.startsWith('layouts/')) continue;
+      for (const l of namedLiterals(readFileSync(path.join(SRC, file), 'utf8'), names, file)) found.push(`${file}:${l.line}: '${l.literal}'`);
+    }
+    expect(found).toEqual([]);
+    // Sanity: the scan reads the layouts' own modules, where the names are.
+    const own = readdirSync(path.join(SRC, 'layouts')).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    expect(own.flatMap((f) => namedLiterals(readFileSync(path.join(SRC, 'layouts', f), 'utf8'), names, f)).length).toBeGreaterThan(names.length);
   });
 });

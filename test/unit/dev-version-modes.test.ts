@@ -5,12 +5,12 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runBootstrap, type BootstrapOptions } from '../../src/bootstrap/run.js';
+import { bootstrapFolders, runBootstrap, type BootstrapOptions } from '../../src/bootstrap/run.js';
 import { CleanupList } from '../../src/cleanup-list.js';
 import type { ClusterClient } from '../../src/cluster/client.js';
 import { runDevPipeline } from '../../src/cluster/dev.js';
 import { UsageError } from '../../src/errors.js';
-import { loadVersion } from '../../src/packages/layout.js';
+import { bundleOfLoaded, loadPackage } from '../support/load-package.js';
 import { parseRefNameMap } from '../../src/packages/refname.js';
 import { plan } from '../../src/pipeline/plan.js';
 import type { ExecFn } from '../../src/tools/exec.js';
@@ -64,10 +64,12 @@ async function planMode(devVersion?: string) {
 async function clusterPipeline(devVersion?: string) {
   const { client, applied } = fakeCluster();
   const { exec, calls } = recordingExec();
+  const loaded = await loadPackage(EXAMPLE, 'addons/packages', 'antrea', '1.5.3');
   const run = runDevPipeline({
     client,
     root: EXAMPLE,
-    loaded: await loadVersion(EXAMPLE, 'addons/packages', 'antrea', '1.5.3'),
+    loaded,
+    bundle: await bundleOfLoaded(loaded, EXAMPLE),
     packageCount: 1,
     refNames: parseRefNameMap(`antrea.community.tanzu.vmware.com=${REF}`),
     registry,
@@ -83,13 +85,13 @@ async function clusterPipeline(devVersion?: string) {
 async function bootstrap(devVersion?: string) {
   const dir = mkdtempSync(join(tmpdir(), 'devpkg-devplan-'));
   dirs.push(dir);
-  const loaded = await loadVersion(EXAMPLE, 'addons/packages', 'antrea', '1.5.3');
-  loaded.path = join(EXAMPLE, loaded.path); // as devpkg bootstrap and the bootstrap mode pass it
+  const loaded = await loadPackage(EXAMPLE, 'addons/packages', 'antrea', '1.5.3');
   const { exec, calls } = recordingExec();
   const logs: string[] = [];
   const workDir = join(dir, 'work');
   const o: BootstrapOptions = {
     loaded,
+    folders: bootstrapFolders(loaded, EXAMPLE),
     refName: REF,
     image: `localhost:5001/devpkg/antrea-bundle@sha256:${'a'.repeat(64)}`,
     devVersion,

@@ -324,7 +324,7 @@ test('devpkg dev and bootstrap: a version folder named by hand is loaded through
   const { openVersionFolder } = await import('../../src/commands/scope.js');
   const { loaded, root } = await openVersionFolder(resolve('examples/tce-packages/addons/packages/antrea/1.5.3'), '--package');
   expect(root).toBe(resolve('examples/tce-packages/addons/packages'));
-  expect([loaded.name, loaded.version, loaded.path, loaded.layout, loaded.versionFolder]).toEqual(['antrea', '1.5.3', 'antrea/1.5.3', 'tce', true]);
+  expect([loaded.name, loaded.version, loaded.path, loaded.layout, loaded.bootstrap]).toEqual(['antrea', '1.5.3', 'antrea/1.5.3', 'tce', { folder: 'antrea/1.5.3', config: 'antrea/1.5.3/bundle/config' }]);
   expect(loaded.notes[0]).toMatch(/^layout tce/);
   await expect(openVersionFolder(resolve('examples/tce-packages/addons/packages/antrea'), '--package')).rejects.toThrow(/--package: .* is a package folder, not a version folder/);
 });

@@ -1,8 +1,13 @@
+/**
+ * TCE's version folders on a tree (packages-dir/<name>/<version>/package.yaml): listing them,
+ * reading and checking one, and a version folder named by hand (`devpkg dev --package`).
+ */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import semver from 'semver';
 import { DevpkgError, UsageError } from '../errors.js';
-import { lineOf, parsePackageFile, type PackageResource } from './model.js';
+import { lineOf, parsePackageFile } from '../packages/model.js';
+import type { LoadedVersion } from './types.js';
 
 /**
  * The only file-system access of the layout code. Paths are `root` joined with repository-relative
@@ -65,17 +70,9 @@ export interface PackageEntry {
   versions: VersionEntry[];
 }
 
-export interface LoadedVersion {
-  name: string;
-  version: string;
-  path: string;
-  packageFile: string;
-  pkg: PackageResource;
-}
-
-/** `addons/packages/`, `./addons/packages` -> `addons/packages`. */
+/** The one packages-dir normaliser: `addons/packages/`, `./addons/packages`, `addons//packages` -> `addons/packages`; `.` or '' -> '' (the scope's root). */
 export function normalizePackagesDir(dir: string): string {
-  const p = path.posix.normalize(dir.replaceAll('\\', '/')).replace(/\/+$/, '');
+  const p = path.posix.normalize(dir.trim().replaceAll('\\', '/')).replace(/\/+$/, '');
   return p === '.' ? '' : p.replace(/^\.\//, '');
 }
 
@@ -179,7 +176,7 @@ export async function readVersion(root: string, name: string, v: VersionEntry, r
  * folder name means nothing to kapp-controller, so spec.version is the released version and a
  * warning says where they disagree (TCE's external-dns/0.11.0 holds 0.11.0+3).
  */
-export function checkFolderVersion(res: PackageResource, folderVersion: string): PackageResource {
+export function checkFolderVersion(res: LoadedVersion['pkg'], folderVersion: string): LoadedVersion['pkg'] {
   if (res.pkg.spec.version === folderVersion) return res;
   const warning = {
     path: res.file,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DevpkgError } from '../errors.js';
-import { compareVersionFolders, listPackages, loadVersion, normalizePackagesDir, versionEntries } from './layout.js';
+import { compareVersionFolders, listPackages, loadVersion, normalizePackagesDir, versionEntries } from './tce-folders.js';
 
 const pkgYaml = (refName: string, version: string, name = `${refName}.${version}`) => `apiVersion: data.packaging.carvel.dev/v1alpha1
 kind: Package
@@ -163,5 +163,16 @@ describe('pure helpers', () => {
         { name: '1.0.0', hasPackageFile: true },
       ]).map((v) => v.packageFile),
     ).toEqual(['p/x/1.0.0/package.yaml', 'p/x/2.0.0/package.yaml']);
+  });
+});
+
+describe('the TCE layout lists version folders', () => {
+  test('every version folder of the packages-dir, ordered by name and version (kapp-controller order), the packages-dir normalised', async () => {
+    const { Layouts, memoryTree } = await import('./index.js');
+    const pkg = 'apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\n';
+    const files = Object.fromEntries(['antrea/1.10.0', 'antrea/1.2.3', 'antrea/1.3.0', 'calico/3.19.1'].map((v) => [`addons/packages/${v}/package.yaml`, pkg]));
+    const tree = memoryTree({ ...files, 'addons/packages/antrea/test/e2e.yaml': 'x: 1\n', 'addons/packages/antrea/metadata.yaml': 'kind: PackageMetadata\n' });
+    const refs = await Layouts.open('tce', { packagesDir: './addons/packages/' }).list(tree);
+    expect(refs.map((r) => `${r.name}/${r.version}`)).toEqual(['antrea/1.2.3', 'antrea/1.3.0', 'antrea/1.10.0', 'calico/3.19.1']);
   });
 });

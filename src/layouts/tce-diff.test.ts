@@ -1,4 +1,6 @@
-import { classifyChanges, locatePackagePath, movedWithItsFolder, normalizePackagesDir, packagePathParts, versionFoldersFromFiles, type FileChange } from './classify.js';
+import type { FileChange } from '../detect/classify.js';
+import { classifyChanges, locatePackagePath, movedWithItsFolder, packagePathParts, versionFoldersFromFiles } from './tce-diff.js';
+import { normalizePackagesDir } from './tce-folders.js';
 
 const P = 'addons/packages';
 // Version folders at head: antrea 1.2.3 and 1.3.0, calico 3.19.1+vmware.1, pinniped 0.24.4+update.2.
