@@ -32,6 +32,14 @@ describe('the import reader', () => {
   });
 });
 
+/**
+ * Literals that are a layout's name by coincidence, written down with their reason (as
+ * KNOWN_CYCLES is): the file, the literal, and how many times it may appear there.
+ */
+const FIELDS_NAMED_LIKE_A_LAYOUT: Array<{ file: string; literal: string; times: number; why: string }> = [
+  { file: 'report/untrusted.ts', literal: 'repository', times: 1, why: "the results file's `repository` field (GitHub's owner/name), read by key" },
+];
+
 describe('the rules fail on bad graphs', () => {
   it('finds a cycle, including one through a dynamic or type-only import', () => {
     const g = graph({
@@ -116,11 +124,19 @@ describe('src/', () => {
   it('names no layout outside src/layouts/ (what callers need is data the layout returns; the layout input is parsed there, from LAYOUT_CHOICES)', () => {
     const names = LAYOUT_CHOICES.filter((c) => c !== 'auto');
     const found: string[] = [];
+    const excused = new Map(FIELDS_NAMED_LIKE_A_LAYOUT.map((e) => [`${e.file}: '${e.literal}'`, e.times]));
     for (const file of tree.keys()) {
       if (file.startsWith('layouts/')) continue;
-      for (const l of namedLiterals(readFileSync(path.join(SRC, file), 'utf8'), names, file)) found.push(`${file}:${l.line}: '${l.literal}'`);
+      for (const l of namedLiterals(readFileSync(path.join(SRC, file), 'utf8'), names, file)) {
+        const key = `${file}: '${l.literal}'`;
+        const left = excused.get(key) ?? 0;
+        if (left > 0) excused.set(key, left - 1);
+        else found.push(`${file}:${l.line}: '${l.literal}'`);
+      }
     }
     expect(found).toEqual([]);
+    // Every excuse is still needed (a stale one would hide a real name later).
+    expect([...excused].filter(([, left]) => left > 0)).toEqual([]);
     // Sanity: the scan reads the layouts' own modules, where the names are.
     const own = readdirSync(path.join(SRC, 'layouts')).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
     expect(own.flatMap((f) => namedLiterals(readFileSync(path.join(SRC, 'layouts', f), 'utf8'), names, f)).length).toBeGreaterThan(names.length);
