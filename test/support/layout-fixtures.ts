@@ -200,5 +200,42 @@ const repository: LayoutFixture = {
   },
 };
 
+const plain: LayoutFixture = {
+  layout: 'plain',
+  open: {},
+  seed(r, m = 'a') {
+    r.write({
+      'packages/a/metadata.yml': metadataYaml('a'),
+      'packages/a/1.0.0/package.yml': packageYaml('a', '1.0.0', m),
+      'packages/a/1.0.0/bundle/config/values.yml': `marker: ${m}\n`,
+      'packages/a/1.0.0/bundle/.imgpkg/images.yml': 'apiVersion: imgpkg.carvel.dev/v1alpha1\nkind: ImagesLock\n',
+      // b's Package fetches a bundle built elsewhere (TCE's secretgen-controller/0.11.2 is so).
+      'packages/b/1.0.0/package.yml': packageYaml('b', '1.0.0'),
+      'examples/packages/c/1.0.0/package.yml': packageYaml('c', '1.0.0'),
+    });
+  },
+  listed: ['a/1.0.0', 'b/1.0.0'],
+  contentEdit: (r) => r.write({ 'packages/a/1.0.0/bundle/config/values.yml': 'marker: edited\n' }),
+  pureRename: (r) => r.mv('packages/b', 'packages/b2'),
+  commentEdit: (r) => {
+    prepend(r, 'packages/a/1.0.0/package.yml', '# reviewed\n');
+    prepend(r, 'packages/a/metadata.yml', '# reviewed\n');
+  },
+  remove: (r) => r.rm('packages/b'),
+  mark: (r, m) => r.write({ 'packages/a/1.0.0/package.yml': packageYaml('a', '1.0.0', m), 'packages/a/1.0.0/bundle/config/values.yml': `marker: ${m}\n` }),
+  push: { kind: 'folder', file: 'config/values.yml' },
+  release(r, seeded) {
+    // A new version folder is the upgrade from the highest other one at the base.
+    r.write({ 'packages/a/1.1.0/package.yml': packageYaml('a', '1.1.0', 'b'), 'packages/a/1.1.0/bundle/config/values.yml': 'marker: b\n', 'packages/a/1.0.5/package.yml': packageYaml('a', '1.0.5', 'b') });
+    r.commit('add');
+    return { base: seeded, version: '1.1.0', released: '1.0.0', not: '1.0.5' };
+  },
+  broken(r) {
+    const b = brokenPackageYaml('b', '1.0.0');
+    r.write({ 'packages/b/1.0.0/package.yml': b.text });
+    return { file: 'packages/b/1.0.0/package.yml', line: b.line, ref: 'b/1.0.0' };
+  },
+};
+
 /** Every layout's fixture: the contract runs against each (a new layout is one more entry). */
-export const FIXTURES: readonly LayoutFixture[] = [tce, kctrl, repository];
+export const FIXTURES: readonly LayoutFixture[] = [tce, kctrl, repository, plain];
