@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { FileChange } from '../detect/classify.js';
 import { DevpkgError } from '../errors.js';
 import { imageOf, packageYaml } from '../../test/support/layout-fixtures.js';
-import { Layouts, memoryTree } from './index.js';
+import { runCli } from '../cli.js';
+import { Layouts, memoryTree, workTree } from './index.js';
 import { pushPlanOf, releasedPlain, touchedPlain } from './plain.js';
 
 const tmps: string[] = [];
@@ -156,5 +157,32 @@ describe('bad input', () => {
     const [ref] = await layouts.find(tree, [{ name: 'a', version: '2.0.0' }]);
     expect(ref).toMatchObject({ path: 'packages/a/2.0.0', layout: 'plain' });
     await expect(layouts.load(tree, ref!)).rejects.toThrow(/^unknown version 2\.0\.0 of package a: no packages\/a\/2\.0\.0\/package\.yml in memory; known versions: 1\.0\.0$/);
+  });
+});
+
+describe('examples/plain', () => {
+  const ROOT = new URL('../..', import.meta.url).pathname;
+
+  test('plan --repo examples/plain --all: 1.0.0 pushes its bundle/, 1.1.0 installs its own bundle as the upgrade from 1.0.0', async () => {
+    let out = '';
+    let err = '';
+    const code = await runCli(['plan', '--repo', `${ROOT}examples/plain`, '--all', '--registry', 'localhost:5000/dev', '--json'], { stdout: (t) => (out += t), stderr: (t) => (err += t), env: {}, cwd: ROOT });
+    expect({ code, err }).toEqual({ code: 0, err: '' });
+    const plan = JSON.parse(out) as { packages: { name: string; version: string; layout: string; devVersion: string; upgradeFrom?: unknown; commands: string[] }[] };
+    const pushes = (p: { commands: string[] }) => p.commands.filter((c) => /imgpkg push|no push/.test(c)).map((c) => c.replace(/-bundle:[0-9][^ ]*/, '-bundle:TAG').replace(/ --lock-output .*/, ''));
+    expect(plan.packages.map((p) => ({ id: `${p.layout}:${p.name}/${p.version}`, upgradeFrom: p.upgradeFrom, pushes: pushes(p) }))).toEqual([
+      { id: 'plain:hello/1.0.0', upgradeFrom: undefined, pushes: ['# imgpkg push -b localhost:5000/dev/hello-bundle:TAG -f examples/plain/packages/hello/1.0.0/bundle'] },
+      {
+        id: 'plain:hello/1.1.0',
+        upgradeFrom: { version: '1.0.0', file: 'packages/hello/1.0.0', at: 'the working tree' },
+        pushes: [expect.stringMatching(/^# no push: the Package's own bundle registry\.example\.com\/packages\/hello@sha256:0+110 is used as it is$/)],
+      },
+    ]);
+    expect(plan.packages[1]!.devVersion).toBe('1.1.0');
+  });
+
+  test('this repository, searched, does not read it', async () => {
+    const refs = await Layouts.open('auto', {}).list(workTree(ROOT)).catch(() => []);
+    expect(refs.filter((r) => r.layout === 'plain')).toEqual([]);
   });
 });
