@@ -115,6 +115,14 @@ describe('beside TCE, the repository layout and nothing', () => {
     await expect(layouts.bundle(loaded, build())).resolves.toEqual({ image: imageOf('secretgen-controller', 'b') });
   });
 
+  test('without a base (plan --all), a Package installed as it is competes only with the versions below it', async () => {
+    const layouts = Layouts.open('auto', {});
+    const tree = mixed();
+    const ref = (await layouts.list(tree)).find((r) => r.version === '0.11.1')!;
+    const loaded = await layouts.load(tree, ref);
+    expect({ released: loaded.released, inPlay: loaded.inPlay, pinned: loaded.pinned?.version }).toEqual({ released: '0.8.0', inPlay: ['0.8.0'], pinned: '0.11.1' });
+  });
+
   test('a change of a plain version folder in a TCE package folder is the plain layout\'s', async () => {
     const before = memoryTree({ ...Object.fromEntries(await Promise.all((await mixed().files()).map(async (f) => [f, (await mixed().read(f))!]))), [`${SG}/0.11.2/package.yml`]: packageYaml('secretgen-controller', '0.11.2', 'a') });
     const got = await Layouts.open('auto', {}).touched([{ status: 'M', path: `${SG}/0.11.2/package.yml` }], mixed(), before, { ignore: [], compare: (a, b) => (a < b ? -1 : 1) });

@@ -73,6 +73,13 @@ export function releasedPlain(version: string, o: { pinned: boolean; base?: { ve
   return top ? { version: top, from: top, words: `upgrade from ${top}, the highest ${where}` } : { version, words: `no earlier version folder${o.base ? ` at ${o.base.at}` : ''}: a first install` };
 }
 
+/** Pure: the other versions in play (see load). */
+export function othersInPlay(version: string, o: { pinned: boolean; here: readonly string[]; base?: readonly string[] }): string[] {
+  const below = (v: string) => parseVersion(v) !== undefined && parseVersion(version) !== undefined && compareVersions(v, version) < 0;
+  const pool = o.pinned ? (o.base ?? o.here.filter(below)) : [...o.here, ...(o.base ?? [])];
+  return [...new Set(pool)].filter((v) => v !== version).sort(compareVersionFolders);
+}
+
 /** Pure: every version folder of a package folder (plain's package.yml or TCE's package.yaml: one refName's versions in play). */
 export function versionsIn(files: readonly string[], packageFolder: string): string[] {
   const out = new Set<string>();
@@ -245,7 +252,10 @@ export function plainLayout(packagesDir?: string): Layout {
       const here = versionsIn(await filesOf(tree, pkgFolder), pkgFolder);
       const baseVersions = o.base ? versionsIn(await filesOf(o.base, pkgFolder), pkgFolder) : undefined;
       const r = releasedPlain(version, { pinned, below: here, ...(baseVersions && o.base ? { base: { versions: baseVersions, at: o.base.label } } : {}) });
-      const others = [...new Set([...here, ...(baseVersions ?? [])])].filter((v) => v !== version);
+      // In play: a Package installed as it is competes with the base's versions (without a base, those
+      // below it: plan --all plans each version as the upgrade from the one below, as a package
+      // repository's); a derived dev Package outranks every version folder there is.
+      const others = othersInPlay(version, { pinned, here, ...(baseVersions ? { base: baseVersions } : {}) });
       const upgradeFrom: UpgradeFrom | null = r.from ? { version: r.from, file: `${pkgFolder}/${r.from}`, at: o.base?.ref ?? (o.base ?? tree).label } : null;
       const push: PushPlan = 'own' in plan ? { kind: 'as-is', image: image! } : { kind: 'folder', folder: plan.push };
       return {
