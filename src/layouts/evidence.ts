@@ -91,3 +91,8 @@ export function plainPackageFolders(files: readonly string[]): Set<string> {
   }
   return out;
 }
+
+/** Pure: whether a file's text says it holds a Package (a `kind: Package` line), before it is parsed. */
+export function saysPackage(text: string): boolean {
+  return /^\s*kind:\s*["']?Package["']?\s*(#.*)?$/m.test(text);
+}

@@ -149,6 +149,24 @@ describe('beside TCE, the repository layout and nothing', () => {
   });
 });
 
+describe('package.yml that is not a Package', () => {
+  // espanso's hub keeps packages/<name>/<version>/package.yml (text expansions, no kind): not a Carvel package.
+  const ESPANSO = 'name: emoji\nparent: default\nmatches:\n  - trigger: ":smile"\n    replace: "x"\n';
+  test('is no package, only a note; a broken Package file that says kind: Package is still listed', async () => {
+    const tree = memoryTree({ 'packages/emoji/0.1.0/package.yml': ESPANSO, 'packages/a/1.0.0/package.yml': 'kind: Package\nspec: [\n' });
+    const layouts = Layouts.open('auto', {});
+    expect(ids(await layouts.list(tree))).toEqual(['plain:a/1.0.0']);
+    expect(await layouts.notes(tree)).toEqual(['packages/emoji/0.1.0/package.yml says no kind: Package: not a package']);
+  });
+
+  test('an edit of one touches nothing', async () => {
+    const before = memoryTree({ 'packages/emoji/0.1.0/package.yml': ESPANSO });
+    const after = memoryTree({ 'packages/emoji/0.1.0/package.yml': `${ESPANSO}  - trigger: ":wave"\n    replace: "y"\n` });
+    const got = await Layouts.open('plain', {}).touched([{ status: 'M', path: 'packages/emoji/0.1.0/package.yml' }], after, before, { ignore: [], compare: (a, b) => (a < b ? -1 : 1) });
+    expect(got).toEqual({ changed: [], removed: [] });
+  });
+});
+
 describe('bad input', () => {
   test('a Package that fetches no imgpkgBundle and has no bundle folder: refused at the line of its fetch', async () => {
     const text = packageYaml('a', '1.0.0').replace(/ {8}- imgpkgBundle:\n.*\n/, '        - git: {url: https://example.com/a}\n');

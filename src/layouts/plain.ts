@@ -20,7 +20,7 @@ import { lineOf, parsePackageFile, type PackageResource } from '../packages/mode
 import type { PackageVersionRef, UpgradeFrom } from '../results.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
 import { isPureRename, sameDocuments } from './content.js';
-import { folderOf, inSkippedFolder, packageFolderOf, PLAIN_PACKAGE_FILE, plainVersionFolderOf, tcePackageFolders, TCE_PACKAGE_FILE, underAny, versionFolderOf } from './evidence.js';
+import { folderOf, inSkippedFolder, packageFolderOf, PLAIN_PACKAGE_FILE, plainVersionFolderOf, saysPackage, tcePackageFolders, TCE_PACKAGE_FILE, underAny, versionFolderOf } from './evidence.js';
 import { commitTree, isUnder, workTree } from './tree.js';
 import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, PushPlan, ReleasedSource, Tree } from './types.js';
 
@@ -176,6 +176,7 @@ export function plainLayout(packagesDir?: string): Layout {
     return p;
   };
   const fileOf = (ref: PackageVersionRef) => `${ref.path}/${PLAIN_PACKAGE_FILE}`;
+  const isPackage = async (tree: Tree, vf: string) => saysPackage((await tree.read(`${vf}/${PLAIN_PACKAGE_FILE}`)) ?? '');
   const parse = (text: string, file: string, version: string) => checkFolderVersion(parsePackageFile(text, file), version);
   /** The Package of a version folder at a tree (package.yml, or TCE's package.yaml beside plain ones), undefined when it has none. */
   const packageAt = async (tree: Tree, vf: string): Promise<PackageResource | undefined> => {
@@ -217,10 +218,17 @@ export function plainLayout(packagesDir?: string): Layout {
       pathOf: (name, version) => `${dir ?? 'packages'}/${name}/${version}`.replace(/^\//, ''),
       problemFile: (p) => `${p}/${PLAIN_PACKAGE_FILE}`,
     },
-    async list(_tree, owned) {
-      const refs = versionFolders(owned.files).map(refOfFolder);
+    async list(tree, owned) {
+      // package.yml is a common name (espanso's hub keeps packages/<name>/<version>/package.yml too): one
+      // that does not say kind: Package is no Package, only a note (broken YAML that says it is one is listed, and refused at load).
+      const refs: PackageVersionRef[] = [];
+      const notes: string[] = [];
+      for (const vf of versionFolders(owned.files)) {
+        if (await isPackage(tree, vf)) refs.push(refOfFolder(vf));
+        else notes.push(`${vf}/${PLAIN_PACKAGE_FILE} says no kind: Package: not a package`);
+      }
       refs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : compareVersionFolders(a.version, b.version)));
-      return { refs, notes: [] };
+      return { refs, notes };
     },
     async touched(changes, { head, from }, o) {
       const [h, f] = await Promise.all([head.owned(), from.owned()]);
@@ -232,7 +240,10 @@ export function plainLayout(packagesDir?: string): Layout {
           if ((c.status === 'M' || c.status === 'R') && fixed.has(path.posix.basename(c.path)) && sameDocuments(await from.tree.read(c.oldPath ?? c.path), await head.tree.read(c.path))) same.add(c);
         }),
       );
-      return touchedPlain(changes, { head: versionFolders(h.files), from: versionFolders(f.files), ignored: globMatcher(o.ignore), same: (c) => same.has(c), compare: o.compare });
+      const t = touchedPlain(changes, { head: versionFolders(h.files), from: versionFolders(f.files), ignored: globMatcher(o.ignore), same: (c) => same.has(c), compare: o.compare });
+      // Only Packages count: a package.yml that says no kind: Package on its side is no package version.
+      const keep = async <T extends PackageVersionRef>(refs: T[], tree: Tree) => (await Promise.all(refs.map(async (r) => ((await isPackage(tree, r.path)) ? [r] : [])))).flat();
+      return { changed: await keep(t.changed, head.tree), removed: await keep(t.removed, from.tree) };
     },
     async load(tree, ref, owned, o = {}) {
       const file = fileOf(ref);

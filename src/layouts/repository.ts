@@ -14,7 +14,7 @@ import { lineOf, parsePackageDocs, type PackageDoc, type PackageResource } from 
 import type { Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
-import { inSkippedFolder, plainPackageFolders, tcePackageFolders, underAny } from './evidence.js';
+import { inSkippedFolder, plainPackageFolders, saysPackage, tcePackageFolders, underAny } from './evidence.js';
 import { sameValue, yamlDocuments } from './content.js';
 import { commitTree } from './tree.js';
 import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, Owned, ReleasedSource, Tree } from './types.js';
@@ -46,10 +46,6 @@ interface FileDocs {
   note?: string;
 }
 
-/** Pure: whether a file's text says it holds a Package (a `kind: Package` line), before it is parsed. */
-export function saysPackage(text: string): boolean {
-  return /^\s*kind:\s*["']?Package["']?\s*(#.*)?$/m.test(text);
-}
 
 async function readDocs(tree: Tree, file: string): Promise<FileDocs | undefined> {
   const text = await tree.read(file);
