@@ -3,7 +3,7 @@ import type { PackageVersionRef } from '../detect/index.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
 import { nothingChanged, plan } from '../pipeline/plan.js';
 import { parseCommand, type CliIO } from './io.js';
-import { booleans, SELECTION_FLAGS, strings } from './options.js';
+import { booleans, LAYOUT_WORDS, SELECTION_FLAGS, strings } from './options.js';
 import { openScope, selectionFromFlags } from './scope.js';
 
 const USAGE = `Usage: devpkg detect --repo DIR (--base REF [--head REF] [--range] | --all) [flags]
@@ -21,7 +21,7 @@ Flags:
   --range               diff base..head directly (pushes) instead of merge-base(base, head)..head
   --all                 list every package version of the working tree instead of changes
   --packages-dir D      folder holding <name>/<version>/ (default addons/packages)
-  --layout L            auto (default), tce, kctrl or repository (see README, "Layouts")
+  --layout L            ${LAYOUT_WORDS} (see README, "Layouts")
   --released-version V  kctrl layout: the released version (default: the highest matching git tag, else 0.0.0)
   --ignore GLOBS        globs of files that do not count, comma- or newline-separated (default **/*.md; "" for none)
   --json                print {"packages":[{name,version,path}],"removed":[...],"problems":[...],"scope":{...}}

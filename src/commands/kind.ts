@@ -18,7 +18,7 @@ import type { InstallPolicy } from '../tools/toolcache.js';
 import { renderResultText } from '../verify/render.js';
 import type { PackageResult } from '../results.js';
 import { parseCommand, type CliIO } from './io.js';
-import { booleans, PUSH_FLAGS, SELECTION_FLAGS, strings, VERDICT_FLAGS } from './options.js';
+import { booleans, LAYOUT_WORDS, PUSH_FLAGS, SELECTION_FLAGS, strings, VERDICT_FLAGS } from './options.js';
 
 const USAGE = `Usage: devpkg kind --repo DIR (--base REF [--head REF] | --packages NAME/VERSION,... | --all)
                    [--packages-dir D] [--ref-name MAP] [--push-command CMD] [--lock-images] [--dev-version V]
@@ -42,7 +42,7 @@ kind and imgpkg (kbld with --lock-images) are installed when missing (checksum-c
   --packages LIST               NAME/VERSION, comma- or newline-separated, instead of the diff
   --all                         every version folder instead of the diff
   --packages-dir D              default addons/packages
-  --layout L                    auto (default), tce, kctrl or repository
+  --layout L                    ${LAYOUT_WORDS}
   --released-version V          kctrl layout: the released version (default: highest matching git tag, else 0.0.0)
   --ref-name FROM=TO            map the repository refName to the cluster's (or a bare TO)
   --push-command CMD            the repository's own push target (bash -c at the repository root), DEVPKG_* in its env

@@ -10,6 +10,7 @@ import { parseWaits } from '../flags.js';
 import { parseAssertions, type Assertion } from '../verify/assertions.js';
 import { parseToolPin, withChecksumsFile, type Installable, type ToolPins } from '../tools/releases.js';
 import { requireCreatableFolder, type CliIO } from './io.js';
+import { LAYOUT_CHOICES } from '../layouts/index.js';
 
 type Typed<N extends string, T extends 'string' | 'boolean'> = { [K in N]: { type: T } };
 
@@ -24,6 +25,9 @@ export const strings = <const N extends string>(...names: N[]): Typed<N, 'string
 export const booleans = <const N extends string>(...names: N[]): Typed<N, 'boolean'> => typed('boolean', names);
 
 /** Which package versions of a packages repository a run is about (plan, detect, kind). */
+/** The --layout choices in words, for the usage texts (LAYOUT_CHOICES: one list). */
+export const LAYOUT_WORDS = `auto (default), ${LAYOUT_CHOICES.filter((c) => c !== 'auto').join(', ')}`;
+
 export const SELECTION_FLAGS = { ...strings('repo', 'base', 'head', 'packages-dir', 'layout', 'released-version'), ...booleans('all') };
 
 /** How a dev Package is named and versioned (plan, dev, kind, bootstrap, derive). */

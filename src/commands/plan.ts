@@ -6,7 +6,7 @@ import { DEFAULT_OUT } from '../pipeline/plan-commands.js';
 import { checkOutDir, dropStage, finishPlanDir, stagePlanDir } from '../pipeline/plan-out.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
 import { parseCommand, type CliIO } from './io.js';
-import { booleans, DEV_PACKAGE_FLAGS, SELECTION_FLAGS, strings } from './options.js';
+import { booleans, DEV_PACKAGE_FLAGS, LAYOUT_WORDS, SELECTION_FLAGS, strings } from './options.js';
 import { openScope, selectionFromFlags } from './scope.js';
 
 export const USAGE = `Usage: devpkg plan --repo DIR (--base REF [--head REF] | --all | --packages NAME/VERSION,...) [flags]
@@ -21,7 +21,7 @@ What devpkg would push and apply for the changed package versions; needs no clus
   --all                 every version folder
   --packages LIST       NAME/VERSION, comma- or newline-separated, instead of detection
   --packages-dir D      default: addons/packages
-  --layout L            auto (default), tce, kctrl or repository (see README, "Layouts")
+  --layout L            ${LAYOUT_WORDS} (see README, "Layouts")
   --released-version V  kctrl layout: the released version (default: the highest matching git tag, else 0.0.0)
   --registry R          where dev bundles go (HOST[:PORT][/PATH])
   --ref-name MAP        FROM=TO[,FROM=TO] refName mapping, or a bare TO for one package

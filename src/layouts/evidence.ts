@@ -69,3 +69,30 @@ export function underAny(file: string, folders: ReadonlySet<string>): boolean {
   for (let i = file.indexOf('/'); i > 0; i = file.indexOf('/', i + 1)) if (folders.has(file.slice(0, i))) return true;
   return false;
 }
+
+/** The plain layout's version folder file (`packages/<name>/<version>/package.yml`, `.yml`: TCE's is package.yaml). */
+export const PLAIN_PACKAGE_FILE = 'package.yml';
+
+/**
+ * Pure: the plain version folder a file is the package.yml of, below a folder named `packages`
+ * (or below `packagesDir` when given), as versionFolderOf finds TCE's.
+ */
+export function plainVersionFolderOf(file: string, packagesDir?: string): VersionFolder | undefined {
+  if (!file.endsWith(`/${PLAIN_PACKAGE_FILE}`)) return undefined;
+  return versionFolderOf(`${file.slice(0, -PLAIN_PACKAGE_FILE.length)}${TCE_PACKAGE_FILE}`, packagesDir);
+}
+
+/** Pure: the package folders holding plain version folders, found anywhere (what the repository layout leaves to it). */
+export function plainPackageFolders(files: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const f of files) {
+    const v = plainVersionFolderOf(f);
+    if (v) out.add(packageFolderOf(v));
+  }
+  return out;
+}
+
+/** Pure: whether a file's text says it holds a Package (a `kind: Package` line), before it is parsed. */
+export function saysPackage(text: string): boolean {
+  return /^\s*kind:\s*["']?Package["']?\s*(#.*)?$/m.test(text);
+}

@@ -8,11 +8,13 @@ import { DevpkgError, UsageError } from '../errors.js';
 import type { FileChange } from '../detect/classify.js';
 import type { PackageVersionRef } from '../results.js';
 import { kctrlLayout } from './kctrl.js';
+import { plainLayout } from './plain.js';
 import { repositoryLayout } from './repository.js';
 import { DEFAULT_TCE_PACKAGES_DIR, tceLayout } from './tce.js';
 import { loadVersionFolder, normalizePackagesDir } from './tce-folders.js';
 import type { ClusterReleasedLookup } from './released.js';
 import { isUnder } from './tree.js';
+import { folderOf, PLAIN_PACKAGE_FILE, TCE_PACKAGE_FILE } from './evidence.js';
 import {
   LAYOUT_CHOICES,
   type BuildOptions,
@@ -40,6 +42,7 @@ const MODULES: Record<LayoutName, (o: OpenOptions) => Layout> = {
   tce: (o) => tceLayout(o.packagesDir),
   kctrl: (o) => kctrlLayout({ releasedVersion: o.releasedVersion || undefined, tags: gitTags, ...(o.clusterReleased ? { cluster: o.clusterReleased } : {}) }),
   repository: () => repositoryLayout(),
+  plain: (o) => plainLayout(o.packagesDir),
 };
 
 export interface OpenOptions {
@@ -63,7 +66,10 @@ async function gitTags(root: string, at: string): Promise<string[]> {
 }
 
 /** The order auto lists layouts in (claims never overlap: evidence decides, and two claims on one folder are an error). */
-const AUTO_ORDER: readonly LayoutName[] = ['kctrl', 'tce', 'repository'];
+const AUTO_ORDER: readonly LayoutName[] = ['kctrl', 'tce', 'plain', 'repository'];
+
+/** The layouts packages-dir narrows (version folders below a packages folder); the others search the whole scope. */
+const NARROWED: readonly LayoutName[] = ['tce', 'plain'];
 
 /** Pure: the packages-dir value when it narrows the search (set, and not the default). */
 function narrowing(packagesDir: string | undefined): string | undefined {
@@ -144,6 +150,16 @@ export class Layouts {
     for (const r of owned.get('tce')?.roots ?? []) {
       const k = kctrl.find((d) => isUnder(d, r));
       if (k !== undefined) throw ambiguity(k, 'kctrl', 'tce', `${k || '.'} holds package-build.yml and package-resources.yml, and it is in ${r}, a TCE package folder`);
+    }
+    // TCE's package.yaml and the plain form's package.yml in one version folder: two claims on it.
+    const plain = owned.get('plain');
+    if (plain && plain.roots.length > 0 && (owned.get('tce')?.roots.length ?? 0) > 0) {
+      const tceFiles = new Set(owned.get('tce')!.files);
+      for (const f of plain.files) {
+        if (!f.endsWith(`/${PLAIN_PACKAGE_FILE}`)) continue;
+        const twin = `${f.slice(0, -PLAIN_PACKAGE_FILE.length)}${TCE_PACKAGE_FILE}`;
+        if (tceFiles.has(twin)) throw ambiguity(folderOf(f), 'tce', 'plain', `it holds both ${TCE_PACKAGE_FILE} and ${PLAIN_PACKAGE_FILE}`);
+      }
     }
     // kctrl package release writes its package repository (carvel-artifacts/packages/...) into the
     // package's folder: that output is the kctrl package's, not a package repository of its own.
@@ -226,7 +242,9 @@ export class Layouts {
   async nothingFound(tree: Tree, found: readonly { layout?: string }[]): Promise<DevpkgError | undefined> {
     const tce = this.modules.find((m) => m.name === 'tce');
     const asked: Layout | undefined = this.choice !== 'auto' ? this.modules[0] : this.packagesDir !== undefined ? tce : undefined;
-    if (!asked || found.some((f) => (f.layout ?? DEFAULT_LAYOUT) === asked.name)) return undefined;
+    // In auto, packages-dir narrows every layout of version folders (NARROWED): a package of any of them was found there.
+    const counts = (l: string) => l === asked?.name || (this.choice === 'auto' && NARROWED.includes(l as LayoutName));
+    if (!asked || found.some((f) => counts(f.layout ?? DEFAULT_LAYOUT))) return undefined;
     const all = await tree.files();
     const search = AUTO_ORDER.map((n) => MODULES[n]({ ...this.o, packagesDir: undefined }));
     const where = tree.root ?? tree.label;

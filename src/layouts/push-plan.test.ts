@@ -20,6 +20,8 @@ describe('the push plan, tools, bootstrap source and problem file of each layout
     ['tce', 'examples/tce-packages', 'antrea', '1.5.3', { kind: 'folder', folder: 'addons/packages/antrea/1.5.3/bundle' }, [], { folder: 'addons/packages/antrea/1.5.3', config: 'addons/packages/antrea/1.5.3/bundle/config' }, 'addons/packages/antrea/1.5.3/package.yaml'],
     ['kctrl', 'examples/kctrl', 'simple-app', '1.2.0', { kind: 'build', file: 'simple-app/package-build.yml', tools: ['ytt', 'kbld'] }, ['ytt', 'kbld'], undefined, 'simple-app'],
     ['repository', 'examples/repository', 'simple-app', '1.1.0', { kind: 'as-is', image: own(`examples/repository/${REPOSITORY_FILE}`) }, [], undefined, REPOSITORY_FILE],
+    ['plain', 'examples/plain', 'hello', '1.0.0', { kind: 'folder', folder: 'packages/hello/1.0.0/bundle' }, [], undefined, 'packages/hello/1.0.0/package.yml'],
+    ['plain', 'examples/plain', 'hello', '1.1.0', { kind: 'as-is', image: own('examples/plain/packages/hello/1.1.0/package.yml') }, [], undefined, 'packages/hello/1.1.0/package.yml'],
   ])('%s (%s)', async (layout, root, name, version, push, tools, bootstrap, problemFile) => {
     const loaded = await loadExample(root, name, version);
     expect(loaded.layout).toBe(layout);

@@ -14,7 +14,7 @@ import { lineOf, parsePackageDocs, type PackageDoc, type PackageResource } from 
 import type { Problem } from '../packages/problems.js';
 import type { PackageVersionRef } from '../results.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
-import { inSkippedFolder, tcePackageFolders, underAny } from './evidence.js';
+import { inSkippedFolder, plainPackageFolders, saysPackage, tcePackageFolders, underAny } from './evidence.js';
 import { sameValue, yamlDocuments } from './content.js';
 import { commitTree } from './tree.js';
 import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, Owned, ReleasedSource, Tree } from './types.js';
@@ -46,10 +46,6 @@ interface FileDocs {
   note?: string;
 }
 
-/** Pure: whether a file's text says it holds a Package (a `kind: Package` line), before it is parsed. */
-export function saysPackage(text: string): boolean {
-  return /^\s*kind:\s*["']?Package["']?\s*(#.*)?$/m.test(text);
-}
 
 async function readDocs(tree: Tree, file: string): Promise<FileDocs | undefined> {
   const text = await tree.read(file);
@@ -183,10 +179,10 @@ export function repositoryLayout(): Layout {
     scope: {
       evidence: 'YAML files holding Package documents under a folder named packages (a package repository bundle)',
       owns(files, opt = {}) {
-        // A TCE version folder is TCE's wherever it is (whichever layouts are in play), a kctrl folder's two files kctrl's.
-        const tce = tcePackageFolders(files);
+        // A TCE version folder is TCE's wherever it is (whichever layouts are in play), a plain one plain's, a kctrl folder's two files kctrl's.
+        const taken = new Set([...tcePackageFolders(files), ...plainPackageFolders(files)]);
         const mine = files.filter(
-          (f) => packagesRootOf(f) !== undefined && (opt.all || !inSkippedFolder(f)) && !underAny(f, tce) && !KCTRL_FILES.has(path.posix.basename(f)),
+          (f) => packagesRootOf(f) !== undefined && (opt.all || !inSkippedFolder(f)) && !underAny(f, taken) && !KCTRL_FILES.has(path.posix.basename(f)),
         );
         return { files: mine, roots: [...new Set(mine.map((f) => packagesRootOf(f)!))].sort() };
       },

@@ -13,7 +13,7 @@ import type { Pin } from '../packages/devplan.js';
 import type { PackageVersionRef, ReleasedOrigin, UpgradeFrom } from '../results.js';
 import type { ExecFn } from '../tools/exec.js';
 
-export const LAYOUTS = ['tce', 'kctrl', 'repository'] as const;
+export const LAYOUTS = ['tce', 'kctrl', 'repository', 'plain'] as const;
 export type LayoutName = (typeof LAYOUTS)[number];
 export type LayoutChoice = 'auto' | LayoutName;
 export const LAYOUT_CHOICES: readonly LayoutChoice[] = ['auto', ...LAYOUTS];

@@ -34,7 +34,7 @@ function commit(dir: string, m: string): string {
 }
 
 type LayoutCase = {
-  layout: 'tce' | 'kctrl' | 'repository';
+  layout: 'tce' | 'kctrl' | 'repository' | 'plain';
   /** The example copied into <top>/mono, and a decoy of the same layout at the top level. */
   setup: (top: string) => void;
   /** The pull request's edit, inside the scope and in the decoy outside it. */
@@ -89,6 +89,21 @@ const CASES: LayoutCase[] = [
     },
     changed: 'simple-app/1.2.0',
     path: 'packages/simple-app.devpkg.example.com/1.2.0.yml',
+  },
+  {
+    layout: 'plain',
+    setup: (top) => {
+      cpSync(resolve('examples/plain'), join(top, 'mono'), { recursive: true });
+      cpSync(resolve('examples/plain/packages'), join(top, 'packages'), { recursive: true });
+    },
+    edit: (top) => {
+      write(top, {
+        'mono/packages/hello/1.0.0/bundle/config/config.yml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hello\ndata:\n  greeting: edited\n',
+        'packages/hello/1.0.0/bundle/config/config.yml': 'edited: true\n',
+      });
+    },
+    changed: 'hello/1.0.0',
+    path: 'packages/hello/1.0.0',
   },
 ];
 
