@@ -43,6 +43,13 @@ export interface Waits {
   timeoutMs: number;
 }
 
+/** The push command's limit (input push-timeout, --push-timeout): above zero. */
+export function parsePushTimeout(text: string, what: string): number {
+  const ms = parseDuration(text, what);
+  if (ms <= 0) throw new UsageError(`${what}: "${text}" is zero; give how long the push command may run, e.g. 10m`);
+  return ms;
+}
+
 /**
  * The settle window and the time-out of a verification, checked together: the time-out must be
  * above zero and not shorter than the settle window (a win has to be able to hold inside it).

@@ -1,6 +1,6 @@
 import { UsageError } from './errors.js';
 import { parseImageRepository, type ImageRepository } from './providers/image-repository.js';
-import { parseDuration, parseList, parsePackageList, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
+import { parseDuration, parseList, parsePackageList, parsePushTimeout, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
 import { checkImageReference, registryText, type Registry } from './bundle/reference.js';
 
 import { MODES, type Mode } from './results.js';
@@ -35,6 +35,8 @@ export interface Inputs {
   packageInstall: string;
   kubeconfig: string;
   pushCommand: string;
+  /** How long the push command may run (input push-timeout). */
+  pushTimeoutMs: number;
   lockImages: boolean;
   settleMs: number;
   timeoutMs: number;
@@ -167,6 +169,7 @@ export function parseInputs(src: InputSource): Inputs {
     packageInstall: s('package-install'),
     kubeconfig: s('kubeconfig'),
     pushCommand: s('push-command'),
+    pushTimeoutMs: parsePushTimeout(s('push-timeout'), what('push-timeout')),
     lockImages: bool(src, 'lock-images'),
     settleMs: waits.settleMs,
     timeoutMs: waits.timeoutMs,

@@ -72,6 +72,8 @@ export interface BootstrapOptions {
   registry?: Registry;
   credentials?: RegistryCredentials;
   pushCommand?: string;
+  /** The push command's limit (input push-timeout). */
+  pushTimeoutMs?: number;
   /** The imgpkg release to install for a push, when none is on PATH. */
   tools?: ToolPins;
   /** May devpkg install a missing imgpkg for the push (default yes; --no-install refuses). */
@@ -213,6 +215,7 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
       tag: plan.tag,
       credentials: o.credentials,
       pushCommand: o.pushCommand,
+      ...(o.pushTimeoutMs !== undefined ? { timeoutMs: o.pushTimeoutMs } : {}),
       tools: o.tools,
       install: o.install,
       // DEVPKG_VERSION is the version of the Package the bundle is for, as in the other modes.

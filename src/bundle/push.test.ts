@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execTool, type ExecFn, type ExecOptions } from '../tools/exec.js';
 import { Imgpkg } from '../tools/imgpkg.js';
-import { explainPushFailure, pushBundle, pushCommandArgs, pushCommandDir, pushCommandEnv } from './push.js';
+import { explainPushFailure, printedDigests, pushBundle, pushCommandArgs, pushCommandDir, pushCommandEnv } from './push.js';
 import { parseRepository } from './reference.js';
 
 const DIGEST = 'sha256:' + 'ab'.repeat(32);
@@ -177,5 +177,96 @@ describe('push command working directory', () => {
       throw new Error('git is not on PATH');
     };
     expect(await pushCommandDir(missing, bundleDir, dir)).toBe(dir);
+  });
+});
+
+test.each([
+  ['imgpkg push', "dir: .\nPushed 'localhost:5001/devpkg/foo-bundle@sha256:" + 'ab'.repeat(32) + "'\nSucceeded\n", ['sha256:' + 'ab'.repeat(32)]],
+  ['with a tag, twice', `localhost:5001/devpkg/foo-bundle:1.0.1-dev.1@${'sha256:' + 'cd'.repeat(32)}\nlocalhost:5001/devpkg/foo-bundle@${'sha256:' + 'cd'.repeat(32)}\n`, ['sha256:' + 'cd'.repeat(32)]],
+  ['another repository (an image the Makefile pushed too)', `Pushed 'localhost:5001/devpkg/foo-app@sha256:${'ef'.repeat(32)}'\nlocalhost:5001/devpkg/foo-bundle-old@sha256:${'ef'.repeat(32)}\n`, []],
+  ['no digest at all', 'done\n', []],
+])('printedDigests: %s', (_name, output, digests) => {
+  expect(printedDigests(output, 'localhost:5001/devpkg/foo-bundle')).toEqual(digests);
+});
+
+// What a push command can do wrong (issue 34): each is an error naming the command, the registry
+// and what is wrong, before any Package names a digest. The registry is a stand-in fetch holding
+// `manifests` (reference -> digest).
+describe('a push command that fails', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'devpkg-pushfault-test-'));
+    await mkdir(join(dir, 'bundle'), { recursive: true });
+  });
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  const OTHER = 'sha256:' + '0'.repeat(64);
+  const registry = (manifests: Record<string, string>) =>
+    (async (url: string | URL | Request, init?: RequestInit) => {
+      const u = String(url);
+      if (u.endsWith('/v2/')) return new Response('{}', { status: 200 });
+      const ref = decodeURIComponent(/\/manifests\/(.+)$/.exec(u)?.[1] ?? '');
+      const digest = manifests[ref];
+      if (init?.method === 'HEAD' && digest) return new Response(null, { status: 200, headers: { 'docker-content-digest': digest } });
+      return new Response(null, { status: 404 });
+    }) as typeof fetch;
+  const push = (pushCommand: string, manifests: Record<string, string>, timeoutMs?: number) =>
+    pushBundle({
+      bundleDir: join(dir, 'bundle'),
+      repository: parseRepository('localhost:5001/devpkg/foo-bundle'),
+      tag: '1.0.1-dev.1',
+      pushCommand,
+      cwd: dir,
+      ...(timeoutMs ? { timeoutMs } : {}),
+      fetch: registry(manifests),
+    });
+
+  test('exits non-zero: its exit code and output', async () => {
+    await expect(push('echo make: target failed >&2; exit 3', {})).rejects.toThrow('push command `echo make: target failed >&2; exit 3` failed (exit 3):\nmake: target failed');
+  });
+
+  test('hangs past push-timeout: stopped with its process group (a grandchild that sleeps too), the error names the command and the limit', async () => {
+    const pidFile = join(dir, 'grandchild.pid');
+    const cmd = `echo building; bash -c 'sleep 300' & echo $! > ${pidFile}; wait`;
+    const err = (await push(cmd, {}, 700).then(() => undefined, (e: unknown) => e)) as Error;
+    expect(err.message).toBe(
+      `push command \`${cmd}\` did not finish within 700ms (push-timeout; CLI --push-timeout) and was stopped with every process it started ` +
+        '(its process group: SIGTERM, then SIGKILL); nothing was pushed to localhost:5001/devpkg/foo-bundle:1.0.1-dev.1 that devpkg will use. ' +
+        'Find what it waits for (a prompt, a lock, a registry that does not answer) or raise push-timeout\nbuilding',
+    );
+    const pid = Number(await readFile(pidFile, 'utf8'));
+    const alive = (() => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    })();
+    expect(alive).toBe(false);
+  }, 30_000);
+
+  test('prints a digest the registry does not hold: named with the registry and the command', async () => {
+    const cmd = `echo "Pushed '$DEVPKG_REGISTRY@${OTHER}'"`;
+    await expect(push(cmd, { '1.0.1-dev.1': DIGEST, [DIGEST]: DIGEST })).rejects.toThrow(
+      `push command \`${cmd}\` printed localhost:5001/devpkg/foo-bundle@${OTHER}, but registry localhost:5001 has no manifest ${OTHER} in devpkg/foo-bundle: ` +
+        'devpkg writes no Package referencing a digest the registry does not hold. Check that the command pushes to $DEVPKG_IMAGE (localhost:5001/devpkg/foo-bundle:1.0.1-dev.1) and prints the digest of that push',
+    );
+  });
+
+  test('prints a digest the registry holds, but the tag is another: both named', async () => {
+    const cmd = `echo "$DEVPKG_REGISTRY@${OTHER}"`;
+    await expect(push(cmd, { '1.0.1-dev.1': DIGEST, [DIGEST]: DIGEST, [OTHER]: OTHER })).rejects.toThrow(
+      `push command \`${cmd}\` printed localhost:5001/devpkg/foo-bundle@${OTHER}, but in registry localhost:5001 the tag localhost:5001/devpkg/foo-bundle:1.0.1-dev.1 is ${DIGEST}`,
+    );
+  });
+
+  test('succeeds without pushing the tag: the command and $DEVPKG_IMAGE named', async () => {
+    await expect(push('true', {})).rejects.toThrow(
+      'push command `true` succeeded, but registry localhost:5001 has no tag 1.0.1-dev.1 in devpkg/foo-bundle: the command must push the bundle to $DEVPKG_IMAGE (localhost:5001/devpkg/foo-bundle:1.0.1-dev.1)',
+    );
+  });
+
+  test('prints the digest it pushed under the tag: that digest', async () => {
+    expect(await push(`echo "$DEVPKG_IMAGE@${DIGEST}"`, { '1.0.1-dev.1': DIGEST, [DIGEST]: DIGEST })).toEqual({ image: `localhost:5001/devpkg/foo-bundle@${DIGEST}`, digest: DIGEST, tag: '1.0.1-dev.1' });
   });
 });

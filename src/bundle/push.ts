@@ -1,8 +1,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DevpkgError } from '../errors.js';
-import { execTool, type ExecFn } from '../tools/exec.js';
+import { DevpkgError, errorMessage } from '../errors.js';
+import { defaultOf } from '../config/schema.js';
+import { parseDuration } from '../flags.js';
+import { execTool, ExecTimeoutError, type ExecFn } from '../tools/exec.js';
 import { Imgpkg, imgpkgAuthEnv, scrubSecrets, type RegistryLogin } from '../tools/imgpkg.js';
 import { Kbld } from '../tools/kbld.js';
 import { gitTopLevel } from '../tools/git.js';
@@ -34,6 +36,13 @@ export interface PushBundleOptions {
    * (default: the current one).
    */
   cwd?: string;
+  /**
+   * How long the push command may run (input push-timeout); past it, it is stopped with every
+   * process it started (its process group). Default PUSH_TIMEOUT_MS.
+   */
+  timeoutMs?: number;
+  /** Aborted (SIGINT/SIGTERM to devpkg): the push command's process group is stopped. */
+  signal?: AbortSignal;
   /** Run kbld to refresh `.imgpkg/images.yml` first. */
   lockImages?: boolean;
   /** Package name and version, for the push command's environment. */
@@ -86,6 +95,20 @@ export function pushCommandEnv(o: {
   };
 }
 
+/** The push command's limit when none is given: the push-timeout input's default (src/config/schema.ts). */
+export const PUSH_TIMEOUT_MS = parseDuration(defaultOf('push-timeout'), 'push-timeout');
+
+/**
+ * Pure: the digests a push command's output gives for the bundle's repository: `REPO@sha256:...`
+ * and `REPO:TAG@sha256:...` (what `imgpkg push` and crane print), in order, without repeats.
+ * Digests of other repositories (a Makefile that also pushes images) are not the bundle's.
+ */
+export function printedDigests(output: string, repo: string): string[] {
+  const esc = repo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp(`(?<![\\w./-])${esc}(?::[\\w][\\w.-]*)?@(sha256:[0-9a-f]{64})(?![0-9a-f])`, 'g');
+  return [...new Set([...output.matchAll(re)].map((m) => m[1]!))];
+}
+
 /** The argv of a push command: the user's own text, through the one shell devpkg ever starts. */
 export function pushCommandArgs(command: string): [string, string[]] {
   return ['bash', ['-c', command]];
@@ -124,6 +147,53 @@ export function explainPushFailure(o: {
   return new DevpkgError(`${o.what} failed (exit ${o.code}):\n${lastLines(out, 15)}`);
 }
 
+/** `10m`, `90s`, `1500ms`: a limit as the inputs take it. */
+function formatMs(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/**
+ * The digest a push command's push left under the tag, checked in the registry before any
+ * Package names it: every digest the command printed for the repository must be there, and the
+ * tag must point at one of them. Each way it is not is an error naming the digest, the registry
+ * and the command.
+ */
+async function pushedDigest(
+  client: RegistryClient,
+  o: { repository: Repository; tag: string; what: string; printed: string[] },
+): Promise<string> {
+  const repo = formatRepository(o.repository);
+  for (const d of o.printed) {
+    if (!(await client.hasManifest(o.repository.path, d))) {
+      throw new DevpkgError(
+        `${o.what} printed ${repo}@${d}, but registry ${o.repository.host} has no manifest ${d} in ${o.repository.path}: ` +
+          `devpkg writes no Package referencing a digest the registry does not hold. ` +
+          `Check that the command pushes to $DEVPKG_IMAGE (${repo}:${o.tag}) and prints the digest of that push`,
+      );
+    }
+  }
+  let digest: string;
+  try {
+    digest = await client.resolveDigest(o.repository.path, o.tag);
+  } catch (err) {
+    if (!/was not found in the registry/.test(errorMessage(err))) throw err;
+    throw new DevpkgError(
+      `${o.what} succeeded, but registry ${o.repository.host} has no tag ${o.tag} in ${o.repository.path}: ` +
+        `the command must push the bundle to $DEVPKG_IMAGE (${repo}:${o.tag})`,
+      { cause: err },
+    );
+  }
+  if (o.printed.length && !o.printed.includes(digest)) {
+    throw new DevpkgError(
+      `${o.what} printed ${o.printed.map((d) => `${repo}@${d}`).join(', ')}, but in registry ${o.repository.host} the tag ${repo}:${o.tag} is ${digest}: ` +
+        'something else pushed that tag since, or the command printed the digest of another push; run again, and check what the command pushes',
+    );
+  }
+  return digest;
+}
+
 /**
  * Pushes a bundle folder and returns its digest reference. With imgpkg the digest comes from
  * the BundleLock; with a push command, from the registry (a manifest HEAD), never guessed.
@@ -160,13 +230,25 @@ export async function pushBundle(o: PushBundleOptions): Promise<PushBundleResult
     const [cmd, args] = pushCommandArgs(o.pushCommand);
     const cwd = await pushCommandDir(exec, bundleDir, o.cwd);
     log(`running the push command for ${repo}:${tag} in ${cwd}: ${o.pushCommand}`);
-    const r = await exec(cmd, args, { env, cwd, allowFail: true });
+    const what = `push command \`${o.pushCommand}\``;
+    const timeoutMs = o.timeoutMs ?? PUSH_TIMEOUT_MS;
+    const r = await exec(cmd, args, { env, cwd, allowFail: true, processGroup: true, timeoutMs, ...(o.signal ? { signal: o.signal } : {}) }).catch((err: unknown) => {
+      if (!(err instanceof ExecTimeoutError)) throw err;
+      const output = scrub(`${err.stdout}\n${err.stderr}`).trim();
+      throw new DevpkgError(
+        `${what} did not finish within ${formatMs(timeoutMs)} (push-timeout; CLI --push-timeout) and was stopped with every process it started ` +
+          `(its process group: SIGTERM, then SIGKILL); nothing was pushed to ${repo}:${tag} that devpkg will use. ` +
+          `Find what it waits for (a prompt, a lock, a registry that does not answer) or raise push-timeout` +
+          `${output ? `\n${lastLines(output, 10)}` : ''}`,
+        { cause: err },
+      );
+    });
     const output = scrub(`${r.stdout}\n${r.stderr}`);
     if (r.code !== 0) {
-      throw explainPushFailure({ what: `push command \`${o.pushCommand}\``, host: repository.host, code: r.code, output, username: login?.username });
+      throw explainPushFailure({ what, host: repository.host, code: r.code, output, username: login?.username });
     }
     if (output.trim()) log(lastLines(output, 20));
-    const digest = await client.resolveDigest(repository.path, tag);
+    const digest = await pushedDigest(client, { repository, tag, what, printed: printedDigests(output, repo) });
     log(`pushed ${repo}:${tag} -> ${digest}`);
     return { image: `${repo}@${digest}`, digest, tag };
   }

@@ -114,6 +114,16 @@ export class RegistryClient {
     return `sha256:${createHash('sha256').update(body).digest('hex')}`;
   }
 
+  /** Does the registry hold manifest `digest` in `repoPath` (a HEAD by digest: 404 is no)? */
+  async hasManifest(repoPath: string, digest: string): Promise<boolean> {
+    const url = `/v2/${repoPath}/manifests/${encodeURIComponent(digest)}`;
+    const head = await this.request('HEAD', url, { Accept: MANIFEST_ACCEPT }, `repository:${repoPath}:pull`);
+    await head.body?.cancel();
+    if (head.status === 404) return false;
+    if (!head.ok) throw this.httpError(`HEAD ${url}`, head.status);
+    return true;
+  }
+
   private httpError(what: string, status: number): DevpkgError {
     if (status === 401 || status === 403) return this.authError(status);
     return new DevpkgError(`registry ${this.host}: ${what} answered HTTP ${status}`);

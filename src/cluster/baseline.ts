@@ -77,6 +77,8 @@ export interface BaselineOptions {
   serviceAccount?: string;
   /** The repository's own push target (input push-command), run in `root` for the released bundle too. */
   pushCommand?: string;
+  /** The push command's limit (input push-timeout). */
+  pushTimeoutMs?: number;
   /** Data values for the PackageInstall (the addons manager passes the cluster's), as YAML. */
   values?: string;
   timeoutMs: number;
@@ -142,6 +144,8 @@ export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
         repository: bundle.repository,
         tag: bundle.tag,
         pushCommand: o.pushCommand,
+        ...(o.pushTimeoutMs !== undefined ? { timeoutMs: o.pushTimeoutMs } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
         cwd: o.root,
         env: { package: o.loaded.name, version },
         exec: o.exec,

@@ -139,7 +139,17 @@ export interface DevPipelineOptions {
    * is named and this one stops. The caller releases them (result.release) after verifying.
    */
   runLease?: RunLeaseOptions;
+  /** The push command's limit (input push-timeout). */
+  pushTimeoutMs?: number;
+  /** Aborted (SIGINT/SIGTERM): a running push command is stopped with its process group. */
+  signal?: AbortSignal;
+  /** Told each step as it starts, so a failure can name the step it happened in. */
+  onStep?: (step: DevStep) => void;
 }
+
+/** The steps of runDevPipeline, in order, as a failure names them. */
+export const DEV_STEPS = ['finding the PackageInstall', 'taking the run Lease', 'planning the dev version', 'pushing the bundle', 'applying the dev Package'] as const;
+export type DevStep = (typeof DEV_STEPS)[number];
 
 export interface DevPipelineResult {
   plan: DevPlan;
@@ -189,6 +199,7 @@ export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipeline
   const log = o.log ?? (() => undefined);
   const repoPkg = o.loaded.pkg.pkg;
   const target = targetRefName(o.refNames, repoPkg.spec.refName, o.packageCount);
+  o.onStep?.('finding the PackageInstall');
   const pkgis = await findPackageInstalls(o.client, target, o.packageInstall, log);
   for (const p of pkgis) {
     if (p.refName !== target) log(`PackageInstall ${p.namespace}/${p.name} installs ${p.refName}; the dev Package uses that refName`);
@@ -199,6 +210,7 @@ export async function runDevPipeline(o: DevPipelineOptions): Promise<DevPipeline
   };
   try {
     if (o.runLease) {
+      o.onStep?.('taking the run Lease');
       for (const p of pkgis) {
         const l = await acquireRunLease(o.client.kc, p, o.runLease, log);
         if (l) leases.push(l);
@@ -218,6 +230,7 @@ async function pushAndApply(
   log: (m: string) => void,
 ): Promise<Omit<DevPipelineResult, 'release'>> {
   const repoPkg = o.loaded.pkg.pkg;
+  o.onStep?.('planning the dev version');
   const refName = pkgis[0]!.refName;
   const namespaces = [...new Set(pkgis.map((p) => p.namespace))];
   const clusterPackages = (await Promise.all(namespaces.map((ns) => o.client.listPackages(ns, refName)))).flat();
@@ -227,6 +240,7 @@ async function pushAndApply(
   log(`dev version ${plan.version}: ${plan.reason}`);
 
   const source = o.bundle;
+  o.onStep?.('pushing the bundle');
   // A bundle used as it is goes into the cluster's own registry when there is one (kind mode).
   const copied = 'image' in source && o.clusterRegistry ? await copyBundle({ image: source.image, repository: plan.repository!, exec: o.exec, log }) : undefined;
   const pushed = copied ?? ('image' in source ? await ownBundle(source.image, { registry: o.registry, credentials: o.credentials, plainHttp: o.plainHttp, log }) : await pushBundle({
@@ -239,12 +253,15 @@ async function pushAndApply(
     lockImages: o.lockImages,
     plainHttp: o.plainHttp,
     env: { package: o.loaded.name, version: plan.version },
+    ...(o.pushTimeoutMs !== undefined ? { timeoutMs: o.pushTimeoutMs } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
     exec: o.exec,
     log,
   }));
   const image = 'image' in source && !copied ? pushed.image : clusterImage(pushed.image, o.registry, o.clusterRegistry);
 
   const released = pkgis[0]!.status.version;
+  o.onStep?.('applying the dev Package');
   const packages: Package[] = [];
   for (const ns of namespaces) {
     let from: Package = repoPkg;

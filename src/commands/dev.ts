@@ -9,7 +9,8 @@ import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { UsageError } from '../errors.js';
 import { watchSignals } from '../interrupt.js';
 import { openVersionFolder } from './scope.js';
-import { parseRegistry, parseVersionFlag } from '../flags.js';
+import { parsePushTimeout, parseRegistry, parseVersionFlag } from '../flags.js';
+import { defaultOf } from '../config/schema.js';
 import { parseRefNameMap } from '../packages/refname.js';
 import { REGISTRY_HOSTING, resolvePullRegistry } from '../cluster/registry-hosting.js';
 import { Docker } from '../tools/docker.js';
@@ -42,6 +43,7 @@ verify that kapp-controller installs it. Prints the verdict.
   --dev-version V            use this dev version instead of planning one
   --derive-from repo|cluster derive from the package.yaml (default) or the cluster's Package in place
   --push-command CMD         the repository's own push target (bash -c at the repository root), DEVPKG_* in its env
+  --push-timeout DURATION    stop the push command (and what it started) after this long (default 10m)
   --lock-images              refresh .imgpkg/images.yml with kbld first
   --plain-http               use plain HTTP for a registry that is not loopback/RFC1918
   --settle DURATION          how long the win must hold (default 60s)
@@ -82,6 +84,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const deriveFrom = values['derive-from'] ?? 'repo';
   if (deriveFrom !== 'repo' && deriveFrom !== 'cluster') throw new UsageError(`--derive-from: "${deriveFrom}" is not repo or cluster`);
   const { settleMs, timeoutMs, diagnosticsDir, assertions } = await clusterVerdictSettings(values, io);
+  const pushTimeoutMs = parsePushTimeout(values['push-timeout'] ?? defaultOf('push-timeout'), '--push-timeout');
   const devVersion = values['dev-version'] === undefined ? undefined : parseVersionFlag(values['dev-version'], '--dev-version');
   const refNames = parseRefNameMap(values['ref-name']);
   const named = values['package-install'] ? parsePackageInstallRef(values['package-install']) : undefined;
@@ -134,6 +137,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     clusterRegistry: pull.clusterRegistry,
     credentials: user && password ? { username: user, password } : undefined,
     pushCommand: values['push-command'],
+    pushTimeoutMs,
+    signal: interruption.signal,
     lockImages: values['lock-images'],
     plainHttp: values['plain-http'],
     seq: { timestamp: new Date() },
@@ -141,8 +146,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     deriveFrom,
     mode: 'cluster',
     log,
-    // The Lease covers the push (generous) and the whole wait.
-    runLease: { holder: runHolder(io.env), seconds: (settleMs + timeoutMs) / 1000 + 600 },
+    // The Lease covers the push and the whole wait.
+    runLease: { holder: runHolder(io.env), seconds: (pushTimeoutMs + settleMs + timeoutMs) / 1000 },
   }).catch((err: unknown) => {
     interruption.dispose();
     throw err;

@@ -46,6 +46,7 @@ kind and imgpkg (kbld with --lock-images) are installed when missing (checksum-c
   --released-version V          kctrl layout: the released version (default: highest matching git tag, else 0.0.0)
   --ref-name FROM=TO            map the repository refName to the cluster's (or a bare TO)
   --push-command CMD            the repository's own push target (bash -c at the repository root), DEVPKG_* in its env
+  --push-timeout DURATION       stop the push command (and what it started) after this long (default 10m)
   --lock-images                 refresh .imgpkg/images.yml with kbld first
   --dev-version V               use this dev version instead of planning one
   --kind-version V              kind release (default v0.33.0: the one on PATH if it is that version, else downloaded, sha256-checked, cached)
@@ -82,7 +83,7 @@ Exit codes: 0 every dev version won, 1 one did not (or setup failed: an error re
 
 /** Flags that are action inputs of the same name (string-valued). */
 const INPUT_FLAGS = [
-  'base-ref', 'head-ref', 'packages', 'packages-dir', 'layout', 'released-version', 'ref-name', 'push-command', 'dev-version', 'kind-version', 'kind-sha256', 'kind-node-image',
+  'base-ref', 'head-ref', 'packages', 'packages-dir', 'layout', 'released-version', 'ref-name', 'push-command', 'push-timeout', 'dev-version', 'kind-version', 'kind-sha256', 'kind-node-image',
   'kind-config', 'registry-image', 'kapp-controller-version', 'kapp-controller-manifest', 'kapp-controller-sha256', 'settle', 'timeout',
   'imgpkg-version', 'imgpkg-sha256', 'kbld-version', 'kbld-sha256', 'tool-checksums',
 ] as const;

@@ -34,7 +34,7 @@ export const SELECTION_FLAGS = { ...strings('repo', 'base', 'head', 'packages-di
 export const DEV_PACKAGE_FLAGS = strings('ref-name', 'dev-version');
 
 /** How a bundle is pushed (push, dev, kind). */
-export const PUSH_FLAGS = { ...strings('push-command'), ...booleans('lock-images') };
+export const PUSH_FLAGS = { ...strings('push-command', 'push-timeout'), ...booleans('lock-images') };
 
 /**
  * The releases of the tools a command may install, each a version and (for one devpkg does not

@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
 import { checkBundleDir } from '../bundle/folder.js';
 import { errorMessage, UsageError } from '../errors.js';
-import { parseImageFlag } from '../flags.js';
+import { parseImageFlag, parsePushTimeout } from '../flags.js';
+import { defaultOf } from '../config/schema.js';
 import { checkPin, hostPlatform } from '../tools/releases.js';
 import type { InstallPolicy } from '../tools/toolcache.js';
 import { parseCommand, requireFlag, requireFolder, type CliIO } from './io.js';
@@ -24,6 +25,7 @@ Flags:
                              with DEVPKG_REGISTRY, DEVPKG_PACKAGE, DEVPKG_VERSION,
                              DEVPKG_TAG, DEVPKG_IMAGE and DEVPKG_BUNDLE_DIR in its environment;
                              the digest is then read from the registry
+  --push-timeout DURATION    stop the push command (and what it started) after this long (default 10m)
   --package NAME             package name for the push command's DEVPKG_PACKAGE
   --version VERSION          package version for the push command's DEVPKG_VERSION
   --lock-images              run kbld to refresh .imgpkg/images.yml before pushing
@@ -93,6 +95,7 @@ export async function run(argv: string[], io: CliIO, deps: PushCommandDeps = {})
 
   const { repository, tag } = parseImageFlag(imageFlag, '--image');
   const lockImages = values['lock-images'] === true;
+  const pushTimeoutMs = parsePushTimeout(values['push-timeout'] ?? defaultOf('push-timeout'), '--push-timeout');
   const tools = await toolPinsFlags(values, ['imgpkg', 'kbld'], io);
   const platform = hostPlatform();
   if (!values['push-command']) checkPin('imgpkg', tools.imgpkg, platform);
@@ -118,6 +121,7 @@ export async function run(argv: string[], io: CliIO, deps: PushCommandDeps = {})
     tag,
     credentials: username && password ? { username, password } : undefined,
     pushCommand: values['push-command'],
+    timeoutMs: pushTimeoutMs,
     cwd: io.cwd,
     lockImages,
     env: { package: values.package, version: values.version },

@@ -59,6 +59,7 @@ export const SETTINGS = {
   'package-install': { kind: 'string' },
   kubeconfig: { kind: 'path' },
   'push-command': { kind: 'string' },
+  'push-timeout': { kind: 'string', default: '10m' },
   'lock-images': { kind: 'boolean', default: 'false' },
   'dev-version': { kind: 'string' },
   settle: { kind: 'string', default: '60s' },

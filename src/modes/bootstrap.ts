@@ -97,6 +97,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         registry: inputs.registry,
         credentials: inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined,
         pushCommand: inputs.pushCommand || undefined,
+        pushTimeoutMs: inputs.pushTimeoutMs,
         tools,
         install: ctx.install,
         devVersion: inputs.devVersion || undefined,

@@ -143,6 +143,7 @@ export async function run(ctx: ModeContext): Promise<void> {
           registry,
           clusterRegistry,
           pushCommand: inputs.pushCommand || undefined,
+          pushTimeoutMs: inputs.pushTimeoutMs,
           timeoutMs: inputs.timeoutMs,
           signal: ctx.signal,
           scratch: cluster.dir,

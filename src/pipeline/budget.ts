@@ -31,6 +31,8 @@ export interface BudgetInputs {
   bootstrapTimeoutMs?: number;
   /** kind/cluster mode: how many package versions one job verifies one after the other (default 1). */
   packages?: number;
+  /** With a push-command: its limit (push-timeout), for each push (kind: the baseline's and the dev bundle's). */
+  pushTimeoutMs?: number;
 }
 
 export interface Budget {
@@ -48,6 +50,10 @@ export function jobBudget(i: BudgetInputs): Budget {
   if (i.mode === 'kind') parts.push({ what: 'kind create', ms: f.kindCreate }, { what: 'kapp-controller install', ms: f.kappController });
   if (i.mode === 'kind') parts.push({ what: `baseline wait (timeout) x${n}`, ms: n * i.timeoutMs });
   if (i.mode === 'kind' || i.mode === 'cluster') parts.push({ what: `dev version wait (timeout) + settle x${n}`, ms: n * (i.timeoutMs + i.settleMs) });
+  if (i.pushTimeoutMs !== undefined && i.mode !== 'plan' && i.mode !== 'detect' && i.mode !== 'report') {
+    const pushes = i.mode === 'kind' ? 2 * n : i.mode === 'cluster' ? n : 1;
+    parts.push({ what: `push command (push-timeout) x${pushes}`, ms: pushes * i.pushTimeoutMs });
+  }
   if (i.mode === 'kind') parts.push({ what: 'kind cleanup (post step)', ms: f.kindCleanup });
   if (i.mode === 'bootstrap') {
     parts.push(

@@ -8,7 +8,7 @@ import type { Registry } from '../bundle/reference.js';
 import { ClusterClient } from '../cluster/client.js';
 import { runDevPipeline } from '../cluster/dev.js';
 import { runHolder } from '../cluster/runlease.js';
-import { DevpkgError, UsageError } from '../errors.js';
+import { DevpkgError, explainNoSpace, UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap } from '../packages/refname.js';
 import { nothingChanged, plan, resolveSelection } from './plan.js';
@@ -67,6 +67,7 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
   const requests: VerifyRequest[] = [];
   const releases: Array<() => Promise<void>> = [];
   const temps: string[] = [];
+  const scratch = o.scratch ?? (ctx.env.RUNNER_TEMP || tmpdir());
   for (const ref of o.refs) {
     if (ctx.signal?.aborted) {
       errors.push(interruptedResult(ctx, ref, o.mode, ctx.signal, 'before its dev Package was pushed and applied', { phases: o.phases }));
@@ -74,10 +75,13 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
     }
     await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
       let problems: Problem[] = [];
+      // The step a failure happened in, named in its result.
+      let step = 'reading the package';
       try {
         const loaded = await loadForMode(ctx, ref, inputs.baseRef || ctx.github.baseSha || undefined);
         problems = loaded.problems;
-        const tmp = await mkdtemp(path.join(o.scratch ?? (ctx.env.RUNNER_TEMP || tmpdir()), 'devpkg-build-'));
+        step = 'building the bundle';
+        const tmp = await mkdtemp(path.join(scratch, 'devpkg-build-'));
         temps.push(tmp);
         const bundle = await (await repoOfRun(ctx)).layouts.bundle(loaded, { root: o.root, exec: ctx.exec, tmp, log: (m) => host.info(m) });
         const dev = await runDevPipeline({
@@ -92,13 +96,16 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
           clusterRegistry: o.clusterRegistry,
           credentials,
           pushCommand: inputs.pushCommand || undefined,
+          pushTimeoutMs: inputs.pushTimeoutMs,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+          onStep: (s) => (step = s),
           lockImages: inputs.lockImages,
           seq,
           devVersion: inputs.devVersion || undefined,
           mode: o.mode,
           exec: ctx.exec,
           log: (m) => host.info(m),
-          runLease: { holder: runHolder(ctx.env), seconds: (inputs.settleMs + inputs.timeoutMs) / 1000 + 600 },
+          runLease: { holder: runHolder(ctx.env), seconds: (inputs.pushTimeoutMs + inputs.settleMs + inputs.timeoutMs) / 1000 },
         });
         releases.push(dev.release);
         for (const r of dev.requests) {
@@ -111,7 +118,12 @@ export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): P
         }
       } catch (err) {
         if (ctx.signal?.aborted) errors.push(interruptedResult(ctx, ref, o.mode, ctx.signal, 'while its dev Package was pushed and applied', { phases: o.phases, problems }));
-        else errors.push(failedResult(ctx, ref, err, o.mode, { phases: o.phases, problems }));
+        else {
+          // A full scratch disk in words; a failure that is not a file's names the step it stopped.
+          const fault = explainNoSpace(err, { folders: [scratch, tmpdir()] }) ?? err;
+          const fromFile = (fault as { file?: unknown }).file !== undefined;
+          errors.push(failedResult(ctx, ref, fault, o.mode, { phases: o.phases, problems, ...(fromFile ? {} : { prefix: step }) }));
+        }
       }
     });
   }

@@ -96,6 +96,8 @@ export function budgetFindings(wf: Workflow, defaults: Record<string, string>): 
         timeoutMs: parseDuration(timeout, 'timeout'),
         settleMs: parseDuration(settle, 'settle'),
         bootstrapTimeoutMs: parseDuration(bootstrap, 'bootstrap-timeout'),
+        // A push command runs for at most push-timeout, each push.
+        ...(get('push-command') && get('push-timeout') ? { pushTimeoutMs: parseDuration(get('push-timeout')!, 'push-timeout') } : {}),
       });
       if (limit === undefined) out.push(`job ${id}: devpkg (${mode}) can take ${b.minutes} minutes, but the job's timeout-minutes is not a number`);
       else if (Number(limit) < b.minutes) {

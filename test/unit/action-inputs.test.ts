@@ -48,6 +48,7 @@ const OWN: Record<string, string[]> = {
   'package-install': ['src/verify/verifier.test.ts'],
   kubeconfig: ['test/integration/cluster-layouts.test.ts'],
   'push-command': ['test/integration/kind-mode.test.ts'],
+  'push-timeout': ['src/bundle/push.test.ts', 'test/integration/faults.test.ts'],
   'lock-images': ['src/bundle/push.test.ts'],
   settle: ['src/verify/verifier.test.ts'],
   timeout: ['src/verify/verifier.test.ts'],

@@ -60,6 +60,13 @@ describe('the rules catch what they are for', () => {
     expect(budgetFindings(job, defaults)).toEqual([expect.stringMatching(/^job k: timeout-minutes 20 is less than the 39 minutes devpkg \(kind\)/)]);
   });
 
+  test('with a push command, kind mode also counts push-timeout for the baseline\'s push and the dev bundle\'s', () => {
+    const job = (minutes: number) => wf(`jobs:\n  k:\n    timeout-minutes: ${minutes}\n    steps:\n      - {uses: ./, with: {mode: kind, push-command: make push-package, push-timeout: 5m}}`);
+    // The 39 minutes above + 2 x 5 push-timeout.
+    expect(budgetFindings(job(48), defaults)).toEqual([expect.stringMatching(/^job k: timeout-minutes 48 is less than the 49 minutes devpkg \(kind\) .*push command \(push-timeout\) x2 10m \+ kind cleanup/)]);
+    expect(budgetFindings(job(49), defaults)).toEqual([]);
+  });
+
   test('plan mode needs only the set-up margin', () => {
     const job = (minutes: number) => wf(`jobs:\n  p:\n    timeout-minutes: ${minutes}\n    steps:\n      - {uses: ./, with: {mode: plan}}`);
     expect(budgetFindings(job(5), defaults)).toEqual([]);
