@@ -18,12 +18,19 @@ export interface KindRegistryOptions {
   /** Injected for tests. */
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Started before the cluster's network exists (kind mode starts both at once): no cluster
+   * address yet (clusterHost ''); connectClusterRegistry joins it to the kind network later.
+   */
+  attachLater?: boolean;
+  /** Ends the wait for /v2/ (another step failed, or the run was interrupted). */
+  signal?: AbortSignal;
 }
 
 export interface KindRegistry {
   /** Where the runner pushes: `localhost:<hostPort>`. */
   pushHost: string;
-  /** How kapp-controller in the cluster reaches the same registry: `<IPv4 on kind>:5000`. */
+  /** How kapp-controller in the cluster reaches the same registry: `<IPv4 on kind>:5000` ('' until attached). */
   clusterHost: string;
   containerName: string;
   /** False when an already running container of that name was reused (and is not cleaned up). */
@@ -86,7 +93,7 @@ export async function startKindRegistry(docker: Docker, cleanup: CleanupList, op
     created = true;
     state = await docker.inspectContainer(name);
   }
-  const clusterHost = clusterHostFor(state?.networks[network], network, name);
+  const clusterHost = opts.attachLater ? '' : clusterHostFor(state?.networks[network], network, name);
   const pushHost = `localhost:${hostPort}`;
 
   // registry:2 takes a moment to listen; wait until /v2/ answers on the published port.
@@ -97,12 +104,13 @@ export async function startKindRegistry(docker: Docker, cleanup: CleanupList, op
       await client.check('devpkg/ready', 'pull');
       break;
     } catch (err) {
+      if (opts.signal?.aborted) throw new DevpkgError(`stopped waiting for the registry container ${name}: another step failed or the run was interrupted`);
       if (Date.now() + delay > deadline) {
         throw new DevpkgError(`the registry container ${name} did not answer on ${pushHost} in time: ${errorMessage(err)}`);
       }
       await sleep(delay);
     }
   }
-  log(`registry ready: push to ${pushHost}, the cluster pulls from ${clusterHost}`);
+  log(`registry ready: push to ${pushHost}${clusterHost ? `, the cluster pulls from ${clusterHost}` : ''}`);
   return { pushHost, clusterHost, containerName: name, created };
 }

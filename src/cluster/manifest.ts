@@ -100,17 +100,18 @@ export async function applyAndWait(kc: KubeConfig, text: string, o: ApplyAndWait
   const targets = readinessTargets(objects);
   let pending = targets.map((t) => ({ ...t, why: 'not read yet' }));
   for (;;) {
-    const next: typeof pending = [];
-    for (const t of pending) {
-      try {
-        const live = (await api.read({ apiVersion: t.apiVersion, kind: t.kind, metadata: { name: t.name, namespace: t.namespace } })) as KObject;
-        const r = readiness(live);
-        if (!r.ready) next.push({ ...t, why: r.why });
-      } catch (err) {
-        next.push({ ...t, why: describeApiError(err) });
-      }
-    }
-    pending = next;
+    // Every target read at once: one round trip per poll, not one per object.
+    const read = await Promise.all(
+      pending.map(async (t) => {
+        try {
+          const r = readiness((await api.read({ apiVersion: t.apiVersion, kind: t.kind, metadata: { name: t.name, namespace: t.namespace } })) as KObject);
+          return r.ready ? undefined : { ...t, why: r.why };
+        } catch (err) {
+          return { ...t, why: describeApiError(err) };
+        }
+      }),
+    );
+    pending = read.filter((t): t is NonNullable<typeof t> => t !== undefined);
     if (pending.length === 0) return;
     if (Date.now() >= deadline) break;
     await sleep(Math.min(o.pollMs ?? 2000, Math.max(0, deadline - Date.now())));

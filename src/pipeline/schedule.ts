@@ -6,32 +6,22 @@
  * abort) starts nothing more; the steps already running are awaited, so nothing is left running
  * when it returns, and the steps never started are recorded as cancelled.
  */
+import type { StepRecord } from '../results.js';
 
 export interface Step<V = unknown> {
   name: string;
   needs?: readonly string[];
   /** Steps of one pool run at most `limits[pool]` at a time; a step without a pool is not bounded. */
   pool?: string;
-  /** `value(name)`: what a needed step returned. */
-  run: (value: <T>(name: string) => T) => Promise<V>;
-}
-
-export type StepState = 'done' | 'failed' | 'cancelled';
-
-export interface StepRecord {
-  name: string;
-  state: StepState;
-  needs: string[];
-  startedAt?: string;
-  finishedAt?: string;
   /**
-   * What held its start back: the needed step that finished last, and `a free <pool> slot` when
-   * it was ready but its pool was full. Empty: it started at once.
+   * `value(name)`: what a needed step returned. `signal` is aborted at the first failure (or the
+   * run's abort), so a step that waits (for a registry, an API server) can stop early.
    */
-  waitedOn: string[];
-  /** The failure's message (state failed). */
-  error?: string;
+  run: (value: <T>(name: string) => T, signal: AbortSignal) => Promise<V>;
 }
+
+export type { StepRecord };
+export type StepState = StepRecord['state'];
 
 export interface ScheduleResult {
   /** One record per step, in the order the steps were given. */
@@ -85,6 +75,10 @@ export async function runSteps(steps: readonly Step[], o: ScheduleOptions = {}):
   const running = new Set<Promise<void>>();
   const inPool = new Map<string, number>();
   let failed: ScheduleResult['failed'];
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(o.signal?.reason);
+  o.signal?.addEventListener('abort', onAbort);
+  if (o.signal?.aborted) onAbort();
 
   const start = (s: Step): void => {
     const rec = records.get(s.name)!;
@@ -96,7 +90,7 @@ export async function runSteps(steps: readonly Step[], o: ScheduleOptions = {}):
       if (!needs.has(name)) throw new Error(`step "${s.name}" asked for the value of "${name}", which it does not need`);
       return values.get(name) as T;
     };
-    const p: Promise<void> = (async () => s.run(value))()
+    const p: Promise<void> = (async () => s.run(value, stop.signal))()
       .then(
         (v) => {
           values.set(s.name, v);
@@ -105,7 +99,10 @@ export async function runSteps(steps: readonly Step[], o: ScheduleOptions = {}):
         (err: unknown) => {
           rec.state = 'failed';
           rec.error = message(err);
-          failed ??= { step: s.name, error: err };
+          if (!failed) {
+            failed = { step: s.name, error: err };
+            stop.abort(err);
+          }
         },
       )
       .finally(() => {
@@ -139,6 +136,7 @@ export async function runSteps(steps: readonly Step[], o: ScheduleOptions = {}):
 
   launch();
   while (running.size > 0) await Promise.race(running);
+  o.signal?.removeEventListener('abort', onAbort);
   const aborted = pending.size > 0 && !failed && o.signal?.aborted === true;
   return { timeline: [...records.values()], values, ...(failed ? { failed } : {}), ...(aborted ? { aborted } : {}) };
 }
