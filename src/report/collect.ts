@@ -97,6 +97,20 @@ export function sanitizeResult(v: unknown): PlannedPackage | string {
       .filter((p) => str(p.name))
       .map((p) => ({ name: str(p.name)!, startedAt: str(p.startedAt), seenAt: str(p.seenAt), ...(str(p.detail) ? { detail: str(p.detail) } : {}) }));
   }
+  if (Array.isArray(v.steps)) {
+    r.steps = v.steps
+      .filter(isObj)
+      .filter((t) => str(t.name) && (t.state === 'done' || t.state === 'failed' || t.state === 'cancelled'))
+      .map((t) => ({
+        name: str(t.name)!,
+        state: t.state as 'done' | 'failed' | 'cancelled',
+        needs: Array.isArray(t.needs) ? t.needs.map(str).filter((n): n is string => n !== undefined) : [],
+        ...(str(t.startedAt) ? { startedAt: str(t.startedAt) } : {}),
+        ...(str(t.finishedAt) ? { finishedAt: str(t.finishedAt) } : {}),
+        waitedOn: Array.isArray(t.waitedOn) ? t.waitedOn.map(str).filter((n): n is string => n !== undefined) : [],
+        ...(str(t.error) ? { error: str(t.error) } : {}),
+      }));
+  }
   if (isObj(v.diagnostics)) r.diagnostics = { dir: str(v.diagnostics.dir) ?? '', excerpt: str(v.diagnostics.excerpt) ?? '' };
   if (Array.isArray(v.assertions)) {
     r.assertions = v.assertions
