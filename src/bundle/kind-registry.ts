@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import type { CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage } from '../errors.js';
 import type { Docker } from '../tools/docker.js';
@@ -68,7 +69,8 @@ export async function startKindRegistry(docker: Docker, cleanup: CleanupList, op
   let hostPort = opts.hostPort ?? 5001;
   const network = opts.network ?? 'kind';
   const log = opts.log ?? (() => undefined);
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  // Ends early on the signal (the loop then stops).
+  const sleep = opts.sleep ?? ((ms: number) => wait(ms, undefined, opts.signal ? { signal: opts.signal } : {}).catch(() => undefined));
 
   let state = await docker.inspectContainer(name);
   let created = false;
@@ -101,6 +103,7 @@ export async function startKindRegistry(docker: Docker, cleanup: CleanupList, op
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
   for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
     try {
+      if (opts.signal?.aborted) throw new DevpkgError('aborted');
       await client.check('devpkg/ready', 'pull');
       break;
     } catch (err) {

@@ -7,6 +7,7 @@
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as wait } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clusterHostFor, startKindRegistry, type KindRegistry } from '../bundle/index.js';
@@ -335,10 +336,11 @@ export async function waitForApiServer(kc: KubeConfig, o: { timeoutMs?: number; 
   await step('api server', async () => {
     const k8s = await import('@kubernetes/client-node');
     const api = kc.makeApiClient(k8s.VersionApi);
-    const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const sleep = o.sleep ?? ((ms: number) => wait(ms, undefined, o.signal ? { signal: o.signal } : {}).catch(() => undefined));
     const deadline = Date.now() + (o.timeoutMs ?? 60_000);
     for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
       try {
+        if (o.signal?.aborted) throw new DevpkgError('aborted');
         await api.getCode();
         return;
       } catch (err) {
