@@ -29,6 +29,7 @@ import { runSteps, type Step } from '../pipeline/schedule.js';
 import { sequenceFromContext } from '../pipeline/selection.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { CleanupList } from '../cleanup-list.js';
+import { UsageError } from '../errors.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../results.js';
 import { applyDev, ensureImgpkg, finishRun, plannedRefs, readToolPins, startDevRun, toolNeeds, verifyDevRun, type ClusterRunOptions, type DevRun, type PreparedDev } from '../pipeline/steps.js';
@@ -129,7 +130,9 @@ export async function run(ctx: ModeContext): Promise<void> {
   let kc: KubeConfig | undefined;
   let dev: Promise<DevRun> | undefined;
   const pushTo = (r: KindRegistry): Registry => ({ host: r.pushHost, path: 'devpkg' });
-  const pkgs = new Map(refs.map((ref) => [ref.name, { ref } as PackageState]));
+  // Keyed NAME/VERSION: the step names of a package's steps.
+  const keyOf = (ref: PackageVersionRef) => `${ref.name}/${ref.version}`;
+  const pkgs = new Map(refs.map((ref) => [keyOf(ref), { ref } as PackageState]));
   const installs = new Map<string, { namespace: string; name: string }>();
   const { layouts } = await repoOfRun(kctx);
   const runOptions = (): ClusterRunOptions => ({
@@ -144,7 +147,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     scratch: prep!.dir,
   });
   const perPackage = (ref: PackageVersionRef, fn: (st: PackageState) => Promise<void>, onError: (st: PackageState, err: unknown) => PackageResult) => async () => {
-    const st = pkgs.get(ref.name)!;
+    const st = pkgs.get(keyOf(ref))!;
     if (st.result) return;
     try {
       await fn(st);
@@ -250,13 +253,20 @@ export async function run(ctx: ModeContext): Promise<void> {
     },
   };
   const verified: PackageResult[] = [];
-  const graph = kindStepGraph(refs.map((r) => r.name), ops);
+  const graph = kindStepGraph(refs.map(keyOf), ops);
   const ran = await runSteps(graph, { limits: { cpu: availableParallelism() }, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   for (const t of ran.timeline) host.info(`step ${t.name}: ${t.state}${t.startedAt ? ` ${t.startedAt} -> ${t.finishedAt}` : ''}${t.waitedOn.length ? ` (waited on ${t.waitedOn.join(', ')})` : ''}`);
   const own = [...pkgs.values()].filter((st) => st.result).map((st) => st.result!);
   const withSteps = (results: PackageResult[]) => results.map((r) => ({ ...r, steps: ran.timeline }));
   if (ran.failed || ran.aborted) {
-    const rest = refs.filter((ref) => !pkgs.get(ref.name)!.result && !verified.some((r) => r.name === ref.name));
+    // A dev run that never reached verify: its run Leases released, its packages' own failures kept.
+    const started = dev ? await dev.catch(() => undefined) : undefined;
+    if (started && !verified.length) {
+      for (const release of started.releases) await release().catch(() => undefined);
+      own.push(...started.errors);
+    }
+    if (ran.failed?.error instanceof UsageError) throw ran.failed.error;
+    const rest = refs.filter((ref) => !own.some((r) => r.name === ref.name) && !verified.some((r) => r.name === ref.name));
     if (ctx.signal?.aborted) {
       const setUp = ['kind cluster', 'kapp-controller'].every((n) => ran.timeline.find((t) => t.name === n)?.state === 'done');
       const during = setUp ? 'before its dev Package was verified' : 'while the kind cluster was set up; nothing was applied';

@@ -95,11 +95,11 @@ test('kind create failing: an error result per package naming the step and the c
   expect(t.calls.filter((c) => (c[0] === 'kind' && c[1] === 'get') || (c[0] === 'docker' && ['cp', 'exec', 'network'].includes(c[1]!)))).toEqual([]);
   // The step timeline is in every result: the cluster failed, what needed it never started.
   const steps = (doc.results[0] as unknown as { steps: Array<{ name: string; state: string; waitedOn: string[] }> }).steps;
-  expect(Object.fromEntries(steps.filter((s) => ['kind cluster', 'api server', 'kapp-controller', 'baseline antrea', 'verify'].includes(s.name)).map((s) => [s.name, s.state]))).toEqual({
+  expect(Object.fromEntries(steps.filter((s) => ['kind cluster', 'api server', 'kapp-controller', 'baseline antrea/1.5.3', 'verify'].includes(s.name)).map((s) => [s.name, s.state]))).toEqual({
     'kind cluster': 'failed',
     'api server': 'cancelled',
     'kapp-controller': 'cancelled',
-    'baseline antrea': 'cancelled',
+    'baseline antrea/1.5.3': 'cancelled',
     verify: 'cancelled',
   });
   expect(steps.find((s) => s.name === 'kind cluster')?.waitedOn).toEqual(['kind']);
