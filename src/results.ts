@@ -45,6 +45,22 @@ export interface Phase {
   detail?: string;
 }
 
+/** One step of a run's step graph (src/pipeline/schedule.ts): when it ran and what it waited on. */
+export interface StepRecord {
+  name: string;
+  state: 'done' | 'failed' | 'cancelled';
+  needs: string[];
+  startedAt?: string;
+  finishedAt?: string;
+  /**
+   * What held its start back: the needed step that finished last, and `a free <pool> slot` when
+   * it was ready but its pool was full. Empty: it started at once.
+   */
+  waitedOn: string[];
+  /** The failure's message (state failed). */
+  error?: string;
+}
+
 export interface AssertionResult {
   description: string;
   ok: boolean;
@@ -77,6 +93,8 @@ export interface PackageResult {
   /** One or a few sentences: why this verdict. */
   reason: string;
   phases?: Phase[];
+  /** Kind mode: the run's steps (shared by every package of the run), as the step graph ran them. */
+  steps?: StepRecord[];
   timeline: TimelineEntry[];
   diagnostics?: { dir: string; excerpt: string };
   assertions?: AssertionResult[];

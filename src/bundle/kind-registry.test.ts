@@ -45,6 +45,31 @@ describe('startKindRegistry', () => {
     expect(cleanup.list()).toEqual([{ kind: 'docker-container', name: 'devpkg-registry' }]);
   });
 
+  test('started before the cluster (attachLater): on the network given, no cluster address yet', async () => {
+    const cleanup = new CleanupList();
+    const f = fakeDocker({}, cleanup);
+    const r = await startKindRegistry(await Docker.create(f.exec), cleanup, { hostPort: 5002, network: 'bridge', attachLater: true, fetch: okFetch });
+    expect(r).toEqual({ pushHost: 'localhost:5002', clusterHost: '', containerName: 'devpkg-registry', created: true });
+    expect(f.calls.find((c) => c.args[0] === 'run')?.args).toContain('bridge');
+  });
+
+  test('the signal ends the wait for /v2/ at once, naming the container', async () => {
+    const cleanup = new CleanupList();
+    const f = fakeDocker({}, cleanup);
+    const ac = new AbortController();
+    let asked = 0;
+    const down = (async () => {
+      asked += 1;
+      if (asked === 2) ac.abort();
+      throw new TypeError('fetch failed: connect ECONNREFUSED');
+    }) as typeof fetch;
+    const sleeps: number[] = [];
+    const err = await startKindRegistry(await Docker.create(f.exec), cleanup, { hostPort: 5002, fetch: down, signal: ac.signal, sleep: async (ms) => void sleeps.push(ms) }).catch((e: Error) => e);
+    expect((err as Error).message).toBe('stopped waiting for the registry container devpkg-registry: another step failed or the run was interrupted');
+    expect(asked).toBe(2);
+    expect(sleeps).toEqual([100]);
+  });
+
   test('reuses a running container and does not schedule its removal', async () => {
     const cleanup = new CleanupList();
     const f = fakeDocker({ exists: true, ip: '172.18.0.9' }, cleanup);

@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import type { CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage } from '../errors.js';
 import type { Docker } from '../tools/docker.js';
@@ -18,12 +19,19 @@ export interface KindRegistryOptions {
   /** Injected for tests. */
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Started before the cluster's network exists (kind mode starts both at once): no cluster
+   * address yet (clusterHost ''); connectClusterRegistry joins it to the kind network later.
+   */
+  attachLater?: boolean;
+  /** Ends the wait for /v2/ (another step failed, or the run was interrupted). */
+  signal?: AbortSignal;
 }
 
 export interface KindRegistry {
   /** Where the runner pushes: `localhost:<hostPort>`. */
   pushHost: string;
-  /** How kapp-controller in the cluster reaches the same registry: `<IPv4 on kind>:5000`. */
+  /** How kapp-controller in the cluster reaches the same registry: `<IPv4 on kind>:5000` ('' until attached). */
   clusterHost: string;
   containerName: string;
   /** False when an already running container of that name was reused (and is not cleaned up). */
@@ -61,7 +69,8 @@ export async function startKindRegistry(docker: Docker, cleanup: CleanupList, op
   let hostPort = opts.hostPort ?? 5001;
   const network = opts.network ?? 'kind';
   const log = opts.log ?? (() => undefined);
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  // Ends early on the signal (the loop then stops).
+  const sleep = opts.sleep ?? ((ms: number) => wait(ms, undefined, opts.signal ? { signal: opts.signal } : {}).catch(() => undefined));
 
   let state = await docker.inspectContainer(name);
   let created = false;
@@ -86,7 +95,7 @@ export async function startKindRegistry(docker: Docker, cleanup: CleanupList, op
     created = true;
     state = await docker.inspectContainer(name);
   }
-  const clusterHost = clusterHostFor(state?.networks[network], network, name);
+  const clusterHost = opts.attachLater ? '' : clusterHostFor(state?.networks[network], network, name);
   const pushHost = `localhost:${hostPort}`;
 
   // registry:2 takes a moment to listen; wait until /v2/ answers on the published port.
@@ -94,15 +103,17 @@ export async function startKindRegistry(docker: Docker, cleanup: CleanupList, op
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
   for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
     try {
+      if (opts.signal?.aborted) throw new DevpkgError('aborted');
       await client.check('devpkg/ready', 'pull');
       break;
     } catch (err) {
+      if (opts.signal?.aborted) throw new DevpkgError(`stopped waiting for the registry container ${name}: another step failed or the run was interrupted`);
       if (Date.now() + delay > deadline) {
         throw new DevpkgError(`the registry container ${name} did not answer on ${pushHost} in time: ${errorMessage(err)}`);
       }
       await sleep(delay);
     }
   }
-  log(`registry ready: push to ${pushHost}, the cluster pulls from ${clusterHost}`);
+  log(`registry ready: push to ${pushHost}${clusterHost ? `, the cluster pulls from ${clusterHost}` : ''}`);
   return { pushHost, clusterHost, containerName: name, created };
 }

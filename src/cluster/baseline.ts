@@ -99,81 +99,119 @@ export interface Baseline {
   installedAt: string;
 }
 
+/** The released version's bundle, pushed (or copied) and ready to be installed (pushBaseline). */
+export interface BaselineBundle {
+  released: ReleasedSource;
+  version: string;
+  /** As pushed (the push registry's host) when `inRegistry`; else the Package's own image. */
+  image: string;
+  digest?: string;
+  /** Pushed or copied into `registry` (the cluster pulls it through clusterRegistry). */
+  inRegistry: boolean;
+}
+
+export type PushBaselineOptions = Omit<BaselineOptions, 'client' | 'kc' | 'namespace' | 'serviceAccount' | 'values' | 'timeoutMs' | 'refName' | 'clusterRegistry'> & {
+  /** A bundle used as it is is copied into `registry` (kind mode's, which the cluster pulls from). */
+  copyToRegistry?: boolean;
+};
+
+/**
+ * Builds the released version and pushes its bundle; needs no cluster (kind mode does it while
+ * the cluster comes up). Undefined when the layout has no released version.
+ */
+export async function pushBaseline(o: PushBaselineOptions, built?: { released: ReleasedSource | undefined }): Promise<BaselineBundle | undefined> {
+  const log = o.log ?? (() => undefined);
+  const tmp = built ? undefined : await mkdtemp(join(o.scratch ?? tmpdir(), 'devpkg-baseline-'));
+  try {
+    const released = built ? built.released : await buildBaseline(o, tmp!);
+    if (!released) return undefined;
+    const version = released.pkg.pkg.spec.version;
+    log(`baseline: ${o.loaded.name} ${version} from ${released.from}`);
+    if ('image' in released.bundle && o.copyToRegistry) {
+      // Used as it is, but from the cluster's own registry (kind mode): copied there, digest kept.
+      const copied = await copyBundle({ image: released.bundle.image, repository: bundleOf(o.registry, o.loaded.name, version).repository, exec: o.exec, log });
+      return { released, version, image: copied.image, digest: copied.digest, inRegistry: true };
+    }
+    if ('image' in released.bundle) {
+      const image = released.bundle.image;
+      const digest = /@(sha256:[0-9a-f]{64})$/.exec(image)?.[1];
+      return { released, version, image, ...(digest ? { digest } : {}), inRegistry: false };
+    }
+    const bundle = bundleOf(o.registry, o.loaded.name, version);
+    const pushed = await pushBundle({
+      bundleDir: released.bundle.folder,
+      repository: bundle.repository,
+      tag: bundle.tag,
+      pushCommand: o.pushCommand,
+      ...(o.pushTimeoutMs !== undefined ? { timeoutMs: o.pushTimeoutMs } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+      cwd: o.root,
+      env: { package: o.loaded.name, version },
+      exec: o.exec,
+      log,
+    });
+    return { released, version, image: pushed.image, digest: pushed.digest, inRegistry: true };
+  } finally {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The released version built in `tmp` (the caller removes it); undefined when the layout has none. */
+export function buildBaseline(o: Pick<PushBaselineOptions, 'root' | 'exec' | 'log' | 'released' | 'baseRef' | 'loaded'>, tmp: string): Promise<ReleasedSource | undefined> {
+  const log = o.log ?? (() => undefined);
+  const build = { root: o.root, exec: o.exec, tmp, log: (m: string) => log(`baseline: ${m}`) };
+  return (o.released ?? o.loaded.releasedSource)({ ...build, baseRef: o.baseRef });
+}
+
+/** The baseline in one go: pushBaseline, then applyBaseline. */
 export async function installBaseline(o: BaselineOptions): Promise<Baseline> {
+  return applyBaseline(o, await pushBaseline({ ...o, copyToRegistry: o.clusterRegistry !== undefined }));
+}
+
+/**
+ * The identity, the PackageMetadata, the released Package (from what pushBaseline pushed) and an
+ * addons-manager-shaped PackageInstall applied; waits until kapp-controller installed it.
+ */
+export async function applyBaseline(o: BaselineOptions, pushed: BaselineBundle | undefined): Promise<Baseline> {
   const log = o.log ?? (() => undefined);
   const namespace = o.namespace ?? ADDONS_NAMESPACE;
   const serviceAccount = o.serviceAccount ?? `${o.loaded.name}-sa`;
-  const tmp = await mkdtemp(join(o.scratch ?? tmpdir(), 'devpkg-baseline-'));
-  try {
-    const build = { root: o.root, exec: o.exec, tmp, log: (m: string) => log(`baseline: ${m}`) };
-    const released = await (o.released ?? o.loaded.releasedSource)({ ...build, baseRef: o.baseRef });
-    for (const obj of installIdentity(namespace, serviceAccount)) await o.client.apply(obj);
-    await o.client.apply({
-      apiVersion: 'data.packaging.carvel.dev/v1alpha1',
-      kind: 'PackageMetadata',
-      metadata: { name: o.refName, namespace },
-      spec: { displayName: o.loaded.name, shortDescription: `${o.loaded.name} (devpkg baseline)` },
-    } as KubernetesObject);
-    const valuesSecret = o.values === undefined ? undefined : `${o.loaded.name}-values`;
-    if (valuesSecret) {
-      await o.client.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: valuesSecret, namespace }, stringData: { 'values.yaml': o.values } } as KubernetesObject);
-    }
-    const install = addonsManagerPackageInstall({ namespace, name: o.loaded.name, refName: o.refName, serviceAccount, valuesSecret });
-    if (!released) {
-      log(`baseline: no released version of ${o.refName} to start from; the dev Package will be the first install of PackageInstall ${namespace}/${o.loaded.name}`);
-      await o.client.apply(install);
-      return { namespace, name: o.loaded.name, releasedVersion: '', image: '', source: 'none', installedAt: new Date().toISOString() };
-    }
-    const pkg = released.pkg;
-    const version = pkg.pkg.spec.version;
-    log(`baseline: ${o.loaded.name} ${version} from ${released.from}`);
-    let image: string;
-    let digest: string | undefined;
-    if ('image' in released.bundle && o.clusterRegistry) {
-      // Used as it is, but from the cluster's own registry (kind mode): copied there, digest kept.
-      const copied = await copyBundle({ image: released.bundle.image, repository: bundleOf(o.registry, o.loaded.name, version).repository, exec: o.exec, log });
-      image = clusterImage(copied.image, o.registry, o.clusterRegistry);
-      digest = copied.digest;
-    } else if ('image' in released.bundle) {
-      image = released.bundle.image;
-      digest = /@(sha256:[0-9a-f]{64})$/.exec(image)?.[1];
-    } else {
-      const bundle = bundleOf(o.registry, o.loaded.name, version);
-      const pushed = await pushBundle({
-        bundleDir: released.bundle.folder,
-        repository: bundle.repository,
-        tag: bundle.tag,
-        pushCommand: o.pushCommand,
-        ...(o.pushTimeoutMs !== undefined ? { timeoutMs: o.pushTimeoutMs } : {}),
-        ...(o.signal ? { signal: o.signal } : {}),
-        cwd: o.root,
-        env: { package: o.loaded.name, version },
-        exec: o.exec,
-        log,
-      });
-      image = clusterImage(pushed.image, o.registry, o.clusterRegistry);
-      digest = pushed.digest;
-    }
-    const { pkg: releasedPkg } = deriveDevPackage(pkg, { version, image, namespace, refName: o.refName, allowTag: digest === undefined });
-    delete releasedPkg.metadata.annotations?.['devpkg.dev/derived-from'];
-    if (releasedPkg.metadata.annotations && Object.keys(releasedPkg.metadata.annotations).length === 0) delete releasedPkg.metadata.annotations;
-    await o.client.apply(releasedPkg as unknown as KubernetesObject);
-    await o.client.apply(install);
-    log(`baseline: waiting for PackageInstall ${namespace}/${o.loaded.name} to install ${version}`);
-    const outcome = await verifyPackageInstall({
-      kc: o.kc,
-      target: { namespace, name: o.loaded.name },
-      expect: { version, ...(digest ? { digest } : {}) },
-      settleMs: 0,
-      timeoutMs: o.timeoutMs,
-      signal: o.signal,
-      log,
-    });
-    if (outcome.verdict !== 'won') {
-      throw new DevpkgError(`the baseline (released ${o.loaded.name} ${version}) did not install: ${outcome.verdict}: ${outcome.reason}`);
-    }
-    return { namespace, name: o.loaded.name, releasedVersion: version, image, source: released.atBase ? 'base-ref' : 'head', installedAt: outcome.decidedAt };
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
+  for (const obj of installIdentity(namespace, serviceAccount)) await o.client.apply(obj);
+  await o.client.apply({
+    apiVersion: 'data.packaging.carvel.dev/v1alpha1',
+    kind: 'PackageMetadata',
+    metadata: { name: o.refName, namespace },
+    spec: { displayName: o.loaded.name, shortDescription: `${o.loaded.name} (devpkg baseline)` },
+  } as KubernetesObject);
+  const valuesSecret = o.values === undefined ? undefined : `${o.loaded.name}-values`;
+  if (valuesSecret) {
+    await o.client.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: valuesSecret, namespace }, stringData: { 'values.yaml': o.values } } as KubernetesObject);
   }
+  const install = addonsManagerPackageInstall({ namespace, name: o.loaded.name, refName: o.refName, serviceAccount, valuesSecret });
+  if (!pushed) {
+    log(`baseline: no released version of ${o.refName} to start from; the dev Package will be the first install of PackageInstall ${namespace}/${o.loaded.name}`);
+    await o.client.apply(install);
+    return { namespace, name: o.loaded.name, releasedVersion: '', image: '', source: 'none', installedAt: new Date().toISOString() };
+  }
+  const { version, digest, released } = pushed;
+  const image = pushed.inRegistry ? clusterImage(pushed.image, o.registry, o.clusterRegistry) : pushed.image;
+  const { pkg: releasedPkg } = deriveDevPackage(released.pkg, { version, image, namespace, refName: o.refName, allowTag: digest === undefined });
+  delete releasedPkg.metadata.annotations?.['devpkg.dev/derived-from'];
+  if (releasedPkg.metadata.annotations && Object.keys(releasedPkg.metadata.annotations).length === 0) delete releasedPkg.metadata.annotations;
+  await o.client.apply(releasedPkg as unknown as KubernetesObject);
+  await o.client.apply(install);
+  log(`baseline: waiting for PackageInstall ${namespace}/${o.loaded.name} to install ${version}`);
+  const outcome = await verifyPackageInstall({
+    kc: o.kc,
+    target: { namespace, name: o.loaded.name },
+    expect: { version, ...(digest ? { digest } : {}) },
+    settleMs: 0,
+    timeoutMs: o.timeoutMs,
+    signal: o.signal,
+    log,
+  });
+  if (outcome.verdict !== 'won') {
+    throw new DevpkgError(`the baseline (released ${o.loaded.name} ${version}) did not install: ${outcome.verdict}: ${outcome.reason}`);
+  }
+  return { namespace, name: o.loaded.name, releasedVersion: version, image, source: released.atBase ? 'base-ref' : 'head', installedAt: outcome.decidedAt };
 }

@@ -209,3 +209,59 @@ describe('runDevPipeline with a bundle used as it is (a package repository\'s Pa
     }
   });
 });
+
+describe('runDevPipeline with the bundle pushed early (kind mode)', () => {
+  const REF = 'web.devpkg.test';
+  const DIGEST = `sha256:${'b'.repeat(64)}`;
+  const text = `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: ${REF}.1.0.0\nspec:\n  refName: ${REF}\n  version: 1.0.0\n  template:\n    spec:\n      fetch:\n      - imgpkgBundle:\n          image: localhost:5001/devpkg/web-bundle:1.0.0\n`;
+  async function run(prepushedTag: string) {
+    const { parsePackageFile } = await import('../packages/model.js');
+    const { runDevPipeline } = await import('./dev.js');
+    const applied: KObject[] = [];
+    const logs: string[] = [];
+    const client = {
+      listPackageInstalls: async () => [pkgi('tkg-system', 'web', REF, { version: '1.0.0' })],
+      readPackageInstall: async () => undefined,
+      listPackages: async () => [{ metadata: { namespace: 'tkg-system', name: `${REF}.1.0.0` }, spec: { refName: REF, version: '1.0.0' } }],
+      apply: async (obj: KObject) => void applied.push(obj),
+    };
+    const calls: string[][] = [];
+    const exec = async (cmd: string, args: string[]) => {
+      calls.push([cmd, ...args]);
+      throw new Error('nothing is pushed here');
+    };
+    const out = runDevPipeline({
+      client: client as never,
+      root: '/repo',
+      loaded: { name: 'web', version: '1.0.0', path: 'addons/packages/web/1.0.0', packageFile: 'addons/packages/web/1.0.0/package.yaml', pkg: parsePackageFile(text, 'package.yaml') },
+      bundle: { folder: '/nonexistent/bundle' },
+      packageCount: 1,
+      refNames: parseRefNameMap(''),
+      registry: { host: 'localhost:5001', path: 'devpkg' },
+      clusterRegistry: { host: '172.18.0.3:5000', path: '' },
+      seq: { timestamp: new Date() },
+      devVersion: '1.0.1-dev.1',
+      mode: 'kind',
+      exec: exec as never,
+      log: (m) => void logs.push(m),
+      prepushed: { repository: 'localhost:5001/devpkg/web-bundle', tag: prepushedTag, pushed: { image: `localhost:5001/devpkg/web-bundle@${DIGEST}`, digest: DIGEST, tag: prepushedTag } },
+    });
+    return { out, applied, logs, calls };
+  }
+
+  test('the plan is the one pushed for: nothing pushed again, the Package names it at the cluster\'s address', async () => {
+    const { out, applied, calls } = await run('1.0.1-dev.1');
+    const r = await out;
+    expect(calls).toEqual([]);
+    expect(r.image).toBe(`172.18.0.3:5000/devpkg/web-bundle@${DIGEST}`);
+    expect(applied[0]).toMatchObject({ spec: { version: '1.0.1-dev.1', template: { spec: { fetch: [{ imgpkgBundle: { image: `172.18.0.3:5000/devpkg/web-bundle@${DIGEST}` } }] } } } });
+    expect(r.requests[0]!.expect).toEqual({ version: '1.0.1-dev.1', digest: DIGEST });
+  });
+
+  test('another plan: said, and pushed again (here the push fails: the folder does not exist)', async () => {
+    const { out, applied, logs } = await run('1.0.1-dev.0');
+    await expect(out).rejects.toThrow(/nonexistent/);
+    expect(logs).toContain('the bundle pushed early as localhost:5001/devpkg/web-bundle:1.0.1-dev.0 is not the planned localhost:5001/devpkg/web-bundle:1.0.1-dev.1; pushing again');
+    expect(applied).toEqual([]);
+  });
+});

@@ -135,6 +135,12 @@ export interface DevPipelineOptions {
   exec?: ExecFn;
   log?: (m: string) => void;
   /**
+   * The bundle already pushed for the dev version the caller expected (kind mode pushes while the
+   * cluster comes up, for the plan of a fresh cluster holding only the baseline): used when the
+   * plan made here has that repository and tag, else pushed again.
+   */
+  prepushed?: { repository: string; tag: string; pushed: PushBundleResult };
+  /**
    * Take the PackageInstalls' run Leases first (src/cluster/runlease.ts): a concurrent devpkg run
    * is named and this one stops. The caller releases them (result.release) after verifying.
    */
@@ -243,21 +249,10 @@ async function pushAndApply(
   o.onStep?.('pushing the bundle');
   // A bundle used as it is goes into the cluster's own registry when there is one (kind mode).
   const copied = 'image' in source && o.clusterRegistry ? await copyBundle({ image: source.image, repository: plan.repository!, exec: o.exec, log }) : undefined;
-  const pushed = copied ?? ('image' in source ? await ownBundle(source.image, { registry: o.registry, credentials: o.credentials, plainHttp: o.plainHttp, log }) : await pushBundle({
-    bundleDir: source.folder,
-    repository: plan.repository,
-    tag: plan.tag,
-    credentials: o.credentials,
-    pushCommand: o.pushCommand,
-    cwd: o.root,
-    lockImages: o.lockImages,
-    plainHttp: o.plainHttp,
-    env: { package: o.loaded.name, version: plan.version },
-    ...(o.pushTimeoutMs !== undefined ? { timeoutMs: o.pushTimeoutMs } : {}),
-    ...(o.signal ? { signal: o.signal } : {}),
-    exec: o.exec,
-    log,
-  }));
+  const early = o.prepushed && 'folder' in source && o.prepushed.tag === plan.tag && o.prepushed.repository === formatRepository(plan.repository) ? o.prepushed.pushed : undefined;
+  if (o.prepushed && !early) log(`the bundle pushed early as ${o.prepushed.repository}:${o.prepushed.tag} is not the planned ${formatRepository(plan.repository)}:${plan.tag}; pushing again`);
+  else if (early) log(`the bundle was pushed while the cluster came up: ${early.image}`);
+  const pushed = copied ?? early ?? ('image' in source ? await ownBundle(source.image, { registry: o.registry, credentials: o.credentials, plainHttp: o.plainHttp, log }) : await pushDevBundle(o, plan, source.folder));
   const image = 'image' in source && !copied ? pushed.image : clusterImage(pushed.image, o.registry, o.clusterRegistry);
 
   const released = pkgis[0]!.status.version;
@@ -292,6 +287,29 @@ async function pushAndApply(
     applied: packages.filter((k) => k.metadata.namespace === p.namespace).map((k) => ({ namespace: p.namespace, name: k.metadata.name })),
   }));
   return { plan, pushed, image, packages, pkgis, releasedVersion: released, requests };
+}
+
+/** The dev bundle folder pushed for a plan (the one push the pipeline does; kind mode calls it early). */
+export function pushDevBundle(
+  o: Pick<DevPipelineOptions, 'root' | 'loaded' | 'credentials' | 'pushCommand' | 'pushTimeoutMs' | 'signal' | 'lockImages' | 'plainHttp' | 'exec' | 'log'>,
+  plan: Pick<DevPlan, 'version' | 'tag'> & Required<Pick<DevPlan, 'repository'>>,
+  folder: string,
+): Promise<PushBundleResult> {
+  return pushBundle({
+    bundleDir: folder,
+    repository: plan.repository,
+    tag: plan.tag,
+    credentials: o.credentials,
+    pushCommand: o.pushCommand,
+    cwd: o.root,
+    lockImages: o.lockImages,
+    plainHttp: o.plainHttp,
+    env: { package: o.loaded.name, version: plan.version },
+    ...(o.pushTimeoutMs !== undefined ? { timeoutMs: o.pushTimeoutMs } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    exec: o.exec,
+    log: o.log,
+  });
 }
 
 /**

@@ -7,9 +7,10 @@
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as wait } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { startKindRegistry, type KindRegistry } from '../bundle/index.js';
+import { clusterHostFor, startKindRegistry, type KindRegistry } from '../bundle/index.js';
 import type { CleanupList } from '../cleanup-list.js';
 import { DevpkgError, errorMessage, UsageError } from '../errors.js';
 import { checkSha256 } from '../tools/checksum.js';
@@ -39,7 +40,7 @@ export const KIND_RELEASES = `${GITHUB}/kubernetes-sigs/kind/releases/download`;
 export const KIND_HOW_TO = 'install it (https://kind.sigs.k8s.io/docs/user/quick-start/#installation, or go install sigs.k8s.io/kind@VERSION) and put it on PATH';
 
 /** The steps of setting up the cluster, in order; a failure names its step. */
-export type SetupStep = 'imgpkg' | 'kind' | 'docker' | 'kind config' | 'kapp-controller manifest' | 'kind cluster' | 'registry' | 'kapp-controller';
+export type SetupStep = 'imgpkg' | 'kind' | 'docker' | 'kind config' | 'kapp-controller manifest' | 'kind cluster' | 'api server' | 'registry' | 'kapp-controller';
 
 export class SetupError extends DevpkgError {
   constructor(
@@ -279,10 +280,23 @@ export interface KindCluster {
   kind: Kind;
 }
 
-export async function createKindCluster(o: KindClusterOptions): Promise<KindCluster> {
-  const phase = (n: string) => o.onPhase?.(n, new Date().toISOString());
+/** What the cluster steps share once kind, docker and the kind config are checked. */
+export interface KindPrep {
+  kind: Kind;
+  docker: Docker;
+  /** The cluster's temp folder, in the cleanup list. */
+  dir: string;
+  kubeconfig: string;
+  configFile: string;
+  image?: string;
+}
+
+/**
+ * Everything that needs no cluster and no network, checked first so a bad input costs no
+ * cluster: kind, docker, the kind config (written into the cluster's folder, recorded for cleanup).
+ */
+export async function prepareKindCluster(o: KindClusterOptions): Promise<KindPrep> {
   const cwd = o.cwd ?? process.cwd();
-  // Everything that can be checked without a cluster comes first: a bad input costs no cluster.
   const kind = await step('kind', () => (o.ensureKind ?? ensureKind)({ version: o.kindVersion, sha256: o.kindSha256, sha256From: o.kindSha256From, exec: o.exec, log: o.log, fetch: o.fetch, install: o.install }));
   const docker = await step('docker', () => Docker.create(o.exec));
   const config = await step('kind config', async () => {
@@ -290,53 +304,120 @@ export async function createKindCluster(o: KindClusterOptions): Promise<KindClus
     merged.notes.forEach((n) => o.log(n));
     return merged.text;
   });
-  const manifest = await step('kapp-controller manifest', () =>
-    kappControllerManifest({ manifest: o.kappControllerManifest, version: o.kappControllerVersion, sha256: o.kappControllerSha256, cwd, fetch: o.fetch, log: o.log }),
-  );
-
   const dir = await mkdtemp(join(tmpdir(), 'devpkg-kind-cluster-'));
   o.cleanup.record({ kind: 'temp-dir', path: dir });
-  const kubeconfig = join(dir, 'kubeconfig');
   const configFile = join(dir, 'kind-config.yaml');
   await writeFile(configFile, config);
-  const image = nodeImageFor(`v${kind.version}`, o.nodeImage);
+  return { kind, docker, dir, kubeconfig: join(dir, 'kubeconfig'), configFile, image: nodeImageFor(`v${kind.version}`, o.nodeImage) };
+}
 
+/** kapp-controller's manifest (downloaded and checked, or the file given). */
+export function fetchKappControllerManifest(o: KindClusterOptions): Promise<{ text: string; source: string }> {
+  return step('kapp-controller manifest', () =>
+    kappControllerManifest({ manifest: o.kappControllerManifest, version: o.kappControllerVersion, sha256: o.kappControllerSha256, cwd: o.cwd ?? process.cwd(), fetch: o.fetch, log: o.log }),
+  );
+}
+
+/**
+ * `kind create cluster`, recorded for cleanup first. `wait`: kind's own wait for the control
+ * plane to be Ready; kind mode passes 0s (the API server answers once kind returns; the node
+ * gets Ready while kapp-controller is applied and the bundles are pushed).
+ */
+export async function startKindCluster(o: KindClusterOptions, prep: KindPrep, wait = '180s'): Promise<void> {
   await step('kind cluster', async () => {
-    o.cleanup.record({ kind: 'kind-cluster', name: o.name, kubeconfig, binary: kind.path });
-    o.log(`kind v${kind.version}: creating cluster ${o.name} (${image ?? "kind's default node image"})`);
-    await kind.createCluster({ name: o.name, image, config: configFile, kubeconfig, wait: '180s' }, (c) => o.log(c.trimEnd()));
+    o.cleanup.record({ kind: 'kind-cluster', name: o.name, kubeconfig: prep.kubeconfig, binary: prep.kind.path });
+    o.log(`kind v${prep.kind.version}: creating cluster ${o.name} (${prep.image ?? "kind's default node image"})`);
+    await prep.kind.createCluster({ name: o.name, image: prep.image, config: prep.configFile, kubeconfig: prep.kubeconfig, wait }, (c) => o.log(c.trimEnd()));
   });
-  phase('kind cluster');
+}
 
-  const { loadKubeConfig } = await import('./kubeconfig.js');
-  const kc = await loadKubeConfig(kubeconfig);
-  const registry = await step('registry', async () => {
-    const r = await startKindRegistry(docker, o.cleanup, {
+/** The API server answers (GET /version), with a bounded wait that backs off (100 ms to 1 s). */
+export async function waitForApiServer(kc: KubeConfig, o: { timeoutMs?: number; signal?: AbortSignal; sleep?: (ms: number) => Promise<void> } = {}): Promise<void> {
+  await step('api server', async () => {
+    const k8s = await import('@kubernetes/client-node');
+    const api = kc.makeApiClient(k8s.VersionApi);
+    const sleep = o.sleep ?? ((ms: number) => wait(ms, undefined, o.signal ? { signal: o.signal } : {}).catch(() => undefined));
+    const deadline = Date.now() + (o.timeoutMs ?? 60_000);
+    for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
+      try {
+        if (o.signal?.aborted) throw new DevpkgError('aborted');
+        await api.getCode();
+        return;
+      } catch (err) {
+        if (o.signal?.aborted) throw new DevpkgError('stopped: another step failed or the run was interrupted');
+        if (Date.now() + delay > deadline) throw new DevpkgError(`the API server did not answer in ${Math.round((o.timeoutMs ?? 60_000) / 1000)}s: ${errorMessage(err)}`);
+        await sleep(delay);
+      }
+    }
+  });
+}
+
+/** The registry container, started on `network` (kind mode: before the kind network exists, on docker's default one). */
+export function startClusterRegistry(o: KindClusterOptions, prep: KindPrep, network = 'kind', signal?: AbortSignal): Promise<KindRegistry> {
+  return step('registry', () =>
+    startKindRegistry(prep.docker, o.cleanup, {
       name: `${o.name}-registry`,
-      network: 'kind',
+      network,
       hostPort: o.registryPort,
       image: o.registryImage || DEFAULT_REGISTRY_IMAGE,
       log: o.log,
       fetch: o.fetch,
-    });
-    // kind's local-registry pattern: every node's containerd sends localhost:<port> to the container.
-    const hosts = join(dir, 'hosts.toml');
-    await writeFile(hosts, registryHostsToml(r.containerName));
-    for (const node of await kind.nodes(o.name)) {
-      await docker.execIn(node, ['mkdir', '-p', registryHostsDir(r.pushHost)]);
-      await docker.copyTo(hosts, node, `${registryHostsDir(r.pushHost)}/hosts.toml`);
-    }
-    const { ClusterClient } = await import('./client.js');
-    await (await ClusterClient.create(kc)).apply(localRegistryHostingConfigMap(r.pushHost, r.clusterHost) as never);
-    return r;
-  });
-  phase('registry');
+      ...(network === 'kind' ? {} : { attachLater: true }),
+      ...(signal ? { signal } : {}),
+    }),
+  );
+}
 
+/**
+ * kind's local-registry pattern once the cluster exists: the registry joins the kind network
+ * (its address there is what the cluster pulls from), every node's containerd sends
+ * localhost:<port> to the container, and the local-registry-hosting ConfigMap says so.
+ */
+export async function connectClusterRegistry(o: KindClusterOptions, prep: KindPrep, kc: KubeConfig, r: KindRegistry): Promise<KindRegistry> {
+  return step('registry', async () => {
+    let registry = r;
+    if (!r.clusterHost) {
+      const state = await prep.docker.inspectContainer(r.containerName);
+      if (!state?.networks.kind) await prep.docker.networkConnect('kind', r.containerName);
+      const ip = state?.networks.kind ?? (await prep.docker.inspectContainer(r.containerName))?.networks.kind;
+      registry = { ...r, clusterHost: clusterHostFor(ip, 'kind', r.containerName) };
+    }
+    const hosts = join(prep.dir, 'hosts.toml');
+    await writeFile(hosts, registryHostsToml(registry.containerName));
+    await Promise.all(
+      (await prep.kind.nodes(o.name)).map(async (node) => {
+        await prep.docker.execIn(node, ['mkdir', '-p', registryHostsDir(registry.pushHost)]);
+        await prep.docker.copyTo(hosts, node, `${registryHostsDir(registry.pushHost)}/hosts.toml`);
+      }),
+    );
+    const { ClusterClient } = await import('./client.js');
+    await (await ClusterClient.create(kc)).apply(localRegistryHostingConfigMap(registry.pushHost, registry.clusterHost) as never);
+    o.log(`registry on the kind network: the cluster pulls from ${registry.clusterHost}`);
+    return registry;
+  });
+}
+
+/** kapp-controller applied and waited for (its Deployment available, its APIService answering). */
+export async function installKappController(o: KindClusterOptions, kc: KubeConfig, manifest: { text: string; source: string }): Promise<void> {
   await step('kapp-controller', async () => {
     o.log(`installing kapp-controller from ${manifest.source}`);
-    const install = o.installManifest ?? (async (k, text, log) => (await import('./manifest.js')).applyAndWait(k, text, { log }));
+    const install = o.installManifest ?? (async (k, text, log) => (await import('./manifest.js')).applyAndWait(k, text, { log, pollMs: 500 }));
     await install(kc, manifest.text, o.log);
   });
+}
+
+/** The steps one after another (the bootstrap tests' cluster); kind mode overlaps them (src/modes/kind.ts). */
+export async function createKindCluster(o: KindClusterOptions): Promise<KindCluster> {
+  const phase = (n: string) => o.onPhase?.(n, new Date().toISOString());
+  const prep = await prepareKindCluster(o);
+  const manifest = await fetchKappControllerManifest(o);
+  await startKindCluster(o, prep);
+  phase('kind cluster');
+  const { loadKubeConfig } = await import('./kubeconfig.js');
+  const kc = await loadKubeConfig(prep.kubeconfig);
+  const registry = await connectClusterRegistry(o, prep, kc, await startClusterRegistry(o, prep));
+  phase('registry');
+  await installKappController(o, kc, manifest);
   phase('kapp-controller');
-  return { name: o.name, dir, kubeconfig, registry, kappControllerSource: manifest.source, kind };
+  return { name: o.name, dir: prep.dir, kubeconfig: prep.kubeconfig, registry, kappControllerSource: manifest.source, kind: prep.kind };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import type { KObject } from '../verify/evaluate.js';
-import { applyOrder, manifestObjects, podProblems, readiness, readinessTargets } from './manifest.js';
+import { applyGroups, applyOrder, manifestObjects, podProblems, readiness, readinessTargets } from './manifest.js';
 
 const RELEASE = `---
 apiVersion: v1
@@ -39,6 +39,15 @@ test('applyOrder: namespaces, then CRDs, then the rest as written', () => {
   const o = (kind: string, name: string) => ({ apiVersion: 'v1', kind, metadata: { name } });
   const order = applyOrder([o('ServiceAccount', 'sa'), o('CustomResourceDefinition', 'apps'), o('Deployment', 'd'), o('Namespace', 'ns'), o('CustomResourceDefinition', 'pkgi')]);
   expect(order.map((x) => x.metadata?.name)).toEqual(['ns', 'apps', 'pkgi', 'sa', 'd']);
+});
+
+test.each([
+  ['all three ranks', ['ServiceAccount/sa', 'CustomResourceDefinition/apps', 'Deployment/d', 'Namespace/ns', 'CustomResourceDefinition/pkgi'], [['ns'], ['apps', 'pkgi'], ['sa', 'd']]],
+  ['no namespace, no CRD', ['ServiceAccount/sa', 'Deployment/d'], [['sa', 'd']]],
+  ['namespaces only', ['Namespace/a', 'Namespace/b'], [['a', 'b']]],
+])('applyGroups: each rank one group, applied at once: %s', (_what, objs, want) => {
+  const groups = applyGroups(objs.map((k) => ({ apiVersion: 'v1', kind: k.split('/')[0]!, metadata: { name: k.split('/')[1]! } })));
+  expect(groups.map((g) => g.map((x) => x.metadata?.name))).toEqual(want);
 });
 
 test('readinessTargets: Deployments and APIServices', () => {

@@ -34,6 +34,19 @@ export function applyOrder(objects: KubernetesObject[]): KubernetesObject[] {
   return objects.map((o, i) => ({ o, i })).sort((a, b) => rank(a.o) - rank(b.o) || a.i - b.i).map((x) => x.o);
 }
 
+/** applyOrder cut where the rank changes: Namespaces, CustomResourceDefinitions, the rest (pure). */
+export function applyGroups(objects: KubernetesObject[]): KubernetesObject[][] {
+  const groups: KubernetesObject[][] = [];
+  let last: string | undefined;
+  for (const o of applyOrder(objects)) {
+    const rank = o.kind === 'Namespace' || o.kind === 'CustomResourceDefinition' ? o.kind : 'rest';
+    if (rank !== last) groups.push([]);
+    groups[groups.length - 1]!.push(o);
+    last = rank;
+  }
+  return groups;
+}
+
 /** What the wait watches: Deployments and APIServices of the manifest (pure). */
 export function readinessTargets(objects: KubernetesObject[]): Array<{ apiVersion: string; kind: string; namespace?: string; name: string }> {
   return objects
@@ -90,7 +103,9 @@ export async function applyAndWait(kc: KubeConfig, text: string, o: ApplyAndWait
   const { describeApiError } = await import('../verify/verifier.js');
   const client = await ClusterClient.create(kc);
   const objects = manifestObjects(text, o.source);
-  for (const obj of applyOrder(objects)) await client.apply(obj);
+  // Namespaces, then CRDs, then the rest: each group applied at once (no object of a group needs
+  // another of it to exist; server-side apply checks no references).
+  for (const group of applyGroups(objects)) await Promise.all(group.map((obj) => client.apply(obj)));
   o.log?.(`applied ${objects.length} objects`);
 
   const api = k8s.KubernetesObjectApi.makeApiClient(kc);
@@ -100,17 +115,18 @@ export async function applyAndWait(kc: KubeConfig, text: string, o: ApplyAndWait
   const targets = readinessTargets(objects);
   let pending = targets.map((t) => ({ ...t, why: 'not read yet' }));
   for (;;) {
-    const next: typeof pending = [];
-    for (const t of pending) {
-      try {
-        const live = (await api.read({ apiVersion: t.apiVersion, kind: t.kind, metadata: { name: t.name, namespace: t.namespace } })) as KObject;
-        const r = readiness(live);
-        if (!r.ready) next.push({ ...t, why: r.why });
-      } catch (err) {
-        next.push({ ...t, why: describeApiError(err) });
-      }
-    }
-    pending = next;
+    // Every target read at once: one round trip per poll, not one per object.
+    const read = await Promise.all(
+      pending.map(async (t) => {
+        try {
+          const r = readiness((await api.read({ apiVersion: t.apiVersion, kind: t.kind, metadata: { name: t.name, namespace: t.namespace } })) as KObject);
+          return r.ready ? undefined : { ...t, why: r.why };
+        } catch (err) {
+          return { ...t, why: describeApiError(err) };
+        }
+      }),
+    );
+    pending = read.filter((t): t is NonNullable<typeof t> => t !== undefined);
     if (pending.length === 0) return;
     if (Date.now() >= deadline) break;
     await sleep(Math.min(o.pollMs ?? 2000, Math.max(0, deadline - Date.now())));

@@ -52,7 +52,8 @@ describe('devpkg kind', () => {
       const { out, io: cli } = io(repo);
       await run([...ARGS, '--results-dir', join(work, 'out'), '--keep'], cli, { exec: t.exec, onSignal: noSignals });
       expect(t.calls.some((c) => c[1] === 'delete')).toBe(false);
-      expect(out.stderr).toMatch(/--keep: left kind cluster devpkg-\S+; delete them with: kind delete cluster --name devpkg-/);
+      // The registry container started next to the cluster is kept too.
+      expect(out.stderr).toMatch(/--keep: left kind cluster (devpkg-\S+), container \1-registry; delete them with: kind delete cluster --name \1; docker rm -f \1-registry/);
       // The cluster's folder (kubeconfig, config, build scratch) is not kept: `kind get kubeconfig` gives the kubeconfig.
       expect(readdirSync(tmpdir()).filter((d) => d.startsWith('devpkg-kind-') && !keptBefore.has(d))).toEqual([]);
     } finally {

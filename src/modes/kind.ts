@@ -1,18 +1,44 @@
+import { mkdtemp } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import type { Registry } from '../bundle/reference.js';
-import { installBaseline } from '../cluster/baseline.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KindRegistry } from '../bundle/kind-registry.js';
+import { formatRepository, type Registry } from '../bundle/reference.js';
+import { ADDONS_NAMESPACE, applyBaseline, buildBaseline, pushBaseline, type BaselineBundle } from '../cluster/baseline.js';
 import { ClusterClient } from '../cluster/client.js';
-import { checkKindFiles, createKindCluster, dockerNeed, kindNeed, normalizeReleaseVersion, SetupError, type KindCluster } from '../cluster/kind.js';
+import { planForPackageInstalls, pushDevBundle, type PackageInstallInfo } from '../cluster/dev.js';
+import {
+  checkKindFiles,
+  connectClusterRegistry,
+  dockerNeed,
+  fetchKappControllerManifest,
+  installKappController,
+  kindNeed,
+  normalizeReleaseVersion,
+  prepareKindCluster,
+  SetupError,
+  startClusterRegistry,
+  startKindCluster,
+  waitForApiServer,
+  type KindClusterOptions,
+  type KindPrep,
+} from '../cluster/kind.js';
+import type { BundleSource, LoadedPackage, ReleasedSource } from '../layouts/index.js';
+import type { DevSequence } from '../versions/index.js';
+import { runSteps, type Step } from '../pipeline/schedule.js';
+import { sequenceFromContext } from '../pipeline/selection.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { CleanupList } from '../cleanup-list.js';
+import { UsageError } from '../errors.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase } from '../results.js';
-import { ensureImgpkg, finishRun, plannedRefs, pushApplyVerify, readToolPins, toolNeeds } from '../pipeline/steps.js';
+import { applyDev, ensureImgpkg, finishRun, plannedRefs, readToolPins, startDevRun, toolNeeds, verifyDevRun, type ClusterRunOptions, type DevRun, type PreparedDev } from '../pipeline/steps.js';
 import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import { failedResult, interruptedResult, loadForMode } from '../pipeline/problems.js';
 import type { ModeContext } from '../pipeline/context.js';
+import { repoOfRun } from '../pipeline/request.js';
 
 /** A kind cluster name for this run: short, lowercase, unique per run attempt. */
 export function kindClusterName(runId: string | number, attempt: number): string {
@@ -76,90 +102,261 @@ export async function run(ctx: ModeContext): Promise<void> {
   }
   const cleanup = new CleanupList(host);
   const phases: Phase[] = [];
-  const mark = (name: string, at: string) => phases.push({ name, seenAt: at });
-  let cluster: KindCluster;
-  try {
-    cluster = await host.group('kind cluster, registry and kapp-controller', async () => {
+  const mark = (name: string, at = new Date().toISOString()) => phases.push({ name, seenAt: at });
+  const refNames = parseRefNameMap(inputs.refName);
+  const baseRef = inputs.baseRef || github.baseSha || undefined;
+  const clusterOptions: KindClusterOptions = {
+    exec: ctx.exec,
+    cleanup,
+    name: kindClusterName(github.runId, github.runAttempt),
+    kindVersion: tools.kind?.version,
+    kindSha256: tools.kind?.sha256,
+    kindSha256From: tools.kind?.sha256From,
+    nodeImage: inputs.kindNodeImage || undefined,
+    kindConfig: inputs.kindConfig || undefined,
+    registryImage: inputs.registryImage || undefined,
+    kappControllerVersion: inputs.kappControllerVersion || undefined,
+    kappControllerManifest: inputs.kappControllerManifest || undefined,
+    kappControllerSha256: inputs.kappControllerSha256 || undefined,
+    install: ctx.install,
+    cwd: root,
+    log: (m) => host.info(m),
+  };
+  // What the steps hand each other; a package's own failure ends only that package.
+  let prep: KindPrep | undefined;
+  let manifest: { text: string; source: string } | undefined;
+  let registry: KindRegistry | undefined;
+  let kc: KubeConfig | undefined;
+  let dev: Promise<DevRun> | undefined;
+  const pushTo = (r: KindRegistry): Registry => ({ host: r.pushHost, path: 'devpkg' });
+  // Keyed NAME/VERSION: the step names of a package's steps.
+  const keyOf = (ref: PackageVersionRef) => `${ref.name}/${ref.version}`;
+  const pkgs = new Map(refs.map((ref) => [keyOf(ref), { ref } as PackageState]));
+  const installs = new Map<string, { namespace: string; name: string }>();
+  const { layouts } = await repoOfRun(kctx);
+  const runOptions = (): ClusterRunOptions => ({
+    kc: kc!,
+    root,
+    refs,
+    mode: 'kind',
+    registry: pushTo(registry!),
+    clusterRegistry: { host: registry!.clusterHost, path: '' },
+    packageInstalls: installs,
+    phases,
+    scratch: prep!.dir,
+  });
+  const perPackage = (ref: PackageVersionRef, fn: (st: PackageState) => Promise<void>, onError: (st: PackageState, err: unknown) => PackageResult) => async () => {
+    const st = pkgs.get(keyOf(ref))!;
+    if (st.result) return;
+    try {
+      await fn(st);
+    } catch (err) {
+      st.result = onError(st, err);
+    }
+  };
+  const beforeBaseline = (st: PackageState, err: unknown, prefix?: string): PackageResult =>
+    ctx.signal?.aborted
+      ? interruptedResult(kctx, st.ref, 'kind', ctx.signal, 'before its baseline was installed; nothing was applied for it', { phases: [...phases], planned: plannedOf(st.ref) })
+      : failedResult(kctx, st.ref, err, 'kind', { ...(prefix ? { prefix } : {}), phases: [...phases], planned: plannedOf(st.ref), ...(st.loaded?.problems.length ? { problems: st.loaded.problems } : {}) });
+  const refOf = (name: string) => pkgs.get(name)!.ref;
+  const ops: KindStepOps = {
+    imgpkg: async () => {
       try {
         await ensureImgpkg(kctx);
       } catch (err) {
         throw new SetupError('imgpkg', err);
       }
-      return createKindCluster({
-        exec: ctx.exec,
-        cleanup,
-        name: kindClusterName(github.runId, github.runAttempt),
-        kindVersion: tools.kind?.version,
-        kindSha256: tools.kind?.sha256,
-        kindSha256From: tools.kind?.sha256From,
-        nodeImage: inputs.kindNodeImage || undefined,
-        kindConfig: inputs.kindConfig || undefined,
-        registryImage: inputs.registryImage || undefined,
-        kappControllerVersion: inputs.kappControllerVersion || undefined,
-        kappControllerManifest: inputs.kappControllerManifest || undefined,
-        kappControllerSha256: inputs.kappControllerSha256 || undefined,
-        install: ctx.install,
-        cwd: root,
-        log: (m) => host.info(m),
-        onPhase: mark,
-      });
-    });
-  } catch (err) {
-    // A Ctrl-C in a terminal reaches kind create too; its failure is then the signal's doing.
+    },
+    prepare: async () => void (prep = await prepareKindCluster(clusterOptions)),
+    manifest: async () => void (manifest = await fetchKappControllerManifest(clusterOptions)),
+    registry: async (signal) => void (registry = await startClusterRegistry(clusterOptions, prep!, 'bridge', signal)),
+    cluster: async () => {
+      await startKindCluster(clusterOptions, prep!, '0s');
+      mark('kind cluster');
+    },
+    apiServer: async (signal) => {
+      kc = await loadKubeConfig(prep!.kubeconfig);
+      await waitForApiServer(kc, { signal });
+    },
+    registryOnNodes: async () => {
+      registry = await connectClusterRegistry(clusterOptions, prep!, kc!, registry!);
+      mark('registry');
+    },
+    kappController: async () => {
+      await installKappController(clusterOptions, kc!, manifest!);
+      mark('kapp-controller');
+    },
+    build: (name) =>
+      perPackage(
+        refOf(name),
+        async (st) => {
+          st.stage = 'baseline';
+          st.loaded = await loadForMode(kctx, st.ref, baseRef);
+          st.refName = targetRefName(refNames, st.loaded.pkg.pkg.spec.refName, refs.length);
+          const loaded = st.loaded;
+          const released = await mkdtemp(path.join(prep!.dir, 'devpkg-baseline-'));
+          st.released = { released: await buildBaseline({ root, exec: ctx.exec, loaded, baseRef, log: (m: string) => host.info(`${st.ref.name}: ${m}`) }, released) };
+          st.stage = undefined;
+          const tmp = await mkdtemp(path.join(prep!.dir, 'devpkg-build-'));
+          st.bundle = await layouts.bundle(loaded, { root, exec: ctx.exec, tmp, log: (m) => host.info(`${st.ref.name}: ${m}`) });
+        },
+        (st, err) => beforeBaseline(st, err, st.stage),
+      )(),
+    pushBaseline: (name) =>
+      perPackage(
+        refOf(name),
+        async (st) => {
+          st.baseline = await pushBaseline({ exec: ctx.exec, root, loaded: st.loaded!, registry: pushTo(registry!), pushCommand: inputs.pushCommand || undefined, pushTimeoutMs: inputs.pushTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), copyToRegistry: true, log: (m) => host.info(`${st.ref.name}: ${m}`) }, st.released);
+        },
+        (st, err) => beforeBaseline(st, err, 'baseline'),
+      )(),
+    pushDev: (name) =>
+      perPackage(
+        refOf(name),
+        async (st) => {
+          if (!('folder' in st.bundle!)) return;
+          // The plan a fresh cluster holding only the baseline gets; applying checks it again.
+          const plan = expectedKindPlan({ loaded: st.loaded!, refName: st.refName!, baselineVersion: st.released?.released?.pkg.pkg.spec.version, seq: sequenceFromContext(kctx), devVersion: inputs.devVersion || undefined, registry: pushTo(registry!) });
+          const pushed = await pushDevBundle({ root, loaded: st.loaded!, pushCommand: inputs.pushCommand || undefined, pushTimeoutMs: inputs.pushTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), lockImages: inputs.lockImages, exec: ctx.exec, log: (m) => host.info(`${st.ref.name}: ${m}`) }, plan, st.bundle!.folder);
+          st.prepushed = { repository: formatRepository(plan.repository), tag: plan.tag, pushed };
+        },
+        (st, err) => beforeBaseline(st, err),
+      )(),
+    baseline: (name) =>
+      perPackage(
+        refOf(name),
+        async (st) => {
+          const client = await ClusterClient.create(kc!);
+          const b = await applyBaseline(
+            { client, kc: kc!, exec: ctx.exec, root, loaded: st.loaded!, refName: st.refName!, registry: pushTo(registry!), clusterRegistry: { host: registry!.clusterHost, path: '' }, timeoutMs: inputs.timeoutMs, signal: ctx.signal, log: (m) => host.info(`${st.ref.name}: ${m}`) },
+            st.baseline,
+          );
+          installs.set(st.ref.name, { namespace: b.namespace, name: b.name });
+          if (b.source !== 'none') mark(`baseline ${st.ref.name} ${b.releasedVersion}`, b.installedAt);
+        },
+        (st, err) =>
+          ctx.signal?.aborted
+            ? interruptedResult(kctx, st.ref, 'kind', ctx.signal, 'while its baseline was installed; the dev Package was not applied', { phases: [...phases], planned: plannedOf(st.ref) })
+            : failedResult(kctx, st.ref, err, 'kind', { prefix: 'baseline', phases: [...phases], planned: plannedOf(st.ref) }),
+      )(),
+    applyDev: async (name) => {
+      const st = pkgs.get(name)!;
+      if (st.result) return;
+      dev ??= startDevRun(kctx, runOptions());
+      const run = await dev;
+      await applyDev(kctx, runOptions(), run, st.ref, { loaded: st.loaded!, bundle: st.bundle!, ...(st.prepushed ? { prepushed: st.prepushed } : {}) });
+      st.applied = true;
+    },
+    verify: async () => {
+      if (dev) verified.push(...(await verifyDevRun(kctx, runOptions(), await dev)));
+    },
+  };
+  const verified: PackageResult[] = [];
+  const graph = kindStepGraph(refs.map(keyOf), ops);
+  const ran = await runSteps(graph, { limits: { cpu: availableParallelism() }, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  for (const t of ran.timeline) host.info(`step ${t.name}: ${t.state}${t.startedAt ? ` ${t.startedAt} -> ${t.finishedAt}` : ''}${t.waitedOn.length ? ` (waited on ${t.waitedOn.join(', ')})` : ''}`);
+  const own = [...pkgs.values()].filter((st) => st.result).map((st) => st.result!);
+  const withSteps = (results: PackageResult[]) => results.map((r) => ({ ...r, steps: ran.timeline }));
+  if (ran.failed || ran.aborted) {
+    // A dev run that never reached verify: its run Leases released, its packages' own failures kept.
+    const started = dev ? await dev.catch(() => undefined) : undefined;
+    if (started && !verified.length) {
+      for (const release of started.releases) await release().catch(() => undefined);
+      own.push(...started.errors);
+    }
+    if (ran.failed?.error instanceof UsageError) throw ran.failed.error;
+    const rest = refs.filter((ref) => !own.some((r) => r.name === ref.name) && !verified.some((r) => r.name === ref.name));
     if (ctx.signal?.aborted) {
-      await finishRun(kctx, [...refs.map((ref) => interruptedResult(kctx, ref, 'kind', ctx.signal!, 'while the kind cluster was set up; nothing was applied', { phases: [...phases], planned: plannedOf(ref) })), ...unplanned]);
+      const setUp = ['kind cluster', 'kapp-controller'].every((n) => ran.timeline.find((t) => t.name === n)?.state === 'done');
+      const during = setUp ? 'before its dev Package was verified' : 'while the kind cluster was set up; nothing was applied';
+      await finishRun(kctx, withSteps([...verified, ...own, ...rest.map((ref) => interruptedResult(kctx, ref, 'kind', ctx.signal!, during, { phases: [...phases], planned: plannedOf(ref) })), ...unplanned]));
       return;
     }
-    await setupFailed(err, phases);
+    const err = ran.failed!.error;
+    const step = err instanceof SetupError ? err.step : ran.failed!.step;
+    host.error(`kind mode ${err instanceof SetupError ? 'setup ' : ''}failed at ${step}: ${(err as Error).message}`);
+    const results = rest.map((ref) => failedResult(kctx, ref, err, 'kind', { prefix: err instanceof SetupError ? 'kind setup failed' : step, phases: [...phases], quiet: true, planned: plannedOf(ref) }));
+    await finishRun(kctx, withSteps([...verified, ...own, ...results, ...unplanned]));
     return;
   }
-  const kc = await loadKubeConfig(cluster.kubeconfig);
-  const client = await ClusterClient.create(kc);
-  // Pushed from here to the registry's published port; pulled by the nodes at its kind-network address.
-  const registry: Registry = { host: cluster.registry.pushHost, path: 'devpkg' };
-  const clusterRegistry: Registry = { host: cluster.registry.clusterHost, path: '' };
-  const refNames = parseRefNameMap(inputs.refName);
-  const baseRef = inputs.baseRef || github.baseSha || undefined;
+  await finishRun(kctx, withSteps([...verified, ...own, ...unplanned]));
+}
 
-  const installs = new Map<string, { namespace: string; name: string }>();
-  const failed: PackageResult[] = [];
-  for (const ref of refs) {
-    if (ctx.signal?.aborted) {
-      failed.push(interruptedResult(kctx, ref, 'kind', ctx.signal, 'before its baseline was installed; nothing was applied for it', { phases: [...phases], planned: plannedOf(ref) }));
-      continue;
-    }
-    await host.group(`Baseline ${ref.name}/${ref.version}`, async () => {
-      try {
-        const loaded = await loadForMode(kctx, ref, baseRef);
-        const refName = targetRefName(refNames, loaded.pkg.pkg.spec.refName, refs.length);
-        const b = await installBaseline({
-          client,
-          kc,
-          exec: ctx.exec,
-          root,
-          loaded,
-          baseRef,
-          refName,
-          registry,
-          clusterRegistry,
-          pushCommand: inputs.pushCommand || undefined,
-          pushTimeoutMs: inputs.pushTimeoutMs,
-          timeoutMs: inputs.timeoutMs,
-          signal: ctx.signal,
-          scratch: cluster.dir,
-          log: (m) => host.info(m),
-        });
-        installs.set(ref.name, { namespace: b.namespace, name: b.name });
-        if (b.source !== 'none') mark(`baseline ${ref.name} ${b.releasedVersion}`, b.installedAt);
-      } catch (err) {
-        if (ctx.signal?.aborted) failed.push(interruptedResult(kctx, ref, 'kind', ctx.signal, 'while its baseline was installed; the dev Package was not applied', { phases: [...phases], planned: plannedOf(ref) }));
-        else failed.push(failedResult(kctx, ref, err, 'kind', { prefix: 'baseline', phases: [...phases], planned: plannedOf(ref) }));
-      }
-    });
-  }
-  const ok = refs.filter((r) => installs.has(r.name));
-  const results = ok.length
-    ? await pushApplyVerify(kctx, { kc, root, refs: ok, mode: 'kind', registry, clusterRegistry, packageInstalls: installs, phases: [...phases], scratch: cluster.dir })
-    : [];
-  await finishRun(kctx, [...results, ...failed, ...unplanned]);
+interface PackageState {
+  ref: PackageVersionRef;
+  /** The package's own end, when it stopped before verification. */
+  result?: PackageResult;
+  /** What a failure of the build step is prefixed with (the baseline's half). */
+  stage?: string;
+  loaded?: Awaited<ReturnType<typeof loadForMode>>;
+  refName?: string;
+  released?: { released: ReleasedSource | undefined };
+  bundle?: BundleSource;
+  baseline?: BaselineBundle;
+  prepushed?: PreparedDev['prepushed'];
+  applied?: boolean;
+}
+
+/**
+ * Pure: the dev plan kind mode pushes for before the cluster is up: a fresh cluster whose only
+ * PackageInstall is the baseline's (addons-manager shaped, `prereleases: {}`), having installed
+ * the released version. The dev pipeline plans again against the real cluster and pushes again
+ * if it differs.
+ */
+export function expectedKindPlan(o: { loaded: Pick<LoadedPackage, 'name' | 'pkg' | 'released' | 'pinned'>; refName: string; baselineVersion?: string; seq: DevSequence; devVersion?: string; registry: Registry }) {
+  const v = o.baselineVersion;
+  const pkgi: PackageInstallInfo = { namespace: ADDONS_NAMESPACE, name: o.loaded.name, refName: o.refName, selection: { prereleases: {} }, status: v ? { version: v, lastAttemptedVersion: v } : {} };
+  return planForPackageInstalls(
+    { name: o.loaded.name, released: o.loaded.released ?? o.loaded.pkg.pkg.spec.version, seq: o.seq, devVersion: o.devVersion, ...(o.loaded.pinned ? { pinned: o.loaded.pinned } : {}), registry: o.registry },
+    [pkgi],
+    v ? [v] : [],
+  );
+}
+
+/** What each of kind mode's steps does (src/modes/kind.ts runs the real ones; tests hand in fakes). */
+export interface KindStepOps {
+  imgpkg(): Promise<void>;
+  /** kind, docker, the kind config, the cluster's folder. */
+  prepare(): Promise<void>;
+  manifest(): Promise<void>;
+  registry(signal: AbortSignal): Promise<void>;
+  cluster(): Promise<void>;
+  apiServer(signal: AbortSignal): Promise<void>;
+  registryOnNodes(): Promise<void>;
+  kappController(): Promise<void>;
+  build(pkg: string): Promise<void>;
+  pushBaseline(pkg: string): Promise<void>;
+  pushDev(pkg: string): Promise<void>;
+  baseline(pkg: string): Promise<void>;
+  applyDev(pkg: string): Promise<void>;
+  verify(): Promise<void>;
+}
+
+/**
+ * Kind mode's steps along their real dependencies (pure): the registry, the kind cluster, the
+ * kapp-controller manifest and the bundle builds start at once; the pushes need the registry, not
+ * the cluster; kapp-controller needs only the API server; each baseline needs kapp-controller, the
+ * registry on the kind network and its pushed bundle; each dev Package its baseline and its push;
+ * verify all of them. Builds and pushes share the `cpu` pool (at most the cores).
+ */
+export function kindStepGraph(pkgs: readonly string[], ops: KindStepOps): Step[] {
+  const abortable = (fn: (s: AbortSignal) => Promise<void>) => (_: unknown, signal: AbortSignal) => fn(signal);
+  return [
+    { name: 'imgpkg', run: () => ops.imgpkg() },
+    { name: 'kind', run: () => ops.prepare() },
+    { name: 'kapp-controller manifest', run: () => ops.manifest() },
+    { name: 'kind cluster', needs: ['kind'], run: () => ops.cluster() },
+    { name: 'registry', needs: ['kind'], run: abortable((s) => ops.registry(s)) },
+    { name: 'api server', needs: ['kind cluster'], run: abortable((s) => ops.apiServer(s)) },
+    { name: 'kapp-controller', needs: ['api server', 'kapp-controller manifest'], run: () => ops.kappController() },
+    { name: 'registry on nodes', needs: ['registry', 'api server'], run: () => ops.registryOnNodes() },
+    ...pkgs.flatMap((p): Step[] => [
+      { name: `build ${p}`, needs: ['kind'], pool: 'cpu', run: () => ops.build(p) },
+      { name: `push baseline ${p}`, needs: [`build ${p}`, 'registry', 'imgpkg'], pool: 'cpu', run: () => ops.pushBaseline(p) },
+      { name: `push dev ${p}`, needs: [`build ${p}`, 'registry', 'imgpkg'], pool: 'cpu', run: () => ops.pushDev(p) },
+      { name: `baseline ${p}`, needs: [`push baseline ${p}`, 'kapp-controller', 'registry on nodes'], run: () => ops.baseline(p) },
+      { name: `dev Package ${p}`, needs: [`baseline ${p}`, `push dev ${p}`], run: () => ops.applyDev(p) },
+    ]),
+    { name: 'verify', needs: pkgs.map((p) => `dev Package ${p}`), run: () => ops.verify() },
+  ];
 }

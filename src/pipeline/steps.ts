@@ -19,6 +19,8 @@ import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult, PlannedPackage } from '../results.js';
 import { carvelNeed, ensureCarvelTool, findOnPath, type CarvelTool } from '../tools/carvel.js';
 import type { Need } from '../tools/needs.js';
+import type { BundleSource, LoadedPackage } from '../layouts/index.js';
+import type { PushBundleResult } from '../bundle/push.js';
 import { withChecksumsFile, type ToolPins } from '../tools/releases.js';
 import { sequenceFromContext } from './selection.js';
 import { annotateProblems, failedResult, interruptedResult, loadForMode } from './problems.js';
@@ -45,107 +47,149 @@ export interface ClusterRunOptions {
   scratch?: string;
 }
 
-/**
- * Pushes, derives and applies every package (each failure becomes an `error` result, the others
- * go on), then verifies all of them concurrently. Shared by the cluster and kind modes.
- */
-export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): Promise<PackageResult[]> {
+/** What the dev half of a run (push, derive, apply, then verify) carries from package to package. */
+export interface DevRun {
+  client: ClusterClient;
+  refNames: ReturnType<typeof parseRefNameMap>;
+  named?: { namespace: string; name: string };
+  credentials?: { username: string; password: string };
+  seq: ReturnType<typeof sequenceFromContext>;
+  errors: PackageResult[];
+  requests: VerifyRequest[];
+  releases: Array<() => Promise<void>>;
+  temps: string[];
+}
+
+export async function startDevRun(ctx: ModeContext, o: ClusterRunOptions): Promise<DevRun> {
   const { inputs, host } = ctx;
-  const client = await ClusterClient.create(o.kc);
-  const refNames = parseRefNameMap(inputs.refName);
   const named = inputs.packageInstall ? parsePackageInstallRef(inputs.packageInstall, 'input package-install') : undefined;
   if (named && o.refs.length > 1) {
     throw new UsageError(`input package-install names one PackageInstall but ${o.refs.length} packages changed; set packages to one NAME/VERSION`);
   }
   if (inputs.registryPassword) host.setSecret(inputs.registryPassword);
   const credentials = inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined;
-  const assertions = parseAssertions(inputs.assert);
-  const seq = sequenceFromContext(ctx);
+  parseAssertions(inputs.assert);
+  const run: DevRun = {
+    client: await ClusterClient.create(o.kc),
+    refNames: parseRefNameMap(inputs.refName),
+    ...(named ? { named } : {}),
+    ...(credentials ? { credentials } : {}),
+    seq: sequenceFromContext(ctx),
+    errors: [],
+    requests: [],
+    releases: [],
+    temps: [],
+  };
   await ensureImgpkg(ctx);
+  return run;
+}
 
-  const errors: PackageResult[] = [];
-  const requests: VerifyRequest[] = [];
-  const releases: Array<() => Promise<void>> = [];
-  const temps: string[] = [];
+/** Built before the cluster was asked anything (kind mode): the package read, its bundle built, maybe pushed. */
+export interface PreparedDev {
+  loaded: LoadedPackage & { problems: Problem[] };
+  bundle: BundleSource;
+  prepushed?: { repository: string; tag: string; pushed: PushBundleResult };
+}
+
+/** Pushes, derives and applies one package; a failure becomes its `error` (or interrupted) result. */
+export async function applyDev(ctx: ModeContext, o: ClusterRunOptions, run: DevRun, ref: PackageVersionRef, pre?: PreparedDev): Promise<void> {
+  const { inputs, host } = ctx;
+  let problems: Problem[] = [];
   const scratch = o.scratch ?? (ctx.env.RUNNER_TEMP || tmpdir());
-  for (const ref of o.refs) {
-    if (ctx.signal?.aborted) {
-      errors.push(interruptedResult(ctx, ref, o.mode, ctx.signal, 'before its dev Package was pushed and applied', { phases: o.phases }));
-      continue;
+  // The step a failure happened in, named in its result.
+  let step = 'reading the package';
+  try {
+    const loaded = pre?.loaded ?? (await loadForMode(ctx, ref, inputs.baseRef || ctx.github.baseSha || undefined));
+    problems = loaded.problems;
+    let bundle = pre?.bundle;
+    if (!bundle) {
+      step = 'building the bundle';
+      const tmp = await mkdtemp(path.join(scratch, 'devpkg-build-'));
+      run.temps.push(tmp);
+      bundle = await (await repoOfRun(ctx)).layouts.bundle(loaded, { root: o.root, exec: ctx.exec, tmp, log: (m) => host.info(m) });
     }
-    await host.group(`Push and apply ${ref.name}/${ref.version}`, async () => {
-      let problems: Problem[] = [];
-      // The step a failure happened in, named in its result.
-      let step = 'reading the package';
-      try {
-        const loaded = await loadForMode(ctx, ref, inputs.baseRef || ctx.github.baseSha || undefined);
-        problems = loaded.problems;
-        step = 'building the bundle';
-        const tmp = await mkdtemp(path.join(scratch, 'devpkg-build-'));
-        temps.push(tmp);
-        const bundle = await (await repoOfRun(ctx)).layouts.bundle(loaded, { root: o.root, exec: ctx.exec, tmp, log: (m) => host.info(m) });
-        const dev = await runDevPipeline({
-          client,
-          root: o.root,
-          loaded,
-          bundle,
-          packageCount: o.refs.length,
-          refNames,
-          packageInstall: o.packageInstalls?.get(ref.name) ?? named,
-          registry: o.registry,
-          clusterRegistry: o.clusterRegistry,
-          credentials,
-          pushCommand: inputs.pushCommand || undefined,
-          pushTimeoutMs: inputs.pushTimeoutMs,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-          onStep: (s) => (step = s),
-          lockImages: inputs.lockImages,
-          seq,
-          devVersion: inputs.devVersion || undefined,
-          mode: o.mode,
-          exec: ctx.exec,
-          log: (m) => host.info(m),
-          runLease: { holder: runHolder(ctx.env), seconds: (inputs.pushTimeoutMs + inputs.settleMs + inputs.timeoutMs) / 1000 },
-        });
-        releases.push(dev.release);
-        for (const r of dev.requests) {
-          r.base.phases = [...(o.phases ?? []), { name: 'dev Package applied', seenAt: new Date().toISOString() }];
-          // Kind mode's cluster is deleted at the end: an interrupted result names nothing left applied.
-          if (o.mode === 'kind') delete r.applied;
-          if (problems.length) r.base.problems = problems;
-          if (loaded.releasedFrom) r.base.releasedFrom = loaded.releasedFrom;
-          requests.push(r);
-        }
-      } catch (err) {
-        if (ctx.signal?.aborted) errors.push(interruptedResult(ctx, ref, o.mode, ctx.signal, 'while its dev Package was pushed and applied', { phases: o.phases, problems }));
-        else {
-          // A full scratch disk in words; a failure that is not a file's names the step it stopped.
-          const fault = explainNoSpace(err, { folders: [scratch, tmpdir()] }) ?? err;
-          const fromFile = (fault as { file?: unknown }).file !== undefined;
-          errors.push(failedResult(ctx, ref, fault, o.mode, { phases: o.phases, problems, ...(fromFile ? {} : { prefix: step }) }));
-        }
-      }
+    const dev = await runDevPipeline({
+      client: run.client,
+      root: o.root,
+      loaded,
+      bundle,
+      packageCount: o.refs.length,
+      refNames: run.refNames,
+      packageInstall: o.packageInstalls?.get(ref.name) ?? run.named,
+      registry: o.registry,
+      clusterRegistry: o.clusterRegistry,
+      credentials: run.credentials,
+      pushCommand: inputs.pushCommand || undefined,
+      pushTimeoutMs: inputs.pushTimeoutMs,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      onStep: (s) => (step = s),
+      lockImages: inputs.lockImages,
+      seq: run.seq,
+      devVersion: inputs.devVersion || undefined,
+      mode: o.mode,
+      exec: ctx.exec,
+      log: (m) => host.info(m),
+      runLease: { holder: runHolder(ctx.env), seconds: (inputs.pushTimeoutMs + inputs.settleMs + inputs.timeoutMs) / 1000 },
+      ...(pre?.prepushed ? { prepushed: pre.prepushed } : {}),
     });
+    run.releases.push(dev.release);
+    for (const r of dev.requests) {
+      r.base.phases = [...(o.phases ?? []), { name: 'dev Package applied', seenAt: new Date().toISOString() }];
+      // Kind mode's cluster is deleted at the end: an interrupted result names nothing left applied.
+      if (o.mode === 'kind') delete r.applied;
+      if (problems.length) r.base.problems = problems;
+      if (loaded.releasedFrom) r.base.releasedFrom = loaded.releasedFrom;
+      run.requests.push(r);
+    }
+  } catch (err) {
+    if (ctx.signal?.aborted) run.errors.push(interruptedResult(ctx, ref, o.mode, ctx.signal, 'while its dev Package was pushed and applied', { phases: o.phases, problems }));
+    else {
+      // A full scratch disk in words; a failure that is not a file's names the step it stopped.
+      const fault = explainNoSpace(err, { folders: [scratch, tmpdir()] }) ?? err;
+      const fromFile = (fault as { file?: unknown }).file !== undefined;
+      run.errors.push(failedResult(ctx, ref, fault, o.mode, { phases: o.phases, problems, ...(fromFile ? {} : { prefix: step }) }));
+    }
   }
-  const verified = await host.group(`Verify ${requests.length} PackageInstall(s)`, () =>
-    verifyAll(requests, {
+}
+
+/** Verifies every applied package concurrently; then releases the run Leases and removes the build folders. */
+export async function verifyDevRun(ctx: ModeContext, o: ClusterRunOptions, run: DevRun): Promise<PackageResult[]> {
+  const { inputs, host } = ctx;
+  const verified = await host.group(`Verify ${run.requests.length} PackageInstall(s)`, () =>
+    verifyAll(run.requests, {
       kc: o.kc,
       settleMs: inputs.settleMs,
       timeoutMs: inputs.timeoutMs,
-      assertions,
+      assertions: parseAssertions(inputs.assert),
       // Outside the work tree; finishRun copies them into the results folder.
       diagnosticsDir: path.join(ctx.env.RUNNER_TEMP || tmpdir(), 'devpkg-diagnostics'),
       log: (m) => host.info(m),
       signal: ctx.signal,
     }).finally(async () => {
-      for (const release of releases) await release();
-      for (const t of temps) await rm(t, { recursive: true, force: true });
+      for (const release of run.releases) await release();
+      for (const t of run.temps) await rm(t, { recursive: true, force: true });
     }),
   );
   // Diagnostics are named once they are copied into the results folder (finishRun), not here in
   // the scratch folder that a terminal run removes at exit.
   for (const r of verified) host.info(renderResultText({ ...r, diagnostics: undefined }));
-  return [...verified, ...errors];
+  return [...verified, ...run.errors];
+}
+
+/**
+ * Pushes, derives and applies every package (each failure becomes an `error` result, the others
+ * go on), then verifies all of them concurrently. Shared by the cluster and kind modes.
+ */
+export async function pushApplyVerify(ctx: ModeContext, o: ClusterRunOptions): Promise<PackageResult[]> {
+  const run = await startDevRun(ctx, o);
+  for (const ref of o.refs) {
+    if (ctx.signal?.aborted) {
+      run.errors.push(interruptedResult(ctx, ref, o.mode, ctx.signal, 'before its dev Package was pushed and applied', { phases: o.phases }));
+      continue;
+    }
+    await ctx.host.group(`Push and apply ${ref.name}/${ref.version}`, () => applyDev(ctx, o, run, ref));
+  }
+  return verifyDevRun(ctx, o, run);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { lostBootstrap, planned, reconcileFailed, wonKind } from '../../test/support/report-fixtures.js';
 import { code, fenced, mermaidLabel, text } from './markdown.js';
 import { ganttChart } from './mermaid.js';
-import { GITHUB_COMMENT_LIMIT, overallResult, renderReport, type ReportInput } from './render.js';
+import { GITHUB_COMMENT_LIMIT, overallResult, renderReport, stepTable, type ReportInput } from './render.js';
 
 const base = {
   header: 'devpkg',
@@ -164,5 +164,35 @@ describe('markdown escaping', () => {
 
   test('fenced content cannot close its fence', () => {
     expect(fenced('a\n```\nb', 'text')).toBe('````text\na\n```\nb\n````');
+  });
+});
+
+describe('stepTable: the run\'s steps, seconds after the first started, what each waited on', () => {
+  const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0) + s * 1000).toISOString();
+  test.each([
+    [
+      'done, failed and cancelled steps',
+      [
+        { name: 'kind', state: 'done' as const, needs: [], startedAt: t(0), finishedAt: t(0.4), waitedOn: [] },
+        { name: 'kind cluster', state: 'failed' as const, needs: ['kind'], startedAt: t(0.4), finishedAt: t(20), waitedOn: ['kind'], error: 'node image not found' },
+        { name: 'push dev web', state: 'done' as const, needs: ['registry'], startedAt: t(3.25), finishedAt: t(5), waitedOn: ['build web', 'a free cpu slot'] },
+        { name: 'verify', state: 'cancelled' as const, needs: ['dev Package web'], waitedOn: [] },
+      ],
+      [
+        '| kind | 0.0 s | 0.4 s | — |',
+        '| kind cluster (failed: node image not found) | 0.4 s | 20.0 s | kind |',
+        '| push dev web | 3.3 s | 5.0 s | build web, a free cpu slot |',
+        '| verify (cancelled) | — | — | — |',
+      ],
+    ],
+  ])('%s', (_what, steps, rows) => {
+    const table = stepTable(steps)!;
+    expect(table).toContain('<summary>Steps (4)</summary>');
+    expect(table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Step'))).toEqual(rows);
+  });
+  test('no step started: no table', () => expect(stepTable([{ name: 'verify', state: 'cancelled', needs: [], waitedOn: [] }])).toBeUndefined());
+  test('in a kind result\'s report', () => {
+    const r = { ...wonKind(), steps: [{ name: 'kind cluster', state: 'done' as const, needs: [], startedAt: t(0), finishedAt: t(21), waitedOn: [] }] };
+    expect(renderReport({ ...base, entries: [{ result: r }] }).markdown).toContain('| kind cluster | 0.0 s | 21.0 s | — |');
   });
 });

@@ -144,6 +144,25 @@ function phaseTable(r: PackageResult, zero: number): string | undefined {
   return ['| Phase | Started | Expected version seen |', '|---|---|---|', ...rows].join('\n');
 }
 
+/**
+ * The run's steps (kind mode's step graph) as a table, times in seconds after the first step
+ * started; collapsed, since it is the same for every package of the run (pure).
+ */
+export function stepTable(steps: NonNullable<PackageResult['steps']>): string | undefined {
+  const starts = steps.map((t) => Date.parse(t.startedAt ?? '')).filter((t) => !Number.isNaN(t));
+  if (starts.length === 0) return undefined;
+  const zero = Math.min(...starts);
+  const sec = (iso: string | undefined) => {
+    const t = Date.parse(iso ?? '');
+    return Number.isNaN(t) ? '—' : `${((t - zero) / 1000).toFixed(1)} s`;
+  };
+  const rows = steps.map((t) => {
+    const state = t.state === 'done' ? '' : ` (${t.state}${t.error ? `: ${cut(t.error, 120, 'head')}` : ''})`;
+    return `| ${cell(text(t.name + state))} | ${sec(t.startedAt)} | ${sec(t.finishedAt)} | ${cell(text(t.waitedOn.join(', ') || '—'))} |`;
+  });
+  return details(`Steps (${steps.length})`, ['| Step | Started | Finished | Waited on |', '|---|---|---|---|', ...rows].join('\n'));
+}
+
 function timelineTable(r: PackageResult, zero: number): string | undefined {
   if (r.timeline.length === 0) return undefined;
   const rows = r.timeline.map((e) => {
@@ -203,6 +222,8 @@ function resultSection(e: ReportEntry, input: ReportInput, d: Detail): string {
   if (d.tables) {
     const tl = timelineTable(r, zero);
     if (tl) out.push('', tl);
+    const st = r.steps ? stepTable(r.steps) : undefined;
+    if (st) out.push('', st);
   }
   if (r.assertions && r.assertions.length > 0) {
     const rows = r.assertions.map((a) => `| ${a.ok ? '✅' : '❌'} | ${cell(text(a.description))} | ${cell(text(a.detail))} |`);

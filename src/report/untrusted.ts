@@ -218,6 +218,24 @@ function result(rd: Reader, v: unknown, path: string): PlannedPackage | undefine
     return { name: rd.need(po, 'name', p), startedAt: rd.str(po, 'startedAt', p), seenAt: rd.str(po, 'seenAt', p), ...(detail ? { detail } : {}) };
   });
   if (phases) r.phases = phases;
+  const strings = (x: unknown, p: string) => (typeof x === 'string' ? cutText(cleanText(x), UNTRUSTED_LIMITS.fieldChars).text : rd.fail(p, 'expected a string'));
+  const steps = rd.list(o, 'steps', path, (x, p) => {
+    const so = rd.obj(x, p);
+    if (!so) return undefined;
+    const startedAt = rd.str(so, 'startedAt', p);
+    const finishedAt = rd.str(so, 'finishedAt', p);
+    const error = rd.str(so, 'error', p, { multiline: true });
+    return {
+      name: rd.need(so, 'name', p),
+      state: rd.oneOf(so, 'state', p, ['done', 'failed', 'cancelled'] as const, true) ?? 'failed',
+      needs: rd.list(so, 'needs', p, strings) ?? [],
+      ...(startedAt ? { startedAt } : {}),
+      ...(finishedAt ? { finishedAt } : {}),
+      waitedOn: rd.list(so, 'waitedOn', p, strings) ?? [],
+      ...(error ? { error } : {}),
+    };
+  });
+  if (steps) r.steps = steps;
   if (o.diagnostics !== undefined) {
     const d = rd.obj(o.diagnostics, `${path}.diagnostics`);
     if (d) {

@@ -88,8 +88,21 @@ test('kind create failing: an error result per package naming the step and the c
   expect(host.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^kind mode setup failed at kind cluster: kind cluster: kind create cluster/)]);
   // No cluster came up, but kind may have left a node container: the post step deletes it.
   expect(CleanupList.fromState(host.getState(CLEANUP_STATE))).toContainEqual({ kind: 'kind-cluster', name: 'devpkg-4242-1', kubeconfig: expect.any(String), binary: 'kind' });
-  // Nothing after the failed step ran.
-  expect(t.calls.some((c) => c[0] === 'docker' && c[1] === 'run')).toBe(false);
+  // The registry starts next to kind create (it needs no cluster), recorded before it is made;
+  // nothing that needs the cluster ran.
+  expect(t.calls.filter((c) => c[0] === 'docker' && c[1] === 'run')).toHaveLength(1);
+  expect(CleanupList.fromState(host.getState(CLEANUP_STATE))).toContainEqual({ kind: 'docker-container', name: 'devpkg-4242-1-registry' });
+  expect(t.calls.filter((c) => (c[0] === 'kind' && c[1] === 'get') || (c[0] === 'docker' && ['cp', 'exec', 'network'].includes(c[1]!)))).toEqual([]);
+  // The step timeline is in every result: the cluster failed, what needed it never started.
+  const steps = (doc.results[0] as unknown as { steps: Array<{ name: string; state: string; waitedOn: string[] }> }).steps;
+  expect(Object.fromEntries(steps.filter((s) => ['kind cluster', 'api server', 'kapp-controller', 'baseline antrea/1.5.3', 'verify'].includes(s.name)).map((s) => [s.name, s.state]))).toEqual({
+    'kind cluster': 'failed',
+    'api server': 'cancelled',
+    'kapp-controller': 'cancelled',
+    'baseline antrea/1.5.3': 'cancelled',
+    verify: 'cancelled',
+  });
+  expect(steps.find((s) => s.name === 'kind cluster')?.waitedOn).toEqual(['kind']);
 });
 
 test('a kind-version that is not a version: a usage error naming the input where inputs are read, so no mode or tool starts', () => {

@@ -1,0 +1,144 @@
+// Kind mode's step graph run by the real scheduler with fake steps held by deferred promises:
+// what starts together, what waits on what, and what a failure leaves unstarted.
+import { runSteps } from '../pipeline/schedule.js';
+import { addonsManagerPackageInstall, ADDONS_NAMESPACE } from '../cluster/baseline.js';
+import { matchPackageInstalls, planForPackageInstalls, versionsInPlay } from '../cluster/dev.js';
+import type { KObject } from '../verify/evaluate.js';
+import { expectedKindPlan, kindStepGraph, type KindStepOps } from './kind.js';
+
+function fakeOps() {
+  const open = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
+  const hold = (name: string) => new Promise<void>((resolve, reject) => void open.set(name, { resolve, reject }));
+  const ops: KindStepOps = {
+    imgpkg: () => hold('imgpkg'),
+    prepare: () => hold('kind'),
+    manifest: () => hold('kapp-controller manifest'),
+    registry: () => hold('registry'),
+    cluster: () => hold('kind cluster'),
+    apiServer: () => hold('api server'),
+    registryOnNodes: () => hold('registry on nodes'),
+    kappController: () => hold('kapp-controller'),
+    build: (p) => hold(`build ${p}`),
+    pushBaseline: (p) => hold(`push baseline ${p}`),
+    pushDev: (p) => hold(`push dev ${p}`),
+    baseline: (p) => hold(`baseline ${p}`),
+    applyDev: (p) => hold(`dev Package ${p}`),
+    verify: () => hold('verify'),
+  };
+  const settle = () => new Promise<void>((r) => setImmediate(r));
+  return {
+    ops,
+    running: () => [...open.keys()].sort(),
+    async finish(...names: string[]) {
+      for (const name of names) {
+        const d = open.get(name);
+        if (!d) throw new Error(`test: ${name} is not running (running: ${[...open.keys()].join(', ')})`);
+        open.delete(name);
+        d.resolve();
+        await settle();
+      }
+    },
+    async fail(name: string) {
+      open.get(name)!.reject(new Error(`${name} broke`));
+      open.delete(name);
+      await settle();
+    },
+    settle,
+  };
+}
+
+async function started(pkgs: string[], cpu: number) {
+  const f = fakeOps();
+  const done = runSteps(kindStepGraph(pkgs, f.ops), { limits: { cpu } });
+  await f.settle();
+  return { f, done };
+}
+
+test('at once: imgpkg, kind and the kapp-controller manifest; then the cluster, the registry and the builds together', async () => {
+  const { f, done } = await started(['a', 'b'], 4);
+  expect(f.running()).toEqual(['imgpkg', 'kapp-controller manifest', 'kind']);
+  await f.finish('kind');
+  expect(f.running()).toEqual(['build a', 'build b', 'imgpkg', 'kapp-controller manifest', 'kind cluster', 'registry']);
+  // The pushes go as soon as the registry answers: the cluster is still being created.
+  await f.finish('imgpkg', 'registry', 'build a');
+  expect(f.running()).toEqual(['build b', 'kapp-controller manifest', 'kind cluster', 'push baseline a', 'push dev a']);
+  // kapp-controller as soon as the API server answers, while the host-side work goes on.
+  await f.finish('kapp-controller manifest', 'kind cluster', 'api server');
+  expect(f.running()).toEqual(['build b', 'kapp-controller', 'push baseline a', 'push dev a', 'registry on nodes']);
+  await f.finish('kapp-controller', 'registry on nodes');
+  expect(f.running()).toEqual(['build b', 'push baseline a', 'push dev a']);
+  // A baseline needs its own push only; its dev Package waits for the baseline and the dev push.
+  await f.finish('push baseline a');
+  expect(f.running()).toEqual(['baseline a', 'build b', 'push dev a']);
+  await f.finish('baseline a');
+  expect(f.running()).toEqual(['build b', 'push dev a']);
+  await f.finish('push dev a');
+  expect(f.running()).toEqual(['build b', 'dev Package a']);
+  await f.finish('dev Package a', 'build b', 'push baseline b', 'push dev b', 'baseline b');
+  expect(f.running()).toEqual(['dev Package b']);
+  await f.finish('dev Package b', 'verify');
+  const r = await done;
+  expect(r.failed).toBeUndefined();
+  expect(Object.fromEntries(r.timeline.map((t) => [t.name, t.waitedOn]))).toMatchObject({
+    'kind cluster': ['kind'],
+    'push baseline a': ['build a'],
+    'kapp-controller': ['api server'],
+    'registry on nodes': ['api server'],
+    'baseline a': ['push baseline a'],
+    'dev Package a': ['push dev a'],
+    'dev Package b': ['baseline b'],
+    verify: ['dev Package b'],
+  });
+});
+
+test('many packages: builds and pushes share the cpu pool, at most its limit at a time', async () => {
+  const pkgs = ['a', 'b', 'c', 'd', 'e'];
+  const { f, done } = await started(pkgs, 2);
+  await f.finish('kind', 'imgpkg', 'registry');
+  const cpu = () => f.running().filter((n) => /^(build|push)/.test(n));
+  expect(cpu()).toEqual(['build a', 'build b']);
+  // Given first, a package's pushes come before the next package's build.
+  await f.finish('build a');
+  expect(cpu()).toEqual(['build b', 'push baseline a']);
+  for (;;) {
+    const next = cpu()[0];
+    if (!next) break;
+    await f.finish(next);
+    expect(cpu().length).toBeLessThanOrEqual(2);
+  }
+  await f.finish('kapp-controller manifest', 'kind cluster', 'api server', 'kapp-controller', 'registry on nodes');
+  for (const p of pkgs) await f.finish(`baseline ${p}`, `dev Package ${p}`);
+  await f.finish('verify');
+  const r = await done;
+  expect(r.timeline.find((t) => t.name === 'build c')?.waitedOn).toEqual(['kind', 'a free cpu slot']);
+});
+
+test('the cluster failing: nothing that needs it starts, the running pushes are awaited, the step is named', async () => {
+  const { f, done } = await started(['a'], 4);
+  await f.finish('kind', 'imgpkg', 'registry', 'build a');
+  await f.fail('kind cluster');
+  expect(f.running()).toEqual(['kapp-controller manifest', 'push baseline a', 'push dev a']);
+  await f.finish('kapp-controller manifest', 'push baseline a', 'push dev a');
+  const r = await done;
+  expect(r.failed?.step).toBe('kind cluster');
+  expect(r.timeline.filter((t) => t.state === 'cancelled').map((t) => t.name)).toEqual(['api server', 'kapp-controller', 'registry on nodes', 'baseline a', 'dev Package a', 'verify']);
+});
+
+test.each([
+  ['a released baseline', '1.0.0'],
+  ['a package new in the repository (no baseline version)', undefined],
+])('the plan pushed early is the plan of the cluster the baseline leaves: %s', (_what, baselineVersion) => {
+  const loaded = { name: 'web', pkg: { pkg: { spec: { refName: 'web.test', version: '1.0.0' } } } } as never;
+  const registry = { host: 'localhost:5001', path: 'devpkg' };
+  const seq = { runNumber: 7, runAttempt: 1 };
+  // What the dev pipeline finds after the baseline: its PackageInstall as applyBaseline makes it,
+  // with kapp-controller's status, and the released Package.
+  const pi = addonsManagerPackageInstall({ namespace: ADDONS_NAMESPACE, name: 'web', refName: 'web.test', serviceAccount: 'web-sa' }) as KObject;
+  if (baselineVersion) pi.status = { version: baselineVersion, lastAttemptedVersion: baselineVersion };
+  const pkgis = matchPackageInstalls([pi], 'web.test');
+  const packages = baselineVersion ? [{ spec: { refName: 'web.test', version: baselineVersion } } as KObject] : [];
+  const real = planForPackageInstalls({ name: 'web', released: '1.0.0', seq, registry }, pkgis, versionsInPlay(packages, pkgis));
+  const early = expectedKindPlan({ loaded, refName: 'web.test', ...(baselineVersion ? { baselineVersion } : {}), seq, registry });
+  expect(early).toEqual(real);
+  expect(early.repository).toEqual({ host: 'localhost:5001', path: 'devpkg/web-bundle' });
+});
