@@ -150,3 +150,41 @@ describe('kind-mode inputs', () => {
   });
   test('registry stays allowed in cluster mode', () => expect(parseInputs(inputsFrom({ mode: 'cluster', registry: 'ghcr.io/me' })).registry).toEqual({ host: 'ghcr.io', path: 'me' }));
 });
+
+test('a monorepo: working-directory a subfolder of the git repository; the package is read, built and pushed from the subfolder, and only the cluster step fails', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'devpkg-kindmode-'));
+  dirs.push(work);
+  const top = join(work, 'top');
+  cpSync(resolve('examples/tce-packages'), join(top, 'carvel'), { recursive: true });
+  writeFileSync(join(top, 'README.md'), 'a monorepo\n');
+  writeFileSync(join(top, 'carvel', 'kapp-controller.yml'), 'apiVersion: v1\nkind: Namespace\nmetadata: {name: kapp-controller}\n');
+  const git = (...a: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...a], { cwd: top });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', 'base');
+  const host = newHost();
+  const t = tools();
+  const inputs = parseInputs(
+    inputsFrom({
+      mode: 'kind',
+      'working-directory': 'carvel',
+      packages: 'antrea/1.5.3',
+      'kind-node-image': 'example.invalid/node:v0',
+      'kapp-controller-manifest': 'kapp-controller.yml',
+      'push-command': 'echo "pushed $DEVPKG_PACKAGE $DEVPKG_VERSION from $PWD"',
+      comment: 'false',
+    }),
+  );
+  await run({ inputs, github: github(top), host, exec: t.exec, env: { RUNNER_TEMP: work } }).catch((e: unknown) => e);
+  const doc = JSON.parse(readFileSync(join(work, 'devpkg-devpkg-results', 'results.json'), 'utf8')) as {
+    results: Array<{ name: string; version: string; verdict: string; reason: string; steps: Array<{ name: string; state: string }> }>;
+  };
+  expect(doc.results.map((r) => [r.name, r.version, r.verdict])).toEqual([['antrea', '1.5.3', 'error']]);
+  // Found in the subfolder (not "no file ... in the working tree", no doubled path): only the cluster failed.
+  expect(doc.results[0]!.reason).toMatch(/^kind setup failed: kind cluster: /);
+  expect(JSON.stringify(doc)).not.toContain('carvel/carvel');
+  const steps = Object.fromEntries(doc.results[0]!.steps.map((s) => [s.name, s.state]));
+  expect(steps['kind cluster']).toBe('failed');
+  expect(Object.entries(steps).filter(([n, s]) => n.includes('antrea/1.5.3') && n.startsWith('build') && s === 'done')).not.toEqual([]);
+  expect(host.errors.map((e) => e.message).join('\n')).not.toMatch(/working tree|no folder|known: none/);
+});
