@@ -276,14 +276,14 @@ describe('withMetadataYaml', () => {
   const cases: [string, (p: Package) => Package, Package['metadata']][] = [
     ['namespace added after the name', (p) => p, { name: 'x.test.1.0.0', namespace: 'tkg-system' }],
     ['the same metadata', (p) => p, basePackage().metadata],
-    ['metadata first', (p) => ({ metadata: p.metadata, ...p }), { name: 'n', namespace: 'ns', labels: { a: 'b' } }],
+    ['metadata first', ({ metadata, ...rest }) => ({ metadata, ...rest }) as Package, { name: 'n', namespace: 'ns', labels: { a: 'b' } }],
     ['metadata last', ({ metadata, ...rest }) => ({ ...rest, metadata }) as Package, { name: 'n', namespace: 'ns' }],
     [
       'a block scalar in spec holding a metadata: line',
       (p) => ({ ...p, spec: { ...p.spec, releaseNotes: 'x\nmetadata:\n  name: n\n' } }),
       { name: 'n', namespace: 'ns' },
     ],
-    ['an empty metadata', (p) => ({ ...p, metadata: {} }), { namespace: 'ns' }],
+    ['an empty metadata', (p) => ({ ...p, metadata: {} as Package['metadata'] }), { namespace: 'ns' } as Package['metadata']],
     ['an object in metadata and spec (anchors)', (p) => ({ ...p, metadata: { ...p.metadata, labels: shared as never }, spec: { ...p.spec, extra: shared } }), { name: 'n', labels: shared as never }],
     ['an object twice in metadata, the first anchor after spec', ({ metadata, ...rest }) => ({ ...rest, spec: { ...rest.spec, one: shared, two: shared }, metadata: { ...metadata, labels: { x: shared, y: shared } as never } }) as Package, { name: 'n', labels: { x: shared, y: shared } as never }],
     ['an object of spec new in metadata (anchors)', (p) => ({ ...p, spec: { ...p.spec, extra: shared } }), { name: 'n', labels: shared as never }],
