@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { DevpkgError } from '../errors.js';
-import { DERIVED_FROM_ANNOTATION, deriveDevPackage, devPackageToYaml, isToolMetadataKey, parseImageRef } from './derive.js';
+import { DERIVED_FROM_ANNOTATION, deriveDevPackage, devPackageToYaml, isToolMetadataKey, parseImageRef, withMetadataYaml } from './derive.js';
 import { parsePackageFile, type Package } from './model.js';
 
 const DIGEST = `sha256:${'c'.repeat(64)}`;
@@ -267,5 +267,30 @@ describe('devPackageToYaml', () => {
 `);
     expect(parse(text)).toEqual(pkg);
     expect(parse(text, { version: '1.1' })).toEqual(pkg);
+  });
+});
+
+describe('withMetadataYaml', () => {
+  const shared = { a: 1 };
+  // Each case: a Package (built from basePackage) and the metadata to put in its place.
+  const cases: [string, (p: Package) => Package, Package['metadata']][] = [
+    ['namespace added after the name', (p) => p, { name: 'x.test.1.0.0', namespace: 'tkg-system' }],
+    ['the same metadata', (p) => p, basePackage().metadata],
+    ['metadata first', ({ metadata, ...rest }) => ({ metadata, ...rest }) as Package, { name: 'n', namespace: 'ns', labels: { a: 'b' } }],
+    ['metadata last', ({ metadata, ...rest }) => ({ ...rest, metadata }) as Package, { name: 'n', namespace: 'ns' }],
+    [
+      'a block scalar in spec holding a metadata: line',
+      (p) => ({ ...p, spec: { ...p.spec, releaseNotes: 'x\nmetadata:\n  name: n\n' } }),
+      { name: 'n', namespace: 'ns' },
+    ],
+    ['an empty metadata', (p) => ({ ...p, metadata: {} as Package['metadata'] }), { namespace: 'ns' } as Package['metadata']],
+    ['an object in metadata and spec (anchors)', (p) => ({ ...p, metadata: { ...p.metadata, labels: shared as never }, spec: { ...p.spec, extra: shared } }), { name: 'n', labels: shared as never }],
+    ['an object twice in metadata, the first anchor after spec', ({ metadata, ...rest }) => ({ ...rest, spec: { ...rest.spec, one: shared, two: shared }, metadata: { ...metadata, labels: { x: shared, y: shared } as never } }) as Package, { name: 'n', labels: { x: shared, y: shared } as never }],
+    ['an object of spec new in metadata (anchors)', (p) => ({ ...p, spec: { ...p.spec, extra: shared } }), { name: 'n', labels: shared as never }],
+    ['an object twice in spec (anchors)', (p) => ({ ...p, spec: { ...p.spec, one: shared, two: shared } }), { name: 'n', namespace: 'ns' }],
+  ];
+  test.each(cases)('the same text as rendering the whole: %s', (_name, make, metadata) => {
+    const pkg = make(basePackage());
+    expect(withMetadataYaml(pkg, devPackageToYaml(pkg), metadata)).toBe(devPackageToYaml({ ...pkg, metadata }));
   });
 });

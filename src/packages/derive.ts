@@ -163,3 +163,30 @@ export function deriveDevPackage(source: Package | PackageResource, opts: Derive
 export function devPackageToYaml(pkg: Package): string {
   return new Document(pkg, { version: '1.1' }).toString({ lineWidth: 0, indentSeq: false });
 }
+
+/**
+ * devPackageToYaml of `{ ...pkg, metadata }` (pure), given `text`, devPackageToYaml(pkg): the one
+ * top-level `metadata:` entry is rendered and put in place of pkg's, so a big Package is not
+ * stringified twice. The yaml library renders each top-level entry of a created document on its
+ * own (no comments, entries joined by newlines); only anchors tie entries together (an object
+ * met twice), and then the entry rendered alone differs from the one in `text` (an object
+ * written in full where the text has `*a1`, or `&a1` where it has none or `&a2`): when pkg's
+ * entry rendered alone is not in `text` as a whole line, or `metadata` holds an object pkg's does
+ * not, the whole is rendered.
+ */
+export function withMetadataYaml(pkg: Package, text: string, metadata: Package['metadata']): string {
+  const whole = () => devPackageToYaml({ ...pkg, metadata });
+  // An object new to metadata may be one spec holds too (an anchor the text does not have).
+  const own = new Set(Object.values(pkg.metadata ?? {}));
+  if (Object.values(metadata).some((v) => typeof v === 'object' && v !== null && !own.has(v))) return whole();
+  const entry = (m: Package['metadata']) => devPackageToYaml({ metadata: m } as unknown as Package);
+  const before = entry(pkg.metadata);
+  // Only a top-level key starts a line with `metadata:` (everything nested is indented).
+  let at = 0;
+  if (!text.startsWith(before)) {
+    const i = text.indexOf(`\n${before}`);
+    if (i < 0) return whole();
+    at = i + 1;
+  }
+  return text.slice(0, at) + entry(metadata) + text.slice(at + before.length);
+}

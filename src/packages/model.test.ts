@@ -148,3 +148,29 @@ describe('unclosedOpening', () => {
     expect(unclosedOpening(text, pos, message)).toBe(expected);
   });
 });
+
+describe('the lines of a parsed Package (collected on first use)', () => {
+  const text = 'apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: a.b.c.1.0.0\nspec:\n  refName: a.b.c\n  version: 1.0.0\n  template:\n    spec:\n      fetch:\n      - imgpkgBundle:\n          image: r/x@sha256:0\n';
+  test('read as a plain record: every path with its line', () => {
+    const res = parsePackageFile(text, 'p.yaml');
+    expect({ ...res.lines }).toEqual({
+      '': 1,
+      apiVersion: 1,
+      kind: 2,
+      metadata: 3,
+      'metadata.name': 4,
+      spec: 5,
+      'spec.refName': 6,
+      'spec.version': 7,
+      'spec.template': 8,
+      'spec.template.spec': 9,
+      'spec.template.spec.fetch': 10,
+      'spec.template.spec.fetch.0': 11,
+      'spec.template.spec.fetch.0.imgpkgBundle': 11,
+      'spec.template.spec.fetch.0.imgpkgBundle.image': 12,
+    });
+    expect('spec.version' in res.lines).toBe(true);
+    expect(lineOf(res, 'spec.template.spec.fetch.0.imgpkgBundle.image')).toBe(12);
+    expect(lineOf(res, 'spec.nothing.here')).toBe(5);
+  });
+});

@@ -1,4 +1,5 @@
 import type { Package } from './model.js';
+import { devPackageToYaml } from './derive.js';
 import { defaultAddonType, overlayFileName, renderOverlay } from './overlay.js';
 
 const IMAGE = `10.89.0.2:5000/devpkg/antrea@sha256:${'c'.repeat(64)}`;
@@ -115,6 +116,15 @@ stringData:
 describe('renderOverlay', () => {
   test('the 04_user_customizations file, exactly', () => {
     expect(renderOverlay(devPackage())).toBe(EXPECTED);
+  });
+
+  test.each([
+    ['its own namespace', (p: Package) => ({ ...p, metadata: { ...p.metadata, namespace: 'packages' } })],
+    ['no namespace', (p: Package) => p],
+    ['metadata after spec', ({ metadata, ...rest }: Package) => ({ ...rest, metadata }) as Package],
+  ])('given the dev Package already rendered, the same file (%s)', (_name, make) => {
+    const pkg = make(devPackage());
+    expect(renderOverlay(pkg, {}, devPackageToYaml(pkg))).toBe(renderOverlay(pkg));
   });
 
   test('all clusters: no TKG_CLUSTER_ROLE guard', () => {

@@ -1,5 +1,5 @@
 import { DevpkgError } from '../errors.js';
-import { devPackageToYaml } from './derive.js';
+import { devPackageToYaml, withMetadataYaml } from './derive.js';
 import type { Package } from './model.js';
 
 /** Where the tanzu CLI picks up user ytt files, relative to ~/.config/tanzu/tkg. */
@@ -62,7 +62,7 @@ function checkName(name: string): void {
  * carries it. The Package text is ordinary YAML inside a `def`, so ytt re-encodes it as data:
  * nothing in it is evaluated (devPackageToYaml quotes every string that starts with `#`).
  */
-export function renderOverlay(devPkg: Package, opts: OverlayOptions = {}): string {
+export function renderOverlay(devPkg: Package, opts: OverlayOptions = {}, devPkgYaml?: string): string {
   const name = opts.name ?? devPkg.spec.refName.split('.')[0]!;
   checkName(name);
   const addonType = opts.addonType ?? defaultAddonType(name);
@@ -77,6 +77,8 @@ export function renderOverlay(devPkg: Package, opts: OverlayOptions = {}): strin
   // CRS creates objects exactly as written: the Package needs its namespace inside the Secret.
   const { name: pkgName, namespace: _ns, ...restMeta } = devPkg.metadata;
   const pkg: Package = { ...devPkg, metadata: { name: pkgName, namespace, ...restMeta } };
+  // The caller's devPackageToYaml(devPkg), when it has it: only the metadata entry is rendered again.
+  const pkgYaml = devPkgYaml === undefined ? devPackageToYaml(pkg) : withMetadataYaml(devPkg, devPkgYaml, pkg.metadata);
   const objectName = `"{}-${name}-dev-package".format(data.values.CLUSTER_NAME)`;
   // The ClusterResourceSet and its Secret: one name, in the management cluster's namespace.
   const metadata = [
@@ -117,7 +119,7 @@ export function renderOverlay(devPkg: Package, opts: OverlayOptions = {}): strin
     '#@ load("@ytt:yaml", "yaml")',
     '',
     '#@ def dev_package():',
-    devPackageToYaml(pkg).trimEnd(),
+    pkgYaml.trimEnd(),
     '#@ end',
     '',
     ...(managementOnly

@@ -21,6 +21,14 @@ describe('duplicateKey (linear; the yaml library is not asked)', () => {
     expect(duplicateKey(doc('1: a\n"1": b\n'))).toBeUndefined();
   });
 
+  it.each([
+    ['a map used as a key', '? {a: 1, a: 2}\n: x\n', 'a: 2'],
+    ['a map in a flow pair of a sequence', 'l: [k: {z: 1, z: 2}]\n', 'z: 2'],
+    ['a map in a sequence of a sequence', 'l:\n- - m: 1\n    m: 2\n', 'm: 2'],
+  ])('finds a repeat in %s', (_what, text, at) => {
+    expect(duplicateKey(doc(text))?.pos).toBe(text.indexOf(at));
+  });
+
   it('agrees with the library on where a repeat is', () => {
     const text = 'spec:\n  refName: a.b.c\n  version: 1.0.0\n  version: 1.0.1\n';
     const lib = parseAllDocuments(text, { uniqueKeys: true })[0]!.errors.find((e) => e.code === 'DUPLICATE_KEY');

@@ -3,7 +3,7 @@
  * each key with every earlier key of its map: quadratic in a map's keys (a 20,000-key map took
  * 9.8 s with it, 1.5 s without). Strict YAML is parsed with `uniqueKeys: false` and this check.
  */
-import { isAlias, isPair, isScalar, visit, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
 
 /** How a key is compared: a scalar by its value (so `1` and `"1"` differ, as in the library), anything else by its source. */
 function keyOf(key: unknown): string {
@@ -15,21 +15,34 @@ function keyOf(key: unknown): string {
 /** Pure: the first key repeated in its map (in document order), with its offset; undefined when every map's keys are unique. */
 export function duplicateKey(doc: Document): { key: string; pos: number } | undefined {
   let found: { key: string; pos: number } | undefined;
-  visit(doc, {
-    Map(_k, map) {
+  // Every map of the document, the maps in keys and in flow pairs of sequences included (as the
+  // library's visit walks them), by plain recursion: visit's per-node bookkeeping was a tenth of a big parse.
+  const walk = (node: unknown): void => {
+    if (isMap(node)) {
       const seen = new Set<string>();
-      for (const pair of map.items) {
-        if (!isPair(pair)) continue;
-        const k = keyOf(pair.key);
-        if (seen.has(k)) {
-          const node = pair.key as Node | null;
-          const pos = node?.range?.[0] ?? map.range?.[0] ?? 0;
-          if (!found || pos < found.pos) found = { key: isScalar(pair.key) ? String(pair.key.value) : String(pair.key), pos };
-          break;
+      let repeated = false;
+      for (const pair of node.items) {
+        if (!repeated) {
+          const k = keyOf(pair.key);
+          if (seen.has(k)) {
+            repeated = true;
+            const key = pair.key as Node | null;
+            const pos = key?.range?.[0] ?? node.range?.[0] ?? 0;
+            if (!found || pos < found.pos) found = { key: isScalar(pair.key) ? String(pair.key.value) : String(pair.key), pos };
+          } else seen.add(k);
         }
-        seen.add(k);
+        walk(pair.key);
+        walk(pair.value);
       }
-    },
-  });
+    } else if (isSeq(node)) {
+      for (const item of node.items) {
+        if (isPair(item)) {
+          walk(item.key);
+          walk(item.value);
+        } else walk(item);
+      }
+    }
+  };
+  walk(doc.contents);
   return found;
 }

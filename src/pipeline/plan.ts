@@ -290,7 +290,7 @@ function planOne(
   const derived = devPackageOf(dev, loaded.pkg, { refName: target, ...(own ? { image: own, allowTag: true } : {}) });
   const packageYaml = devPackageToYaml(derived.pkg);
   // The overlay is bootstrap's (phases 2 and 3): only for what bootstrap takes.
-  const overlay = loaded.bootstrap ? renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined }) : '';
+  const overlay = loaded.bootstrap ? renderOverlay(derived.pkg, { name: loaded.name, addonType: req.addonType || undefined }, packageYaml) : '';
   const overlayFile = overlayFileName(loaded.name);
   const overlayPath = loaded.bootstrap ? `${USER_CUSTOMIZATIONS_DIR}/${overlayFile}` : '';
   const files = planFilesOf(loaded.name, loaded.version);
