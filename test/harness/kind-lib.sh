@@ -202,6 +202,7 @@ engine_start() {
   while docker_leftovers && [ "$waited" -lt "$limit" ]; do sleep 2; waited=$((waited + 2)); done
   if docker_leftovers; then
     exec 6>&-
+    docker_leftovers_said >&2
     die "dockerd's chains or docker0 are already on this machine but no kind harness engine runs: leftovers of an engine that was not brought down (run test/harness/kind.sh down with its DEVPKG_HARNESS_DIR) or another Docker; stop that first"
   fi
   mkdir -p "$ENGINE_DIR" "$DEVPKG_HARNESS_DIR/logs"
@@ -232,6 +233,13 @@ engine_start() {
 }
 
 docker_leftovers() { iptables -S DOCKER-USER >/dev/null 2>&1 || ip link show docker0 >/dev/null 2>&1; }
+# What docker_leftovers found, and who may own it: the chain, the link, any dockerd or containerd.
+docker_leftovers_said() {
+  iptables -S DOCKER-USER 2>/dev/null | sed 's/^/[kind] found: iptables /'
+  ip -o link show docker0 2>/dev/null | sed 's/^/[kind] found: link /'
+  ps -eo pid,ppid,etimes,args 2>/dev/null | awk '$4 ~ /(dockerd|containerd)$/ || $4 ~ /\/(dockerd|containerd)$/ { print "[kind] found: process " $0 }'
+  return 0
+}
 
 docker_up() { DOCKER_HOST="unix://$ENGINE_SOCK" /usr/bin/docker version >/dev/null 2>&1; }
 
