@@ -25,13 +25,15 @@ import type { ModeContext } from '../pipeline/context.js';
 export async function run(ctx: ModeContext): Promise<void> {
   const { inputs, host, github } = ctx;
   const root = path.resolve(github.workspace, inputs.workingDirectory);
+  // The dev sequence, read once (outside GitHub, the clock): the plan, the early check and the run agree.
+  const seq = sequenceFromContext(ctx);
   if (!inputs.registry) throw new UsageError('mode bootstrap: input registry is required (HOST[:PORT]/PATH the new cluster can pull from)');
   if (!inputs.clusterConfig) throw new UsageError('mode bootstrap: input cluster-config is required (the management cluster config file, with CLUSTER_NAME)');
   const tools = await readToolPins(ctx);
   // The releases asked for, checked before any work: a version without its sha256 is a usage error.
   checkPin('ytt', tools.ytt, hostPlatform());
   if (!inputs.pushCommand) checkPin('imgpkg', tools.imgpkg, hostPlatform());
-  const { refs, nothing } = await host.group('Changed packages', () => changedRefs(ctx, 'bootstrap'));
+  const { refs, nothing } = await host.group('Changed packages', () => changedRefs(ctx, 'bootstrap', seq));
   if (refs.length === 0) {
     host.info('no package version changed; nothing to verify');
     await finishRun(ctx, [], nothing);
@@ -54,7 +56,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     try {
       const early = await loadForMode(ctx, ref);
       if (early.bootstrap) {
-        await planBootstrapDev({ loaded: early, seq: sequenceFromContext(ctx), devVersion: inputs.devVersion, registry: inputs.registry });
+        await planBootstrapDev({ loaded: early, seq, devVersion: inputs.devVersion, registry: inputs.registry });
       }
     } catch (err) {
       const result = failedResult(ctx, ref, err, 'bootstrap');
@@ -101,7 +103,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         tools,
         install: ctx.install,
         devVersion: inputs.devVersion || undefined,
-        seq: sequenceFromContext(ctx),
+        seq,
         tanzuPath,
         yttPath,
         paths,

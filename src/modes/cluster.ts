@@ -11,6 +11,7 @@ import { parseAssertions } from '../verify/assertions.js';
 import { clusterReleasedLookup } from '../cluster/released.js';
 import { parseRefNameMap } from '../packages/refname.js';
 import { repoOfRun } from '../pipeline/request.js';
+import { sequenceFromContext } from '../pipeline/selection.js';
 import { parsePackageInstallRef } from '../verify/index.js';
 
 /** Cluster mode: an existing cluster (input kubeconfig, or the default one). */
@@ -20,6 +21,8 @@ export async function run(ctx: ModeContext): Promise<void> {
     throw new UsageError('mode cluster: input registry is required (HOST[:PORT]/PATH the cluster can pull from)');
   }
   const root = path.resolve(ctx.github.workspace, inputs.workingDirectory);
+  // The dev sequence, read once (outside GitHub, the clock): the plan and the dev run agree.
+  const seq = sequenceFromContext(ctx);
   // A kctrl package whose released version neither released-version nor a git tag gives takes
   // it from the cluster's Packages of its refName (read only then, once per refName).
   const kubeconfigPath = inputs.kubeconfig ? path.resolve(root, inputs.kubeconfig) : undefined;
@@ -36,7 +39,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   });
   // Checked before anything starts, in order: the packages (planned as `devpkg plan` plans them;
   // one that cannot be is its own error result), the files inputs name, then the tools.
-  const { planned, refs, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'cluster'));
+  const { planned, refs, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'cluster', seq));
   // imgpkg, kbld for lock-images, and what the planned packages' layouts build with (ytt, kbld).
   const needs = toolNeeds(ctx, tools, layoutTools);
   if (planned.length + unplanned.length === 0) {
@@ -58,7 +61,7 @@ export async function run(ctx: ModeContext): Promise<void> {
       log: (m) => host.info(m),
     });
     if (pull.warning) host.warning(pull.warning);
-    results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry, clusterRegistry: pull.clusterRegistry });
+    results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry, clusterRegistry: pull.clusterRegistry, seq });
   }
   await finishRun(ctx, [...results, ...unplanned]);
 }

@@ -1,5 +1,6 @@
 import { nothingChanged, plan } from '../pipeline/plan.js';
 import { planRequestOf } from '../pipeline/request.js';
+import { sequenceFromContext } from '../pipeline/selection.js';
 import { annotateProblems } from '../pipeline/problems.js';
 import type { ModeContext } from '../pipeline/context.js';
 
@@ -9,7 +10,7 @@ import type { ModeContext } from '../pipeline/context.js';
  */
 export async function run(ctx: ModeContext): Promise<void> {
   const { host } = ctx;
-  const out = await plan(await planRequestOf(ctx, 'detect'));
+  const out = await plan(await planRequestOf(ctx, 'detect', sequenceFromContext(ctx)));
   const packages = out.refs.map((r) => ({ name: r.name, version: r.version, path: r.path }));
   for (const p of packages) host.info(`changed: ${p.name}/${p.version}`);
   for (const r of out.removed) host.info(`removed (not tested): ${r.name}/${r.version}`);

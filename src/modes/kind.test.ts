@@ -1,6 +1,15 @@
 // Kind mode's step graph run by the real scheduler with fake steps held by deferred promises:
 // what starts together, what waits on what, and what a failure leaves unstarted.
+import { jest } from '@jest/globals';
+import { KubeConfig } from '@kubernetes/client-node';
+import { RecordingHost } from '../action/host.js';
+import type { GithubContext } from '../action/context.js';
+import { parseInputs } from '../inputs.js';
+import type { ModeContext } from '../pipeline/context.js';
 import { runSteps } from '../pipeline/schedule.js';
+import { sequenceFromContext } from '../pipeline/selection.js';
+import { startDevRun } from '../pipeline/steps.js';
+import { inputsFrom } from '../../test/support/inputs.js';
 import { addonsManagerPackageInstall, ADDONS_NAMESPACE } from '../cluster/baseline.js';
 import { matchPackageInstalls, planForPackageInstalls, versionsInPlay } from '../cluster/dev.js';
 import type { KObject } from '../verify/evaluate.js';
@@ -141,4 +150,33 @@ test.each([
   const early = expectedKindPlan({ loaded, refName: 'web.test', ...(baselineVersion ? { baselineVersion } : {}), seq, registry });
   expect(early).toEqual(real);
   expect(early.repository).toEqual({ host: 'localhost:5001', path: 'devpkg/web-bundle' });
+});
+
+test('the dev run plans with the run\'s sequence, not a second clock read: outside GitHub (run number 0), a second after the early push, its plan is the pushed one', async () => {
+  const loaded = { name: 'web', pkg: { pkg: { spec: { refName: 'web.test', version: '1.0.0' } } } } as never;
+  const registry = { host: 'localhost:5001', path: 'devpkg' };
+  const github: GithubContext = {
+    eventName: 'workflow_dispatch', event: {}, sha: '', ref: '', owner: 'example', repo: 'packages', runId: '', runNumber: 0, runAttempt: 0,
+    serverUrl: 'https://github.com', apiUrl: 'https://api.github.com', workspace: '/nowhere',
+  };
+  // A push command: the dev run needs no imgpkg.
+  const inputs = parseInputs(inputsFrom({ mode: 'kind', packages: 'web/1.0.0', 'push-command': 'true', comment: 'false' }));
+  const ctx: ModeContext = { inputs, github, host: new RecordingHost(), exec: async () => ({ code: 0, stdout: '', stderr: '' }), env: {} };
+  const kc = new KubeConfig();
+  kc.loadFromOptions({ clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }], users: [{ name: 'u' }], contexts: [{ name: 'c', cluster: 'c', user: 'u' }], currentContext: 'c' });
+  // Only Date is faked, going on with the real time; the test moves it a second on.
+  jest.useFakeTimers({ advanceTimers: true, doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+  try {
+    const seq = sequenceFromContext(ctx);
+    const early = expectedKindPlan({ loaded, refName: 'web.test', seq, registry });
+    jest.setSystemTime(Date.now() + 1000);
+    const run = await startDevRun(ctx, { kc, root: '/nowhere', refs: [], mode: 'kind', registry, seq });
+    // The cluster the baseline leaves for a package new in the repository: its PackageInstall only.
+    const pi = addonsManagerPackageInstall({ namespace: ADDONS_NAMESPACE, name: 'web', refName: 'web.test', serviceAccount: 'web-sa' }) as KObject;
+    const real = planForPackageInstalls({ name: 'web', released: '1.0.0', seq: run.seq, registry }, matchPackageInstalls([pi], 'web.test'), []);
+    expect(early.version).toMatch(/^1\.0\.1-dev\.\d{14}$/);
+    expect(real.tag).toBe(early.tag);
+  } finally {
+    jest.useRealTimers();
+  }
 });

@@ -56,6 +56,8 @@ export function kindClusterName(runId: string | number, attempt: number): string
 export async function run(ctx: ModeContext): Promise<void> {
   const { inputs, host, github } = ctx;
   const root = path.resolve(github.workspace, inputs.workingDirectory);
+  // The dev sequence, read once (outside GitHub, the clock): the plan, the early push and the dev run agree.
+  const seq = sequenceFromContext(ctx);
   // Everything is checked before anything starts, in this order: the inputs (parseInputs), the
   // packages (planned as `devpkg plan` plans them), the files the inputs name, then every tool
   // and daemon, all that is missing named at once. Nothing is created before the last check.
@@ -66,7 +68,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     dockerNeed(ctx.exec),
     kindNeed({ version: tools.kind?.version, sha256: tools.kind?.sha256, sha256From: tools.kind?.sha256From, exec: ctx.exec, install: ctx.install, log: (m) => host.info(m) }),
   ];
-  const { planned, refs, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'kind'));
+  const { planned, refs, unplanned, tools: layoutTools, nothing } = await host.group('Changed packages', () => plannedRefs(ctx, 'kind', seq));
   // imgpkg, kbld for lock-images, and what the planned packages' layouts build with (ytt, kbld).
   const needs = [...baseNeeds, ...toolNeeds(ctx, tools, layoutTools)];
   if (planned.length + unplanned.length === 0) {
@@ -144,6 +146,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     packageInstalls: installs,
     phases,
     scratch: prep!.dir,
+    seq,
   });
   const perPackage = (ref: PackageVersionRef, fn: (st: PackageState) => Promise<void>, onError: (st: PackageState, err: unknown) => PackageResult) => async () => {
     const st = pkgs.get(keyOf(ref))!;
@@ -216,7 +219,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         async (st) => {
           if (!('folder' in st.bundle!)) return;
           // The plan a fresh cluster holding only the baseline gets; applying checks it again.
-          const plan = expectedKindPlan({ loaded: st.loaded!, refName: st.refName!, baselineVersion: st.released?.released?.pkg.pkg.spec.version, seq: sequenceFromContext(kctx), devVersion: inputs.devVersion || undefined, registry: pushTo(registry!) });
+          const plan = expectedKindPlan({ loaded: st.loaded!, refName: st.refName!, baselineVersion: st.released?.released?.pkg.pkg.spec.version, seq, devVersion: inputs.devVersion || undefined, registry: pushTo(registry!) });
           const pushed = await pushDevBundle({ root, loaded: st.loaded!, pushCommand: inputs.pushCommand || undefined, pushTimeoutMs: inputs.pushTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), lockImages: inputs.lockImages, exec: ctx.exec, log: (m) => host.info(`${st.ref.name}: ${m}`) }, plan, st.bundle!.folder);
           st.prepushed = { repository: formatRepository(plan.repository), tag: plan.tag, pushed };
         },

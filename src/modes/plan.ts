@@ -1,5 +1,6 @@
 import { plan, matrixOf, nothingChanged, packageSummary, type PlanOutput } from '../pipeline/plan.js';
 import { planRequestOf } from '../pipeline/request.js';
+import { sequenceFromContext } from '../pipeline/selection.js';
 import { DevpkgError } from '../errors.js';
 import { errorSummary } from '../packages/problems.js';
 import { annotateProblems } from '../pipeline/problems.js';
@@ -8,7 +9,7 @@ import type { ModeContext } from '../pipeline/context.js';
 /** Plan mode: no cluster; outputs, a job summary and (on a pull request) the comment. */
 export async function run(ctx: ModeContext): Promise<void> {
   const { host } = ctx;
-  const out = await host.group('Plan', async () => plan(await planRequestOf(ctx, 'plan')));
+  const out = await host.group('Plan', async () => plan(await planRequestOf(ctx, 'plan', sequenceFromContext(ctx))));
   if (out.packages.length === 0) for (const l of nothingChanged(out)) host.info(l.trim());
   for (const p of out.packages) {
     if (p.verdict === 'error') host.info(`${p.name}/${p.version}: not planned: ${p.reason}`);

@@ -9,7 +9,8 @@ import type { Inputs } from '../inputs.js';
 import type { Mode } from '../results.js';
 import type { PlanRequest } from './plan.js';
 import { openRepository, type Repo } from './repo.js';
-import { selectionFromContext, sequenceFromContext } from './selection.js';
+import type { DevSequence } from '../versions/index.js';
+import { selectionFromContext } from './selection.js';
 import type { ModeContext } from './context.js';
 
 /** The scope of an action run: working-directory, from the workspace. */
@@ -47,8 +48,11 @@ export function repoOfRun(ctx: Pick<ModeContext, 'inputs' | 'github' | 'exec'>, 
   return r;
 }
 
-/** The plan request of an action run: built here only, from every input a plan reads. */
-export async function planRequestOf(ctx: ModeContext, mode: Mode): Promise<PlanRequest> {
+/**
+ * The plan request of an action run: built here only, from every input a plan reads, with the
+ * run's dev sequence (read once where the mode starts: sequenceFromContext).
+ */
+export async function planRequestOf(ctx: ModeContext, mode: Mode, seq: DevSequence): Promise<PlanRequest> {
   const { inputs } = ctx;
   const repo = await repoOfRun(ctx);
   return {
@@ -60,7 +64,7 @@ export async function planRequestOf(ctx: ModeContext, mode: Mode): Promise<PlanR
     selection: selectionFromContext(ctx),
     registry: inputs.registry,
     refName: inputs.refName,
-    seq: sequenceFromContext(ctx),
+    seq,
     ...(inputs.devVersion ? { devVersion: inputs.devVersion } : {}),
     ...(inputs.addonType ? { addonType: inputs.addonType } : {}),
     ignore: inputs.ignore,

@@ -22,7 +22,7 @@ import type { Need } from '../tools/needs.js';
 import type { BundleSource, LoadedPackage } from '../layouts/index.js';
 import type { PushBundleResult } from '../bundle/push.js';
 import { withChecksumsFile, type ToolPins } from '../tools/releases.js';
-import { sequenceFromContext } from './selection.js';
+import type { DevSequence } from '../versions/index.js';
 import { annotateProblems, failedResult, interruptedResult, loadForMode } from './problems.js';
 import { planRequestOf, repoOfRun } from './request.js';
 import type { ModeContext } from './context.js';
@@ -45,6 +45,8 @@ export interface ClusterRunOptions {
    * step removes them even when main was killed; else RUNNER_TEMP (emptied by the runner) or the temp folder.
    */
   scratch?: string;
+  /** The run's dev sequence, read once where the mode starts (sequenceFromContext): the plan, an early push and the dev run agree. */
+  seq: DevSequence;
 }
 
 /** What the dev half of a run (push, derive, apply, then verify) carries from package to package. */
@@ -53,7 +55,7 @@ export interface DevRun {
   refNames: ReturnType<typeof parseRefNameMap>;
   named?: { namespace: string; name: string };
   credentials?: { username: string; password: string };
-  seq: ReturnType<typeof sequenceFromContext>;
+  seq: DevSequence;
   errors: PackageResult[];
   requests: VerifyRequest[];
   releases: Array<() => Promise<void>>;
@@ -74,7 +76,7 @@ export async function startDevRun(ctx: ModeContext, o: ClusterRunOptions): Promi
     refNames: parseRefNameMap(inputs.refName),
     ...(named ? { named } : {}),
     ...(credentials ? { credentials } : {}),
-    seq: sequenceFromContext(ctx),
+    seq: o.seq,
     errors: [],
     requests: [],
     releases: [],
@@ -249,8 +251,8 @@ export async function finishRun(ctx: ModeContext, results: PackageResult[], noth
 }
 
 /** The package versions in play (bootstrap mode); when none, why, in words (logged here, for the report). */
-export async function changedRefs(ctx: ModeContext, mode: Mode): Promise<{ refs: PackageVersionRef[]; nothing: string[] }> {
-  const sel = await resolveSelection(await planRequestOf(ctx, mode));
+export async function changedRefs(ctx: ModeContext, mode: Mode, seq: DevSequence): Promise<{ refs: PackageVersionRef[]; nothing: string[] }> {
+  const sel = await resolveSelection(await planRequestOf(ctx, mode, seq));
   const nothing = sel.refs.length === 0 ? nothingChanged(sel) : [];
   for (const l of nothing) ctx.host.info(l.trim());
   return { refs: sel.refs, nothing };
@@ -264,8 +266,9 @@ export async function changedRefs(ctx: ModeContext, mode: Mode): Promise<{ refs:
 export async function plannedRefs(
   ctx: ModeContext,
   mode: Mode,
+  seq: DevSequence,
 ): Promise<{ planned: PlannedPackage[]; refs: PackageVersionRef[]; unplanned: PackageResult[]; tools: string[]; nothing: string[] }> {
-  const out = await plan(await planRequestOf(ctx, mode));
+  const out = await plan(await planRequestOf(ctx, mode, seq));
   const unplanned = out.packages.filter((p) => p.verdict === 'error');
   annotateProblems(ctx, unplanned.flatMap((p) => p.problems ?? []));
   const nothing = out.packages.length === 0 ? nothingChanged(out) : [];

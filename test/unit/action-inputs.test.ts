@@ -14,6 +14,7 @@ import { parseInputs } from '../../src/inputs.js';
 import type { Mode } from '../../src/results.js';
 import type { ModeContext } from '../../src/pipeline/context.js';
 import { changedRefs, plannedRefs } from '../../src/pipeline/steps.js';
+import { sequenceFromContext } from '../../src/pipeline/selection.js';
 import { run as planMode } from '../../src/modes/plan.js';
 import { run as detectMode } from '../../src/modes/detect.js';
 import { actionTestScope } from '../support/action-scope.js';
@@ -159,8 +160,8 @@ async function whatModeDoes(mode: Exclude<Mode, 'report'>, values: Record<string
       const report = host.summaries.join('\n').replace(/<sub>.*<\/sub>/g, '');
       return JSON.stringify([host.outputs.packages, host.outputs.removed, host.outputs.problems, host.outputs.error, report]);
     }
-    if (mode === 'bootstrap') return JSON.stringify((await changedRefs(ctx, mode)).refs);
-    const { planned, unplanned, tools } = await plannedRefs(ctx, mode);
+    if (mode === 'bootstrap') return JSON.stringify((await changedRefs(ctx, mode, sequenceFromContext(ctx))).refs);
+    const { planned, unplanned, tools } = await plannedRefs(ctx, mode, sequenceFromContext(ctx));
     return JSON.stringify([planned.map((p) => [p.name, p.version, p.reason, p.targetRefName, p.plan?.bundleImage, p.plan?.overlay]), unplanned.map((p) => p.reason), tools]);
   } catch (err) {
     return `error: ${(err as Error).message}`;

@@ -1,17 +1,20 @@
 // Kind mode in process with kind and docker stood in by a recorder: a setup failure before any
 // package runs still reports a result per package, results.json and the summary (issue 17), and
 // the cluster is left recorded for the post step. The real cluster: test/integration/kind-mode.test.ts.
-import { afterEach, describe, expect, test } from '@jest/globals';
+import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { RecordingHost } from '../../src/action/host.js';
 import type { GithubContext } from '../../src/action/context.js';
 import { CLEANUP_STATE, CleanupList } from '../../src/cleanup.js';
 import { DevpkgError } from '../../src/errors.js';
 import { parseInputs } from '../../src/inputs.js';
 import { run } from '../../src/modes/kind.js';
+import type { ExecFn } from '../../src/tools/exec.js';
 import { actionTestScope } from '../support/action-scope.js';
 import { inputsFrom } from '../support/inputs.js';
 import { failingKindTools } from '../support/kind-tools.js';
@@ -187,4 +190,46 @@ test('a monorepo: working-directory a subfolder of the git repository; the packa
   expect(steps['kind cluster']).toBe('failed');
   expect(Object.entries(steps).filter(([n, s]) => n.includes('antrea/1.5.3') && n.startsWith('build') && s === 'done')).not.toEqual([]);
   expect(host.errors.map((e) => e.message).join('\n')).not.toMatch(/working tree|no folder|known: none/);
+});
+
+test('outside GitHub (run number 0) the dev version is read from the clock once per run: a second later, the early dev push pushes the version planned', async () => {
+  const { work, repo } = workspace();
+  const host = newHost();
+  // A registry that answers /v2/ (the kind registry's readiness) and holds no tag.
+  const reg = createServer((req, res) => void res.writeHead(req.url === '/v2/' ? 200 : 404).end());
+  await new Promise<void>((r) => reg.listen(0, '127.0.0.1', r));
+  const port = (reg.address() as AddressInfo).port;
+  // Only Date is faked, and it goes on with the real time; the test moves it a second on.
+  jest.useFakeTimers({ advanceTimers: true, doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+  try {
+    const t = tools();
+    const pushes: Array<Record<string, string | undefined>> = [];
+    let devPushed!: () => void;
+    const pushedDev = new Promise<void>((r) => (devPushed = r));
+    const exec: ExecFn = async (cmd, args, opts) => {
+      if (cmd === 'bash') {
+        pushes.push(opts?.env ?? {});
+        if (opts?.env?.DEVPKG_VERSION?.includes('dev')) devPushed();
+        return { code: 0, stdout: '', stderr: '' };
+      }
+      if (cmd.endsWith('docker') && args[0] === 'run') {
+        // The plan is made; the run goes on a second later (past the clock's second).
+        jest.setSystemTime(Date.now() + 1000);
+        if (args.includes('127.0.0.1:5001:5000')) return { code: 125, stdout: '', stderr: 'Bind for 127.0.0.1:5001 failed: port is already allocated\n' };
+      }
+      if (cmd.endsWith('docker') && args[0] === 'port') return { code: 0, stdout: `127.0.0.1:${port}\n`, stderr: '' };
+      // The cluster fails once the early dev push has run.
+      if (cmd.endsWith('kind') && args[0] === 'create') await pushedDev;
+      return t.exec(cmd, args, opts);
+    };
+    const inputs = parseInputs(inputsFrom({ mode: 'kind', packages: 'antrea/1.5.3', 'kapp-controller-manifest': 'kapp-controller.yml', 'push-command': 'true', comment: 'false' }));
+    await run({ inputs, github: { ...github(repo), runNumber: 0, runAttempt: 0 }, host, exec, env: { RUNNER_TEMP: work } }).catch(() => undefined);
+    const doc = JSON.parse(readFileSync(join(work, 'devpkg-devpkg-results', 'results.json'), 'utf8')) as { results: Array<{ devVersion?: string }> };
+    const planned = doc.results[0]!.devVersion;
+    expect(planned).toMatch(/^1\.5\.4-dev\.\d{14}$/);
+    expect(pushes.filter((p) => p.DEVPKG_VERSION?.includes('dev')).map((p) => p.DEVPKG_VERSION)).toEqual([planned]);
+  } finally {
+    jest.useRealTimers();
+    reg.close();
+  }
 });
