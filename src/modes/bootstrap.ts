@@ -46,6 +46,8 @@ export async function run(ctx: ModeContext): Promise<void> {
     );
   }
   const ref = refs[0]!;
+  // A bad assert input is refused before the host is checked or anything is fetched or made.
+  const assertions = parseAssertions(inputs.assert);
   if (inputs.hostCheck) {
     const problems = await host.group('Can this runner bootstrap?', async () => checkHost(await readHostFacts(ctx.exec)));
     if (problems.length) throw new UsageError(hostRefusal(problems, 'host-check: false'));
@@ -112,7 +114,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         bootstrapTimeoutMs: inputs.bootstrapTimeoutMs,
         timeoutMs: inputs.timeoutMs,
         settleMs: inputs.settleMs,
-        assertions: parseAssertions(inputs.assert),
+        assertions,
         workDir,
         cleanup,
         // The runner cancelling the job: the create stops, the result is interrupted; post cleans up.

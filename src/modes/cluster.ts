@@ -47,7 +47,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     await finishRun(ctx, [], nothing);
     return;
   }
-  parseAssertions(inputs.assert);
+  const assertions = parseAssertions(inputs.assert);
   const kc = await loadKubeConfig(kubeconfigPath, 'input kubeconfig');
   if (needs.length) await checkNeeds('cluster', needs, ctx.install, (m) => host.info(m));
   let results: Awaited<ReturnType<typeof pushApplyVerify>> = [];
@@ -61,7 +61,7 @@ export async function run(ctx: ModeContext): Promise<void> {
       log: (m) => host.info(m),
     });
     if (pull.warning) host.warning(pull.warning);
-    results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry, clusterRegistry: pull.clusterRegistry, seq });
+    results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry, clusterRegistry: pull.clusterRegistry, seq, assertions });
   }
   await finishRun(ctx, [...results, ...unplanned]);
 }

@@ -170,7 +170,7 @@ test('the dev run plans with the run\'s sequence, not a second clock read: outsi
     const seq = sequenceFromContext(ctx);
     const early = expectedKindPlan({ loaded, refName: 'web.test', seq, registry });
     jest.setSystemTime(Date.now() + 1000);
-    const run = await startDevRun(ctx, { kc, root: '/nowhere', refs: [], mode: 'kind', registry, seq });
+    const run = await startDevRun(ctx, { kc, root: '/nowhere', refs: [], mode: 'kind', registry, seq, assertions: [] });
     // The cluster the baseline leaves for a package new in the repository: its PackageInstall only.
     const pi = addonsManagerPackageInstall({ namespace: ADDONS_NAMESPACE, name: 'web', refName: 'web.test', serviceAccount: 'web-sa' }) as KObject;
     const real = planForPackageInstalls({ name: 'web', released: '1.0.0', seq: run.seq, registry }, matchPackageInstalls([pi], 'web.test'), []);

@@ -77,7 +77,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     return;
   }
   await checkKindFiles({ kindConfig: inputs.kindConfig || undefined, kappControllerManifest: inputs.kappControllerManifest || undefined, kappControllerSha256: inputs.kappControllerSha256 || undefined, cwd: root });
-  parseAssertions(inputs.assert);
+  const assertions = parseAssertions(inputs.assert);
   // The local registry needs no credentials: whatever was given is never sent (issue 18).
   if (inputs.registryUsername || inputs.registryPassword) {
     host.warning('mode kind pushes only to the local registry it creates: registry-username/registry-password are ignored and sent nowhere');
@@ -147,6 +147,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     phases,
     scratch: prep!.dir,
     seq,
+    assertions,
   });
   const perPackage = (ref: PackageVersionRef, fn: (st: PackageState) => Promise<void>, onError: (st: PackageState, err: unknown) => PackageResult) => async () => {
     const st = pkgs.get(keyOf(ref))!;

@@ -13,7 +13,7 @@ import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap } from '../packages/refname.js';
 import { nothingChanged, plan, resolveSelection } from './plan.js';
 import type { PackageVersionRef } from '../detect/index.js';
-import { parseAssertions } from '../verify/assertions.js';
+import type { Assertion } from '../verify/assertions.js';
 import { parsePackageInstallRef, passed, verifyAll, type VerifyRequest } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import type { Mode, PackageResult, PlannedPackage } from '../results.js';
@@ -47,6 +47,8 @@ export interface ClusterRunOptions {
   scratch?: string;
   /** The run's dev sequence, read once where the mode starts (sequenceFromContext): the plan, an early push and the dev run agree. */
   seq: DevSequence;
+  /** The assert input, parsed once where the mode starts (a bad one is refused before anything is made). */
+  assertions: Assertion[];
 }
 
 /** What the dev half of a run (push, derive, apply, then verify) carries from package to package. */
@@ -70,7 +72,6 @@ export async function startDevRun(ctx: ModeContext, o: ClusterRunOptions): Promi
   }
   if (inputs.registryPassword) host.setSecret(inputs.registryPassword);
   const credentials = inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined;
-  parseAssertions(inputs.assert);
   const run: DevRun = {
     client: await ClusterClient.create(o.kc),
     refNames: parseRefNameMap(inputs.refName),
@@ -162,7 +163,7 @@ export async function verifyDevRun(ctx: ModeContext, o: ClusterRunOptions, run: 
       kc: o.kc,
       settleMs: inputs.settleMs,
       timeoutMs: inputs.timeoutMs,
-      assertions: parseAssertions(inputs.assert),
+      assertions: o.assertions,
       // Outside the work tree; finishRun copies them into the results folder.
       diagnosticsDir: path.join(ctx.env.RUNNER_TEMP || tmpdir(), 'devpkg-diagnostics'),
       log: (m) => host.info(m),

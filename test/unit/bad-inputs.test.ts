@@ -203,6 +203,10 @@ const ACTION_CASES: Array<[Record<string, string>, Record<string, string>, strin
   [{ 'ytt-version': 'latest' }, {}, 'input ytt-version: "latest" is not a release version such as v0.44.3'],
   [{ mode: 'cluster', registry: 'localhost:5001/devpkg', 'imgpkg-version': 'v0.45.0' }, { KUBECONFIG }, 'devpkg pins no sha256 for imgpkg v0.45.0'],
   [{ mode: 'cluster', registry: 'localhost:5001/devpkg', 'imgpkg-version': 'v0.45.0', 'tool-checksums': 'nosuch.txt' }, {}, 'input tool-checksums: cannot read '],
+  // A bad assert input: refused before the cluster is asked anything (kind mode: test/unit/kind-first-try.test.ts).
+  [{ mode: 'cluster', registry: 'localhost:5001/devpkg', assert: 'kind: x' }, { KUBECONFIG }, 'assert: must be a YAML list'],
+  // Before the host check, ytt, the tanzu CLI or a management cluster.
+  [{ mode: 'bootstrap', registry: 'localhost:5001/devpkg', 'cluster-config': 'mc.yaml', assert: 'kind: x' }, {}, 'assert: must be a YAML list'],
   [{}, { GITHUB_OUTPUT: '/nonexistent/dir/output' }, 'GITHUB_OUTPUT is set to /nonexistent/dir/output, which cannot be created or written (ENOENT)'],
   [{}, { GITHUB_STEP_SUMMARY: '/nonexistent/dir/summary' }, 'GITHUB_STEP_SUMMARY is set to /nonexistent/dir/summary'],
 ];
