@@ -138,6 +138,11 @@ class Reader {
     return out;
   }
 
+  /** An optional list of strings (plan commands, step names), each cleaned and cut to a field's length. */
+  stringList(o: Obj, key: string, path: string): string[] | undefined {
+    return this.list(o, key, path, (x, p) => (typeof x === 'string' ? cutText(cleanText(x), UNTRUSTED_LIMITS.fieldChars).text : this.fail(p, 'expected a string')));
+  }
+
   obj(v: unknown, path: string): Obj | undefined {
     return isObj(v) ? v : this.fail(path, 'expected an object');
   }
@@ -171,7 +176,7 @@ function planOf(rd: Reader, v: unknown, path: string): PlanDetails | undefined {
     packageYaml: rd.str(o, 'packageYaml', path, block) ?? '',
     overlay: rd.str(o, 'overlay', path, block) ?? '',
     overlayPath: rd.str(o, 'overlayPath', path) ?? '',
-    commands: rd.list(o, 'commands', path, (c, p) => (typeof c === 'string' ? cutText(cleanText(c), UNTRUSTED_LIMITS.fieldChars).text : rd.fail(p, 'expected a string'))) ?? [],
+    commands: rd.stringList(o, 'commands', path) ?? [],
   };
 }
 
@@ -218,7 +223,6 @@ function result(rd: Reader, v: unknown, path: string): PlannedPackage | undefine
     return { name: rd.need(po, 'name', p), startedAt: rd.str(po, 'startedAt', p), seenAt: rd.str(po, 'seenAt', p), ...(detail ? { detail } : {}) };
   });
   if (phases) r.phases = phases;
-  const strings = (x: unknown, p: string) => (typeof x === 'string' ? cutText(cleanText(x), UNTRUSTED_LIMITS.fieldChars).text : rd.fail(p, 'expected a string'));
   const steps = rd.list(o, 'steps', path, (x, p) => {
     const so = rd.obj(x, p);
     if (!so) return undefined;
@@ -228,10 +232,10 @@ function result(rd: Reader, v: unknown, path: string): PlannedPackage | undefine
     return {
       name: rd.need(so, 'name', p),
       state: rd.oneOf(so, 'state', p, ['done', 'failed', 'cancelled'] as const, true) ?? 'failed',
-      needs: rd.list(so, 'needs', p, strings) ?? [],
+      needs: rd.stringList(so, 'needs', p) ?? [],
       ...(startedAt ? { startedAt } : {}),
       ...(finishedAt ? { finishedAt } : {}),
-      waitedOn: rd.list(so, 'waitedOn', p, strings) ?? [],
+      waitedOn: rd.stringList(so, 'waitedOn', p) ?? [],
       ...(error ? { error } : {}),
     };
   });
