@@ -6,7 +6,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pushBundle } from '../bundle/push.js';
+import { pushBundle, pushLimits } from '../bundle/push.js';
 import type { Registry } from '../bundle/reference.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
 import type { CleanupItem, CleanupList } from '../cleanup-list.js';
@@ -215,7 +215,8 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
       tag: plan.tag,
       credentials: o.credentials,
       pushCommand: o.pushCommand,
-      ...(o.pushTimeoutMs !== undefined ? { timeoutMs: o.pushTimeoutMs } : {}),
+      // Not stopped by the run's signal (yet): the result would then be an error, not interrupted.
+      ...pushLimits(o.pushTimeoutMs),
       tools: o.tools,
       install: o.install,
       // DEVPKG_VERSION is the version of the Package the bundle is for, as in the other modes.

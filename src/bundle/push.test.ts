@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execTool, type ExecFn, type ExecOptions } from '../tools/exec.js';
 import { Imgpkg } from '../tools/imgpkg.js';
-import { explainPushFailure, printedDigests, pushBundle, pushCommandArgs, pushCommandDir, pushCommandEnv } from './push.js';
+import { explainPushFailure, printedDigests, pushBundle, pushCommandArgs, pushCommandDir, pushCommandEnv, pushLimits } from './push.js';
 import { parseRepository } from './reference.js';
 
 const DIGEST = 'sha256:' + 'ab'.repeat(32);
@@ -21,6 +21,14 @@ test('pushCommandEnv: every value as a variable', () => {
     DEVPKG_IMAGE: 'localhost:5001/devpkg/antrea:1.2.3_dev.1',
     DEVPKG_BUNDLE_DIR: '/r/b',
   });
+});
+
+test('pushLimits: the time-out and the signal, each only when given (a 0 time-out kept)', () => {
+  const signal = new AbortController().signal;
+  expect(pushLimits(undefined, undefined)).toStrictEqual({});
+  expect(pushLimits(0)).toStrictEqual({ timeoutMs: 0 });
+  expect(pushLimits(undefined, signal)).toStrictEqual({ signal });
+  expect(pushLimits(90_000, signal)).toStrictEqual({ timeoutMs: 90_000, signal });
 });
 
 test('pushCommandArgs: the user\'s text is one argv element of bash -c', () => {

@@ -64,6 +64,11 @@ export interface PushBundleOptions {
   fetch?: typeof fetch;
 }
 
+/** The push command's limits as pushBundle takes them: push-timeout and the run's abort signal, each set only when given. */
+export function pushLimits(timeoutMs?: number, signal?: AbortSignal): Pick<PushBundleOptions, 'timeoutMs' | 'signal'> {
+  return { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(signal ? { signal } : {}) };
+}
+
 export interface PushBundleResult {
   /** `host/path@sha256:...`, what the Package references. */
   image: string;

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { copyBundle, pushBundle } from '../bundle/push.js';
+import { copyBundle, pushBundle, pushLimits } from '../bundle/push.js';
 import { clusterImage, type Registry } from '../bundle/reference.js';
 import { DevpkgError } from '../errors.js';
 import { deriveDevPackage } from '../packages/derive.js';
@@ -143,8 +143,7 @@ export async function pushBaseline(o: PushBaselineOptions, built?: { released: R
       repository: bundle.repository,
       tag: bundle.tag,
       pushCommand: o.pushCommand,
-      ...(o.pushTimeoutMs !== undefined ? { timeoutMs: o.pushTimeoutMs } : {}),
-      ...(o.signal ? { signal: o.signal } : {}),
+      ...pushLimits(o.pushTimeoutMs, o.signal),
       cwd: o.root,
       env: { package: o.loaded.name, version },
       exec: o.exec,

@@ -5,7 +5,7 @@
  * the dev Package, server-side apply it, and hand back what to verify.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { copyBundle, pushBundle, type PushBundleResult } from '../bundle/push.js';
+import { copyBundle, pushBundle, pushLimits, type PushBundleResult } from '../bundle/push.js';
 import { clusterImage, formatRepository, parseImageTag, type Registry } from '../bundle/reference.js';
 import { RegistryClient, type RegistryCredentials } from '../bundle/registry.js';
 import { DevpkgError, errorMessage } from '../errors.js';
@@ -305,8 +305,7 @@ export function pushDevBundle(
     lockImages: o.lockImages,
     plainHttp: o.plainHttp,
     env: { package: o.loaded.name, version: plan.version },
-    ...(o.pushTimeoutMs !== undefined ? { timeoutMs: o.pushTimeoutMs } : {}),
-    ...(o.signal ? { signal: o.signal } : {}),
+    ...pushLimits(o.pushTimeoutMs, o.signal),
     exec: o.exec,
     log: o.log,
   });

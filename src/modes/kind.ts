@@ -131,6 +131,8 @@ export async function run(ctx: ModeContext): Promise<void> {
   let kc: KubeConfig | undefined;
   let dev: Promise<DevRun> | undefined;
   const pushTo = (r: KindRegistry): Registry => ({ host: r.pushHost, path: 'devpkg' });
+  // What both pushes of a package (its baseline, its dev bundle) run with.
+  const pushing = { root, exec: ctx.exec, pushCommand: inputs.pushCommand || undefined, pushTimeoutMs: inputs.pushTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
   // Keyed NAME/VERSION: the step names of a package's steps.
   const keyOf = (ref: PackageVersionRef) => `${ref.name}/${ref.version}`;
   const pkgs = new Map(refs.map((ref) => [keyOf(ref), { ref } as PackageState]));
@@ -210,7 +212,7 @@ export async function run(ctx: ModeContext): Promise<void> {
       perPackage(
         refOf(name),
         async (st) => {
-          st.baseline = await pushBaseline({ exec: ctx.exec, root, loaded: st.loaded!, registry: pushTo(registry!), pushCommand: inputs.pushCommand || undefined, pushTimeoutMs: inputs.pushTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), copyToRegistry: true, log: (m) => host.info(`${st.ref.name}: ${m}`) }, st.released);
+          st.baseline = await pushBaseline({ ...pushing, loaded: st.loaded!, registry: pushTo(registry!), copyToRegistry: true, log: (m) => host.info(`${st.ref.name}: ${m}`) }, st.released);
         },
         (st, err) => beforeBaseline(st, err, 'baseline'),
       )(),
@@ -221,7 +223,7 @@ export async function run(ctx: ModeContext): Promise<void> {
           if (!('folder' in st.bundle!)) return;
           // The plan a fresh cluster holding only the baseline gets; applying checks it again.
           const plan = expectedKindPlan({ loaded: st.loaded!, refName: st.refName!, baselineVersion: st.released?.released?.pkg.pkg.spec.version, seq, devVersion: inputs.devVersion || undefined, registry: pushTo(registry!) });
-          const pushed = await pushDevBundle({ root, loaded: st.loaded!, pushCommand: inputs.pushCommand || undefined, pushTimeoutMs: inputs.pushTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), lockImages: inputs.lockImages, exec: ctx.exec, log: (m) => host.info(`${st.ref.name}: ${m}`) }, plan, st.bundle!.folder);
+          const pushed = await pushDevBundle({ ...pushing, loaded: st.loaded!, lockImages: inputs.lockImages, log: (m) => host.info(`${st.ref.name}: ${m}`) }, plan, st.bundle!.folder);
           st.prepushed = { repository: formatRepository(plan.repository), tag: plan.tag, pushed };
         },
         (st, err) => beforeBaseline(st, err),
