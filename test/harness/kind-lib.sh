@@ -189,7 +189,7 @@ engine_start() {
   exec 6>"$ENGINE_OWNER.lock"
   flock 6
   local waited=0 limit=${DEVPKG_KIND_ENGINE_WAIT:-0} odir opid
-  while [ -s "$ENGINE_OWNER" ] && read -r odir opid < "$ENGINE_OWNER" && pid_alive "$opid" \
+  while [ -s "$ENGINE_OWNER" ] && read -r odir opid < "$ENGINE_OWNER" && pid_running "$opid" \
         && [ "$(cat "/proc/$opid/comm" 2>/dev/null)" = dockerd ]; do
     if [ "$waited" -ge "$limit" ]; then
       exec 6>&-
@@ -198,8 +198,25 @@ engine_start() {
     [ "$waited" = 0 ] && log "waiting up to ${limit}s for the kind engine in $odir (dockerd pid $opid) to stop"
     flock -u 6; sleep 5; waited=$((waited + 5)); flock 6
   done
+  # An engine killed without being brought down (SIGKILL; a session whose processes were ended)
+  # leaves its chains, links and mounts, and the owner file naming its state: brought down here
+  # with its own network snapshot, and said.
+  if [ -s "$ENGINE_OWNER" ] && read -r odir opid < "$ENGINE_OWNER" && ! pid_running "$opid"; then
+    if [ -d "$odir" ]; then
+      log "a kind engine in $odir (dockerd pid $opid) is gone without being brought down; removing what it left"
+      ( DEVPKG_HARNESS_DIR=${odir%/kind}; engine_stop ) || log "bringing the dead engine in $odir down failed; see above"
+    fi
+    rm -f "$ENGINE_OWNER"
+  fi
   # An engine that is being brought down removes its chains and docker0 last: give it time.
   while docker_leftovers && [ "$waited" -lt "$limit" ]; do sleep 2; waited=$((waited + 2)); done
+  # Chains and links of a dockerd with no state left to read: removed only when no dockerd runs on
+  # this machine at all (then nothing owns them).
+  if docker_leftovers && ! pgrep -x dockerd >/dev/null 2>&1; then
+    docker_leftovers_said >&2
+    log "no dockerd runs on this machine: removing dockerd's chains and links left by one that was killed"
+    stale_docker_net_remove
+  fi
   if docker_leftovers; then
     exec 6>&-
     docker_leftovers_said >&2
@@ -232,7 +249,24 @@ engine_start() {
   log "dockerd up (pid $pid); containers cannot reach beyond this machine (DROP to $(uplink) in DOCKER-USER)"
 }
 
+# Alive and not a zombie (a killed dockerd whose parent is gone may wait a while to be reaped).
+pid_running() { pid_alive "$1" && ! grep -qE '^[0-9]+ \(.*\) Z' "/proc/$1/stat" 2>/dev/null; }
+
 docker_leftovers() { iptables -S DOCKER-USER >/dev/null 2>&1 || ip link show docker0 >/dev/null 2>&1; }
+# Removes every DOCKER* chain and rule, the harness's isolation rules, and docker0, br-<id> and
+# veth links: net_restore against a snapshot of today's state with those taken out.
+stale_docker_net_remove() {
+  local snap f; snap=$(mktemp -d "${TMPDIR:-/tmp}/kind-stale-net.XXXXXX")
+  net_snapshot "$snap"
+  for f in "$snap"/iptables-* "$snap"/ip6tables-*; do
+    grep -vE "DOCKER|$ENGINE_RULE_COMMENT" "$f" > "$f.keep" || true
+    mv "$f.keep" "$f"
+  done
+  grep -vE '^(docker0|br-[0-9a-f]{12}|veth.*)$' "$snap/links" > "$snap/links.keep" || true
+  mv "$snap/links.keep" "$snap/links"
+  net_restore "$snap"
+  rm -rf "$snap"
+}
 # What docker_leftovers found, and who may own it: the chain, the link, any dockerd or containerd.
 docker_leftovers_said() {
   iptables -S DOCKER-USER 2>/dev/null | sed 's/^/[kind] found: iptables /'

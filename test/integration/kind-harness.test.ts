@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withHarnessLogs } from './helpers/logs.js';
-import { kindHarnessDown, kindHarnessIsUp, kindHarnessUp, type KindHarness } from './helpers/kind.js';
+import { kindHarnessDown, kindHarnessFromExports, kindHarnessIsUp, kindHarnessUp, kindScript, type KindHarness } from './helpers/kind.js';
 import { repoRoot, runTool } from './helpers/run.js';
 
 const T = 600_000;
@@ -266,6 +266,78 @@ test(
   }),
   T,
 );
+
+test(
+  'an engine killed with SIGKILL (dockerd, containerd, the shims and the containers: a session whose processes were ended) leaves chains, links and mounts; the next up, from another harness dir, removes them, says so and comes up',
+  withHarnessLogs(async () => {
+    const first = await kindHarnessUp();
+    // A container running, so that there are shims, mounts and a bridge to leave behind.
+    await runTool('docker', ['run', '-d', '--name', 'left-behind', first.registryImage], { env: first.env, timeoutMs: 120_000 });
+    const killed = killTree(`${first.state}/`);
+    expect(killed).toBeGreaterThan(2);
+    await gone(`${first.state}/`);
+    // What a killed engine leaves: its chain, its mounts, the owner file naming it.
+    expect((await runTool('iptables', ['-S', 'DOCKER-USER'], { allowFail: true })).code).toBe(0);
+    expect(readFileSync('/proc/self/mountinfo', 'utf8')).toContain(`${first.state}/`);
+    expect(readFileSync('/run/devpkg-kind-engine', 'utf8')).toContain(first.state);
+
+    const other = mkdtempSync(join(tmpdir(), 'devpkg-kind-harness-other-'));
+    const env = { ...process.env, DEVPKG_HARNESS_DIR: other };
+    try {
+      const r = await runTool('bash', [kindScript, 'up'], { cwd: repoRoot, env, timeoutMs: 1_800_000 });
+      expect(r.stderr).toContain(`a kind engine in ${first.state}`);
+      expect(r.stderr).toContain('is gone without being brought down; removing what it left');
+      const second = kindHarnessFromExports(r.stdout, env);
+      expect(second.state).toBe(join(other, 'kind'));
+      expect(existsSync(first.state)).toBe(false);
+      expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(`${first.state}/`);
+      expect((await runTool('docker', ['ps', '-aq'], { env: second.env })).stdout.trim()).toBe('');
+    } finally {
+      await runTool('bash', [kindScript, 'down'], { cwd: repoRoot, env, timeoutMs: 300_000 });
+      rmSync(other, { recursive: true, force: true });
+    }
+    const after = await snapshot();
+    expect(after.rules).toBe(before.rules);
+    expect(after.links).toEqual(before.links);
+  }),
+  T,
+);
+
+/** SIGKILL to every process naming `text` and all their descendants, at once; how many. */
+function killTree(text: string): number {
+  const parents = new Map<number, number[]>();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const ppid = Number(/^\d+ \(.*\) \S (\d+)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))![1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(pid)]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const all = new Set<number>(processesNaming(text).map((l) => Number(l.split(':')[0])));
+  const queue = [...all];
+  while (queue.length) {
+    for (const c of parents.get(queue.shift()!) ?? []) {
+      if (all.has(c)) continue;
+      all.add(c);
+      queue.push(c);
+    }
+  }
+  for (const pid of all) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  return all.size;
+}
+
+/** Until none of the processes naming `text` runs (a zombie does not), up to 30 s. */
+async function gone(text: string): Promise<void> {
+  for (let i = 0; i < 60 && processesNaming(text).length > 0; i++) await new Promise((r) => setTimeout(r, 500));
+  expect(processesNaming(text)).toEqual([]);
+}
 
 /** Command lines of the processes that name `text` in their arguments. */
 function processesNaming(text: string): string[] {
