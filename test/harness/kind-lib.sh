@@ -189,8 +189,7 @@ engine_start() {
   exec 6>"$ENGINE_OWNER.lock"
   flock 6
   local waited=0 limit=${DEVPKG_KIND_ENGINE_WAIT:-0} odir opid
-  while [ -s "$ENGINE_OWNER" ] && read -r odir opid < "$ENGINE_OWNER" && pid_running "$opid" \
-        && [ "$(cat "/proc/$opid/comm" 2>/dev/null)" = dockerd ]; do
+  while [ -s "$ENGINE_OWNER" ] && read -r odir opid < "$ENGINE_OWNER" && dockerd_running "$opid"; do
     if [ "$waited" -ge "$limit" ]; then
       exec 6>&-
       die "another kind harness engine runs on this machine (state $odir, dockerd pid $opid); only one can (they share the machine's bridges and iptables). Use it (DEVPKG_HARNESS_DIR=${odir%/kind}), stop it (DEVPKG_HARNESS_DIR=${odir%/kind} test/harness/kind.sh down) or wait for it (DEVPKG_KIND_ENGINE_WAIT=<seconds>)"
@@ -201,7 +200,7 @@ engine_start() {
   # An engine killed without being brought down (SIGKILL; a session whose processes were ended)
   # leaves its chains, links and mounts, and the owner file naming its state: brought down here
   # with its own network snapshot, and said.
-  if [ -s "$ENGINE_OWNER" ] && read -r odir opid < "$ENGINE_OWNER" && ! pid_running "$opid"; then
+  if [ -s "$ENGINE_OWNER" ] && read -r odir opid < "$ENGINE_OWNER" && ! dockerd_running "$opid"; then
     if [ -d "$odir" ]; then
       log "a kind engine in $odir (dockerd pid $opid) is gone without being brought down; removing what it left"
       ( DEVPKG_HARNESS_DIR=${odir%/kind}; engine_stop ) || log "bringing the dead engine in $odir down failed; see above"
@@ -251,6 +250,8 @@ engine_start() {
 
 # Alive and not a zombie (a killed dockerd whose parent is gone may wait a while to be reaped).
 pid_running() { pid_alive "$1" && ! grep -qE '^[0-9]+ \(.*\) Z' "/proc/$1/stat" 2>/dev/null; }
+# The owner file's pid is a running dockerd (not a zombie, not a reused pid): the engine lives.
+dockerd_running() { pid_running "$1" && [ "$(cat "/proc/$1/comm" 2>/dev/null)" = dockerd ]; }
 
 docker_leftovers() { iptables -S DOCKER-USER >/dev/null 2>&1 || ip link show docker0 >/dev/null 2>&1; }
 # Removes every DOCKER* chain and rule, the harness's isolation rules, and docker0, br-<id> and
