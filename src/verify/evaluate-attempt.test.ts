@@ -197,3 +197,69 @@ describe('the workload of the dev version', () => {
     expect(e.reason).toMatch(/pods: pod ns\/app-1 container main: ImagePullBackOff/);
   });
 });
+
+describe('kapp-controller went away during the attempt', () => {
+  // The App's attempt began at 10:00:05 (its fetch); kapp-controller's pod was deleted at 10:00:20.
+  const killed = (): { pkgi: KObject; app: KObject } => ({
+    pkgi: pkgi('ReconcileFailed', { useful: 'kapp: Error: waiting on reconcile deployment/web: signal: terminated' }),
+    app: app('ReconcileFailed', { deploy: { exitCode: 1, stderr: 'kapp: Error: signal: terminated', startedAt: '2026-01-01T10:00:06Z', updatedAt: '2026-01-01T10:00:21Z' } }),
+  });
+  const away = { from: Date.parse('2026-01-01T10:00:20Z'), what: 'pod kapp-controller/kapp-controller-a-1 was deleted' };
+
+  test('its failure from an attempt begun before is not the verdict: pending, waiting for the next attempt', () => {
+    const e = evaluate({ ...killed(), kappControllerOutages: [away] }, { version: DEV });
+    expect(e.state).toBe('pending');
+    expect(e.reason).toBe(
+      `the failure of ${DEV} is from an attempt begun at 2026-01-01T10:00:05.000Z, before kapp-controller went away at 2026-01-01T10:00:20.000Z ` +
+        '(pod kapp-controller/kapp-controller-a-1 was deleted); waiting for its next attempt (once kapp-controller is back); ' +
+        "that attempt's usefulErrorMessage: kapp: Error: waiting on reconcile deployment/web: signal: terminated",
+    );
+    // Back, but the new pod has not tried again yet: still waiting.
+    expect(evaluate({ ...killed(), kappControllerOutages: [{ ...away, to: Date.parse('2026-01-01T10:00:40Z') }] }, { version: DEV }).reason).toMatch(
+      /waiting for its next attempt \(kapp-controller has been back since 2026-01-01T10:00:40\.000Z\)/,
+    );
+  });
+
+  test('the same failure without an outage is the verdict (the old behaviour, right when kapp-controller stayed)', () => {
+    expect(evaluate(killed(), { version: DEV }).state).toBe('reconcile-failed');
+  });
+
+  test('a failure of the attempt made once it is back is the verdict', () => {
+    const s = killed();
+    s.app.status.fetch.startedAt = '2026-01-01T10:00:45Z';
+    s.app.status.deploy = { exitCode: 1, stderr: 'kapp: Error: configmap/Bad_Name', startedAt: '2026-01-01T10:00:46Z', updatedAt: '2026-01-01T10:00:47Z' };
+    const e = evaluate({ ...s, kappControllerOutages: [{ ...away, to: Date.parse('2026-01-01T10:00:40Z') }] }, { version: DEV });
+    expect(e.state).toBe('reconcile-failed');
+    expect(e.reason).toMatch(/Bad_Name/);
+  });
+});
+
+describe('the registry named when the fetch did not reach it, and registries known to be gone', () => {
+  test('the registry container stopped while kapp-controller fetched: reconcile-failed naming the registry', () => {
+    const err =
+      "vendir: Error: Syncing directory '0':\n  Syncing directory '.' with imgpkgBundle contents:\n    Fetching image:\n" +
+      '      Get "http://172.18.0.3:5000/v2/": dial tcp 172.18.0.3:5000: connect: no route to host';
+    const e = evaluate({ pkgi: pkgi('ReconcileFailed', { useful: 'Fetching resources: Error (see .status.usefulErrorMessage for details)' }), app: app('ReconcileFailed', { fetch: { exitCode: 1, stderr: err } }) }, { version: DEV });
+    expect(e.state).toBe('reconcile-failed');
+    expect(e.reason).toMatch(/hint: kapp-controller could not reach the registry 172\.18\.0\.3:5000 \(http:\/\/172\.18\.0\.3:5000\/v2\/: connect: no route to host\): the registry is down/);
+  });
+
+  test('an image on projects.registry.vmware.com that never pulls: the image, the kubelet\'s reason and the hint', () => {
+    const image = 'projects.registry.vmware.com/tce/web-app:1.0.1';
+    const waiting = { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}": ErrImagePull: failed to resolve reference "${image}": dial tcp: lookup projects.registry.vmware.com: no such host` };
+    const p = pod('web-1', '2026-01-01T10:00:12Z', waiting);
+    p.spec = { containers: [{ name: 'main', image }] };
+    const e = evaluate(
+      {
+        pkgi: pkgi('Reconciling'),
+        app: app('Reconciling', { fetch: { exitCode: 0, stdout: LOCK(DIGEST) }, deploy: { startedAt: '2026-01-01T10:00:10Z', exitCode: 0, finished: false } }),
+        pods: [p],
+      },
+      { version: DEV, digest: DIGEST },
+    );
+    expect(e.state).toBe('reconcile-failed');
+    expect(e.reason).toContain(`pod ns/web-1 container main: ImagePullBackOff: Back-off pulling image "${image}"`);
+    expect(e.reason).toContain(`\nhint: ${image} is on projects.registry.vmware.com, decommissioned by its owner in 2024`);
+    expect(e.reason).toMatch(/tkg-custom-image-repository/);
+  });
+});

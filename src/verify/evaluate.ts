@@ -3,9 +3,10 @@
  * the Packages of its refName), say whether the dev version has won, is still on its way, or has
  * failed and why. Watching and timing live in watch.ts and tracker.ts.
  */
-import { registryHint } from './hints.js';
+import { goneRegistryHint, registryHint } from './hints.js';
 import { describePodProblem, podProblems, type PodProblem } from './pods.js';
 import type { KObject } from './kobject.js';
+import { interruptedAttempt, type Outage } from './kapp-controller.js';
 
 // Re-exported for pods.ts and diagnostics.ts (changed by another branch; point them at kobject.ts after it merges).
 export type { KObject } from './kobject.js';
@@ -29,6 +30,8 @@ export interface ObservedState {
   packages?: KObject[];
   /** Pods of the workload the App deploys (its kapp label, in the namespaces it deploys into). */
   pods?: KObject[];
+  /** Times kapp-controller had no ready pod while devpkg watched (src/verify/kapp-controller.ts). */
+  kappControllerOutages?: Outage[];
 }
 
 export interface Expectation {
@@ -187,6 +190,11 @@ export function devWorkloadProblems(state: ObservedState, expect: Expectation): 
   return podProblems(pods, timeOf(app.status?.deploy?.startedAt));
 }
 
+/** The images of the containers that cannot pull theirs. */
+function workloadImages(problems: PodProblem[]): string[] {
+  return problems.filter((p) => /Image|Pull/.test(p.reason) && p.image).map((p) => p.image!);
+}
+
 function podLines(problems: PodProblem[], max = 3): string {
   const shown = problems.slice(0, max).map(describePodProblem);
   if (problems.length > max) shown.push(`and ${problems.length - max} more`);
@@ -231,12 +239,28 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
     if (app && devImages.length > 0 && !sameList(devImages, appBundleImages(app))) {
       return { state: 'pending', reason: `the App does not fetch ${dev}'s bundle yet (its last result, a failure, is an earlier attempt's)`, holdsDev: false };
     }
+    // An attempt begun before kapp-controller went away may have failed only because its
+    // process was stopped: the attempt kapp-controller makes once it is back decides.
+    const interrupted = interruptedAttempt(app, state.kappControllerOutages);
+    if (interrupted) {
+      const { outage, attempt } = interrupted;
+      const since = attempt === undefined ? '' : ` begun at ${new Date(attempt).toISOString()},`;
+      const back = outage.to === undefined ? 'once kapp-controller is back' : `kapp-controller has been back since ${new Date(outage.to).toISOString()}`;
+      return {
+        state: 'pending',
+        reason:
+          `the failure of ${dev} is from an attempt${since} before kapp-controller went away at ${new Date(outage.from).toISOString()} ` +
+          `(${outage.what}); waiting for its next attempt (${back})${useful ? `; that attempt's usefulErrorMessage: ${useful}` : ''}`,
+        holdsDev: false,
+      };
+    }
     const appErr = appFailureBeside(app, useful);
     const hint = registryHint(`${st.usefulErrorMessage ?? ''}\n${appFailure(app)}`);
     const earlier = expect.digest ? earlierAttemptNote(app, state.packages, dev) : undefined;
     const workload = devWorkloadProblems(state, expect);
     const pods = workload.length ? `pods: ${podLines(workload)}` : '';
-    const msg = [useful && `usefulErrorMessage: ${useful}`, appErr && appErr !== useful ? appErr : '', pods, hint, earlier]
+    const gone = goneRegistryHint(workloadImages(workload));
+    const msg = [useful && `usefulErrorMessage: ${useful}`, appErr && appErr !== useful ? appErr : '', pods, hint, gone, earlier]
       .filter(Boolean)
       .join('\n');
     return {
@@ -297,11 +321,13 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
   const workload = devWorkloadProblems(state, expect);
   const finalPod = workload.find((p) => p.final);
   if (finalPod) {
+    const gone = goneRegistryHint(workloadImages(workload));
     return {
       state: 'reconcile-failed',
       reason:
         `the workload of ${dev} cannot start: ${podLines(workload)} ` +
-        `(kapp-controller is still waiting for it and would fail only at the workload's progress deadline; ${describePkgi(pkgi)})`,
+        `(kapp-controller is still waiting for it and would fail only at the workload's progress deadline; ${describePkgi(pkgi)})` +
+        (gone ? `\n${gone}` : ''),
       holdsDev: false,
     };
   }

@@ -55,6 +55,8 @@ export interface PodProblem {
   message: string;
   restarts: number;
   final: boolean;
+  /** The container's image, as its status (or else the pod's spec) names it. */
+  image?: string;
 }
 
 /**
@@ -78,13 +80,16 @@ export function podProblems(pods: KObject[] | undefined, sinceMs?: number): PodP
     if (sinceMs !== undefined && (created === undefined || created < sinceMs)) continue;
     const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])] as Array<{
       name?: string;
+      image?: string;
       restartCount?: number;
       state?: { waiting?: { reason?: string; message?: string } };
     }>;
+    const specs = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])] as Array<{ name?: string; image?: string }>;
     for (const c of statuses) {
       const reason = c.state?.waiting?.reason;
       if (!reason || !REPORTED_REASONS.has(reason)) continue;
       const restarts = c.restartCount ?? 0;
+      const image = c.image || specs.find((x) => x.name === c.name)?.image;
       out.push({
         namespace: String(pod.metadata?.namespace ?? ''),
         pod: String(pod.metadata?.name ?? ''),
@@ -93,6 +98,7 @@ export function podProblems(pods: KObject[] | undefined, sinceMs?: number): PodP
         message: trimMessage(c.state?.waiting?.message ?? '', 400),
         restarts,
         final: FINAL_REASONS.has(reason) || (reason === 'CrashLoopBackOff' && restarts >= CRASH_LOOP_FINAL),
+        ...(image ? { image } : {}),
       });
     }
   }
@@ -118,7 +124,9 @@ export function kappAppLabel(data: Record<string, string> | undefined): string |
 
 export function describePodProblem(p: PodProblem): string {
   const restarts = p.reason === 'CrashLoopBackOff' ? ` after ${p.restarts} restart(s)` : '';
-  return `pod ${p.namespace}/${p.pod} container ${p.container}: ${p.reason}${restarts}${p.message ? `: ${p.message}` : ''}`;
+  // The kubelet's pull messages quote the image; others do not: then it is named here.
+  const image = p.image && !p.message.includes(p.image) ? ` (image ${p.image})` : '';
+  return `pod ${p.namespace}/${p.pod} container ${p.container}${image}: ${p.reason}${restarts}${p.message ? `: ${p.message}` : ''}`;
 }
 
 /**
@@ -133,7 +141,7 @@ export class WorkloadPods {
 
   constructor(
     private readonly kc: KubeConfig,
-    private readonly events: { onChange(pods: KObject[]): void; onProblem?(message: string): void },
+    private readonly events: { onChange(pods: KObject[]): void; onProblem?(message: string): void; onActivity?(): void },
   ) {}
 
   /**
@@ -159,7 +167,7 @@ export class WorkloadPods {
       const w = new ResumableWatch(
         this.kc,
         { group: '', version: 'v1', plural: 'pods', namespace, labelSelector: scope.label },
-        { onChange: () => this.events.onChange(this.current()), onProblem: (m) => this.events.onProblem?.(m) },
+        { onChange: () => this.events.onChange(this.current()), onProblem: (m) => this.events.onProblem?.(m), onActivity: () => this.events.onActivity?.() },
       );
       this.watches.set(namespace, w);
       // Reading pods is a help, not a requirement (RBAC may forbid it): a refusal is logged once.
@@ -195,6 +203,11 @@ export class WorkloadPods {
 
   current(): KObject[] {
     return [...this.watches.values()].flatMap((w) => [...w.current().values()]);
+  }
+
+  /** Reopens every pod watch from its last resourceVersion (see ResumableWatch.reopen). */
+  reopen(): void {
+    for (const w of this.watches.values()) w.reopen();
   }
 
   stop(): void {

@@ -27,6 +27,8 @@ export interface WatchEvents {
   onUnsupported?(message: string): void;
   /** Listed afresh (first time, or after 410 / an ERROR event); for tests and logs. */
   onList?(resourceVersion: string, reason: string): void;
+  /** The API server said something (a list, a watch opened, any event, a bookmark): it is answering. */
+  onActivity?(): void;
 }
 
 const MIN_BACKOFF_MS = 200;
@@ -60,6 +62,8 @@ export class ResumableWatch {
   private timer?: NodeJS.Timeout;
   private wake?: () => void;
   private stopped = false;
+  /** reopen() asked for the connection to be replaced: reconnect at once, without back-off. */
+  private reopening = false;
   private backoff = MIN_BACKOFF_MS;
   /** Number of times the collection was listed (1 + relists); read by tests. */
   lists = 0;
@@ -116,6 +120,16 @@ export class ResumableWatch {
     this.abort?.abort();
   }
 
+  /**
+   * Closes the watch connection and opens a new one from the last resourceVersion seen (a
+   * connection that went silent while the API server did not answer may be dead without knowing).
+   */
+  reopen(): void {
+    if (this.stopped || !this.abort) return;
+    this.reopening = true;
+    this.abort.abort();
+  }
+
   /** Lists once more (used when watching is not supported). */
   async relist(): Promise<void> {
     await this.list('on demand');
@@ -154,6 +168,7 @@ export class ResumableWatch {
     }
     this.resourceVersion = data.metadata?.resourceVersion ?? '';
     this.lists++;
+    this.events.onActivity?.();
     this.events.onList?.(this.resourceVersion, reason);
     this.events.onChange(this.current(), undefined, 'LIST');
   }
@@ -172,12 +187,15 @@ export class ResumableWatch {
     if (this.ref.name) params.fieldSelector = `metadata.name=${this.ref.name}`;
     if (this.ref.labelSelector) params.labelSelector = this.ref.labelSelector;
     this.connects++;
+    this.reopening = false;
+    let ended = false;
     const abort = await w.watch(
       collectionPath(this.ref),
       params,
       (type, obj: KObject & { code?: number; message?: string }) => {
         if (this.stopped) return;
         this.backoff = MIN_BACKOFF_MS;
+        this.events.onActivity?.();
         if (type === 'ERROR') {
           // 410 Gone (resourceVersion too old) or any other server-side error: start over.
           relist = true;
@@ -195,6 +213,7 @@ export class ResumableWatch {
         this.events.onChange(this.current(), obj, type);
       },
       (err: unknown) => {
+        ended = true;
         if (this.stopped) return;
         const code = statusOf(err);
         if ((code === 405 || code === 404) && this.events.onUnsupported) {
@@ -206,11 +225,15 @@ export class ResumableWatch {
         if (err && !(err instanceof Error && err.name === 'AbortError')) {
           this.events.onProblem?.(`watch ${this.ref.plural} ended: ${err instanceof Error ? err.message : String(err)}; reconnecting`);
         }
-        // A clean end (server timeout) reconnects at once; an error backs off.
-        this.schedule(relist, err && !relist ? this.nextBackoff() : 0);
+        // A clean end (server timeout) or a reopen reconnects at once; an error backs off.
+        const reopened = this.reopening;
+        this.reopening = false;
+        this.schedule(relist, err && !relist && !reopened ? this.nextBackoff() : 0);
       },
     );
     this.abort = abort;
+    // The server answered the request (a failed one has ended already).
+    if (!ended) this.events.onActivity?.();
     // Stopped while the connection was being opened: close it now, or it would keep the
     // process alive until the server ends the watch (minutes) after the verdict.
     if (this.stopped) abort.abort();

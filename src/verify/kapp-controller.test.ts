@@ -1,0 +1,87 @@
+import { describe, expect, test } from '@jest/globals';
+import type { KObject } from './kobject.js';
+import { deletionRequestedAt, initialKappController, interruptedAttempt, onKappControllerPods, openOutage, podReady, type KappControllerState } from './kapp-controller.js';
+
+const T = (s: string): number => Date.parse(`2026-01-01T10:00:${s}Z`);
+
+function pod(name: string, o: { ready?: boolean; deleting?: string; grace?: number; ns?: string } = {}): KObject {
+  return {
+    metadata: {
+      name,
+      namespace: o.ns ?? 'kapp-controller',
+      ...(o.deleting ? { deletionTimestamp: `2026-01-01T10:00:${o.deleting}Z`, deletionGracePeriodSeconds: o.grace ?? 30 } : {}),
+    },
+    status: { phase: o.ready === false ? 'Pending' : 'Running', conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True' }] },
+  };
+}
+
+/** Feeds pod lists one after another; returns the notes and the final state. */
+function feed(steps: Array<[string, KObject[]]>): { notes: string[]; state: KappControllerState } {
+  let state = initialKappController();
+  const notes: string[] = [];
+  for (const [at, pods] of steps) {
+    const r = onKappControllerPods(state, pods, T(at));
+    state = r.state;
+    if (r.note) notes.push(r.note.message);
+  }
+  return { notes, state };
+}
+
+describe('kapp-controller going away and coming back', () => {
+  test('its pod deleted: away from when the deletion was asked for, back when the new pod is ready', () => {
+    const { notes, state } = feed([
+      ['00', [pod('kapp-controller-a-1')]],
+      // Deleted at 10:00:05 with 30s grace: deletionTimestamp 10:00:35.
+      ['06', [pod('kapp-controller-a-1', { deleting: '35' }), pod('kapp-controller-a-2', { ready: false })]],
+      ['20', [pod('kapp-controller-a-2', { ready: false })]],
+      ['40', [pod('kapp-controller-a-2')]],
+    ]);
+    expect(notes).toEqual([
+      'pod kapp-controller/kapp-controller-a-1 was deleted (at 2026-01-01T10:00:05.000Z); kapp-controller has no ready pod: nothing reconciles until it is back, devpkg waits',
+      'back: pod kapp-controller/kapp-controller-a-2 ready; kapp-controller was away from 2026-01-01T10:00:05.000Z to 2026-01-01T10:00:40.000Z (pod kapp-controller/kapp-controller-a-1 was deleted)',
+    ]);
+    expect(state.outages).toEqual([{ from: T('05'), to: T('40'), what: 'pod kapp-controller/kapp-controller-a-1 was deleted' }]);
+    expect(openOutage(state)).toBeUndefined();
+  });
+
+  test('a pod that is no longer ready (its container restarting): away from when devpkg saw it', () => {
+    const { notes, state } = feed([
+      ['00', [pod('kapp-controller-a-1')]],
+      ['10', [pod('kapp-controller-a-1', { ready: false })]],
+    ]);
+    expect(notes).toEqual([expect.stringMatching(/^pod kapp-controller\/kapp-controller-a-1 is no longer ready \(at 2026-01-01T10:00:10.000Z\)/)]);
+    expect(openOutage(state)).toEqual({ from: T('10'), what: 'pod kapp-controller/kapp-controller-a-1 is no longer ready' });
+  });
+
+  test('never seen ready (not installed there, or still starting): not an outage', () => {
+    expect(feed([['00', [pod('kapp-controller-a-1', { ready: false })]], ['05', []]]).notes).toEqual([]);
+  });
+
+  test('other pods of the namespace are not kapp-controller', () => {
+    expect(feed([['00', [pod('coredns-1', { ns: 'kube-system' })]], ['05', []]]).notes).toEqual([]);
+  });
+
+  test('a second replica keeps it there', () => {
+    expect(feed([['00', [pod('kapp-controller-a-1'), pod('kapp-controller-a-2')]], ['05', [pod('kapp-controller-a-2')]]]).notes).toEqual([]);
+  });
+
+  test('readiness and the deletion request', () => {
+    expect(podReady(pod('kapp-controller-x'))).toBe(true);
+    expect(podReady(pod('kapp-controller-x', { deleting: '30' }))).toBe(false);
+    expect(deletionRequestedAt(pod('kapp-controller-x', { deleting: '30', grace: 0 }))).toBe(T('30'));
+    expect(deletionRequestedAt(pod('kapp-controller-x'))).toBeUndefined();
+  });
+});
+
+describe('interruptedAttempt: a failure from an attempt begun before kapp-controller went away', () => {
+  const app = (startedAt?: string): KObject => ({ status: { fetch: startedAt ? { startedAt: `2026-01-01T10:00:${startedAt}Z` } : {} } });
+  const away = { from: T('20'), what: 'pod kapp-controller/kapp-controller-a-1 was deleted' };
+  test.each<[string, KObject, Array<{ from: number; to?: number; what: string }>, boolean]>([
+    ['no outage', app('10'), [], false],
+    ['begun before it went away, still away', app('10'), [away], true],
+    ['begun before it went away, back now (no new attempt yet)', app('10'), [{ ...away, to: T('40') }], true],
+    ['begun after it went away (by the new pod)', app('41'), [{ ...away, to: T('40') }], false],
+    ['no attempt time, still away', app(), [away], true],
+    ['no attempt time, back', app(), [{ ...away, to: T('40') }], false],
+  ])('%s', (_n, a, outages, want) => expect(interruptedAttempt(a, outages) !== undefined).toBe(want));
+});

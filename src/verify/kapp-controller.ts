@@ -1,0 +1,130 @@
+/**
+ * kapp-controller itself, as the verifier sees it, pure: whether a kapp-controller pod is ready,
+ * when it went away (its pod deleted, or no longer ready) and when it came back. While it is away
+ * nothing reconciles; an attempt it had begun before it went away may end ReconcileFailed only
+ * because its process was stopped (kapp deploy killed mid-way), so such a failure is not a verdict:
+ * the verifier waits for the attempt kapp-controller makes when it is back.
+ */
+import type { KObject } from './kobject.js';
+
+/** Where kapp-controller runs when nobody says: its release manifest, TKG/TCE, other installs. */
+export const KAPP_CONTROLLER_NAMESPACES = ['kapp-controller', 'tkg-system', 'kube-system'];
+
+/** A time kapp-controller had no ready pod: from (ms since the epoch) to (absent while it lasts). */
+export interface Outage {
+  from: number;
+  to?: number;
+  /** What happened, e.g. "pod kapp-controller/kapp-controller-5d9f-abcde was deleted". */
+  what: string;
+}
+
+export interface KappControllerState {
+  /** Ready kapp-controller pods (namespace/name) as last seen. */
+  ready: string[];
+  /** True once a ready pod was seen: only then does "none ready" mean it went away. */
+  seenReady: boolean;
+  outages: Outage[];
+}
+
+export interface KappControllerNote {
+  at: number;
+  message: string;
+}
+
+export function initialKappController(): KappControllerState {
+  return { ready: [], seenReady: false, outages: [] };
+}
+
+function timeOf(t: unknown): number | undefined {
+  if (t === undefined || t === null || t === '') return undefined;
+  const ms = t instanceof Date ? t.getTime() : Date.parse(String(t));
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+const key = (p: KObject): string => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
+
+/** kapp-controller's pods among `pods` (by name, as its Deployment names them). */
+export function kappControllerPods(pods: KObject[]): KObject[] {
+  return pods.filter((p) => String(p.metadata?.name ?? '').startsWith('kapp-controller'));
+}
+
+/** Running, Ready and not being deleted. */
+export function podReady(p: KObject): boolean {
+  if (p.metadata?.deletionTimestamp) return false;
+  const conds = (p.status?.conditions ?? []) as Array<{ type?: string; status?: string }>;
+  return p.status?.phase === 'Running' && conds.some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/**
+ * When the deletion of a pod was asked for (the API server's clock): its deletionTimestamp less
+ * its grace period; undefined when it is not being deleted.
+ */
+export function deletionRequestedAt(p: KObject): number | undefined {
+  const at = timeOf(p.metadata?.deletionTimestamp);
+  if (at === undefined) return undefined;
+  const grace = Number(p.metadata?.deletionGracePeriodSeconds ?? 0);
+  return at - (Number.isFinite(grace) ? grace : 0) * 1000;
+}
+
+/**
+ * The next state from the kapp-controller pods now seen (`pods`: every pod watched; others are
+ * ignored), and what to say about the change, if anything. `now` is when devpkg saw it.
+ */
+export function onKappControllerPods(s: KappControllerState, pods: KObject[], now: number): { state: KappControllerState; note?: KappControllerNote } {
+  const mine = kappControllerPods(pods);
+  const ready = mine.filter(podReady).map(key).sort();
+  const open = s.outages.length > 0 && s.outages[s.outages.length - 1]!.to === undefined;
+  if (ready.length === 0 && s.seenReady && !open) {
+    // It went away: the pods that were ready are being deleted, or gone, or no longer ready.
+    const was = s.ready.map((k) => ({ k, pod: mine.find((p) => key(p) === k) }));
+    const deleting = was.map((w) => ({ ...w, at: w.pod ? deletionRequestedAt(w.pod) : undefined })).find((w) => w.at !== undefined);
+    const from = Math.min(deleting?.at ?? now, now);
+    const first = was[0]?.k ?? '?';
+    const what = deleting
+      ? `pod ${deleting.k} was deleted`
+      : was.some((w) => w.pod)
+        ? `pod ${first} is no longer ready`
+        : `pod ${first} is gone`;
+    const outage: Outage = { from, what };
+    return {
+      state: { ready, seenReady: true, outages: [...s.outages, outage] },
+      note: { at: now, message: `${what} (at ${new Date(from).toISOString()}); kapp-controller has no ready pod: nothing reconciles until it is back, devpkg waits` },
+    };
+  }
+  if (ready.length > 0 && open) {
+    const last = s.outages[s.outages.length - 1]!;
+    const closed: Outage = { ...last, to: now };
+    return {
+      state: { ready, seenReady: true, outages: [...s.outages.slice(0, -1), closed] },
+      note: {
+        at: now,
+        message: `back: pod ${ready.join(', ')} ready; kapp-controller was away from ${new Date(last.from).toISOString()} to ${new Date(now).toISOString()} (${last.what})`,
+      },
+    };
+  }
+  return { state: { ...s, ready, seenReady: s.seenReady || ready.length > 0 } };
+}
+
+/** The outage still going on, if any. */
+export function openOutage(s: { outages: Outage[] } | undefined): Outage | undefined {
+  const last = s?.outages[s.outages.length - 1];
+  return last && last.to === undefined ? last : undefined;
+}
+
+/**
+ * The outage that makes the App's last failure unreliable, if any: the attempt that failed began
+ * (its fetch started) before kapp-controller went away, so its process may have been stopped in
+ * the middle of it. Without the attempt's start, only an outage still going on counts.
+ */
+export function interruptedAttempt(app: KObject | undefined, outages: Outage[] | undefined): { outage: Outage; attempt?: number } | undefined {
+  if (!outages?.length) return undefined;
+  const attempt = timeOf(app?.status?.fetch?.startedAt);
+  for (const outage of [...outages].reverse()) {
+    if (attempt === undefined) {
+      if (outage.to === undefined) return { outage };
+      continue;
+    }
+    if (attempt <= outage.from) return { outage, attempt };
+  }
+  return undefined;
+}
