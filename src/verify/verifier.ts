@@ -1,7 +1,13 @@
 /**
  * Watches one PackageInstall, its App and the Packages of its refName until the verdict is final,
  * recording a timeline. Verdict rules are in evaluate.ts and tracker.ts; this file owns the
- * connections and the timers (settle window, time-out). Nothing sleeps or polls.
+ * connections and the timers (settle window, time-out). Nothing sleeps or polls; the one request
+ * on a timer is liveness.ts's `GET /readyz`, and only while every watch has been silent for 5s
+ * (a paused API server leaves its watch connections open and silent).
+ *
+ * It also watches kapp-controller's own pods (src/verify/kapp-controller.ts): while kapp-controller
+ * is away nothing reconciles, and a failure from an attempt it began before it went away waits
+ * for its next attempt.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { selectVersion } from '../versions/index.js';
@@ -10,6 +16,8 @@ import { initialTracker, onEvaluation, onInterrupt, onSettleExpired, onTimeout, 
 import { podProblems, WorkloadPods, workloadScope } from './pods.js';
 import type { TimelineEntry, Verdict } from '../results.js';
 import { ResumableWatch, UnreachableError } from './watch.js';
+import { ApiServerLiveness, type LivenessOptions } from './liveness.js';
+import { initialKappController, KAPP_CONTROLLER_NAMESPACES, onKappControllerPods, openOutage, type KappControllerState } from './kapp-controller.js';
 
 export interface VerifyTarget {
   namespace: string;
@@ -32,6 +40,10 @@ export interface VerifyOptions {
    * the signal (a string such as "SIGTERM").
    */
   signal?: AbortSignal;
+  /** Namespaces whose kapp-controller pods are watched (default: kapp-controller, tkg-system, kube-system). */
+  kappControllerNamespaces?: string[];
+  /** The API server liveness probe's timings (tests). */
+  liveness?: Pick<LivenessOptions, 'silenceMs' | 'probeTimeoutMs' | 'retryMs'>;
 }
 
 export interface VerifyOutcome {
@@ -111,6 +123,8 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
   const outside: string[] = [];
   let devPackageDeleted = false;
   let lastProblem: string | undefined;
+  let kapp: KappControllerState = initialKappController();
+  const kappWatches = new Map<string, ResumableWatch>();
   const onSignal = (): void => apply(onInterrupt(tracker, String(opts.signal?.reason ?? 'a signal')));
 
   const finish = (verdict: Verdict, reason: string): void => {
@@ -118,7 +132,16 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
     if (timeoutTimer) clearTimeout(timeoutTimer);
     opts.signal?.removeEventListener('abort', onSignal);
     for (const w of Object.values(watches)) w.stop();
+    for (const w of kappWatches.values()) w.stop();
     workload.stop();
+    liveness.stop();
+    const away = openOutage(kapp);
+    const gap = liveness.current();
+    if (gap) timeline.push({ at: new Date().toISOString(), object: 'API server', message: `not answering since ${gap.from.toISOString()} (${gap.cause})` });
+    if (verdict === 'timed-out' || verdict === 'interrupted') {
+      if (away) reason += `; kapp-controller has had no ready pod since ${new Date(away.from).toISOString()} (${away.what})`;
+      if (gap) reason += `; the API server has not answered since ${gap.from.toISOString()} (${gap.cause})`;
+    }
     if (verdict !== 'won' && outside.length) {
       reason += `; while devpkg watched: ${outside.join('; ')}`;
       if (devPackageDeleted) reason += `. ${recoveryHint(target)}`;
@@ -145,7 +168,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
 
   const reevaluate = (): void => {
     if (tracker.phase === 'done') return;
-    const e = evaluate({ pkgi, app, packages, pods }, expect, select);
+    const e = evaluate({ pkgi, app, packages, pods, kappControllerOutages: kapp.outages }, expect, select);
     const now = new Date();
     if (e.state === 'won' && !wonAt) wonAt = now.toISOString();
     opts.onEvaluation?.(e, now);
@@ -181,7 +204,45 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
       reevaluate();
     },
     onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`),
+    onActivity: () => liveness.heard(),
   });
+
+  // The API server answering while the watches are silent; a gap is named and the watches reopened.
+  const liveness = new ApiServerLiveness({
+    probe: async (signal) => {
+      const k8s = await import('@kubernetes/client-node');
+      // Any answer counts (ready or not): the question is whether the server is there.
+      await new k8s.Health(kc).readyz({ signal });
+    },
+    onDown: (from, cause) => log(`${target.namespace}/${target.name}: the API server has not answered since ${from.toISOString()} (${cause}); waiting for it`),
+    onUp: (g) => {
+      const message = `not answering from ${g.from.toISOString()} to ${g.to.toISOString()} (${g.cause}); the watches were reopened from their last resourceVersion`;
+      timeline.push({ at: g.to.toISOString(), object: 'API server', message });
+      log(`${target.namespace}/${target.name}: API server ${message}`);
+      for (const w of [...Object.values(watches), ...kappWatches.values()]) w.reopen();
+      workload.reopen();
+    },
+    ...opts.liveness,
+  });
+  const heard = (): void => liveness.heard();
+
+  // kapp-controller's own pods: when it goes away and when it is back.
+  const onKappPods = (): void => {
+    const all = [...kappWatches.values()].flatMap((w) => [...w.current().values()]);
+    const r = onKappControllerPods(kapp, all, Date.now());
+    kapp = r.state;
+    if (!r.note) return;
+    const at = new Date(r.note.at).toISOString();
+    timeline.push({ at, object: 'kapp-controller', message: r.note.message });
+    log(`${target.namespace}/${target.name}: kapp-controller: ${r.note.message}`);
+    reevaluate();
+  };
+  for (const namespace of opts.kappControllerNamespaces ?? KAPP_CONTROLLER_NAMESPACES) {
+    kappWatches.set(
+      namespace,
+      new ResumableWatch(kc, { group: '', version: 'v1', plural: 'pods', namespace }, { onChange: onKappPods, onActivity: heard, onProblem: (m) => log(`${target.namespace}/${target.name}: ${m}`) }),
+    );
+  }
 
   // When the packaging API serves no watch, the Packages are listed again on each change of the
   // PackageInstall (event-driven still: no timer).
@@ -269,6 +330,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
         reevaluate();
       },
       onProblem: watchProblem,
+      onActivity: heard,
     },
   );
   watches.app = new ResumableWatch(
@@ -282,6 +344,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
         reevaluate();
       },
       onProblem: watchProblem,
+      onActivity: heard,
     },
   );
   watches.packages = new ResumableWatch(
@@ -299,6 +362,7 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
         listPackagesOnChange = true;
       },
       onProblem: watchProblem,
+      onActivity: heard,
     },
   );
 
@@ -318,6 +382,16 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
       });
       await watches.app!.start();
       await watches.packageInstall!.start();
+      if (tracker.phase !== 'done') {
+        liveness.start();
+        // kapp-controller's pods explain a wait; a namespace whose pods cannot be read is left out.
+        for (const [namespace, w] of kappWatches) {
+          w.start().catch((err: unknown) => {
+            log(`${target.namespace}/${target.name}: cannot watch pods in ${namespace} (kapp-controller's): ${describeApiError(err)}`);
+            w.stop();
+          });
+        }
+      }
     } catch (err) {
       if (tracker.phase !== 'done') {
         tracker = { ...tracker, phase: 'done' };

@@ -28,31 +28,54 @@ export class FakeApiServer {
   held = new Map<string, Array<{ req: IncomingMessage; res: ServerResponse }>>();
   /** Which requests to hold: "list PATH" or "watch PATH". */
   hold = new Set<string>();
+  /** Every request, as PATH?QUERY, in order. */
+  requests: string[] = [];
+  /** While paused, requests wait unanswered (open connections stay open and silent), as on a paused node. */
+  private paused?: Array<{ req: IncomingMessage; res: ServerResponse }>;
 
   /** Listens on a free port of 127.0.0.1; returns the server's URL. */
   async start(): Promise<string> {
-    this.server = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      const watch = url.searchParams.get('watch') === 'true';
-      const key = `${watch ? 'watch' : 'list'} ${url.pathname}`;
-      if (this.hold.has(key)) {
-        this.held.set(key, [...(this.held.get(key) ?? []), { req, res }]);
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      if (watch) {
-        res.flushHeaders();
-        this.watchers.set(url.pathname, [...(this.watchers.get(url.pathname) ?? []), res]);
-        return;
-      }
-      res.end(JSON.stringify({ metadata: { resourceVersion: String(this.rv) }, items: this.items.get(url.pathname) ?? [] }));
-    });
+    this.server = createServer((req, res) => this.handle(req, res));
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
+  /** Stops answering: new requests wait, the watch connections stay open and say nothing. */
+  pause(): void {
+    this.paused ??= [];
+  }
+
+  /** Answers again, the requests that waited first. */
+  resume(): void {
+    const waiting = this.paused ?? [];
+    this.paused = undefined;
+    for (const { req, res } of waiting) if (!res.destroyed) this.handle(req, res);
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    if (this.paused) {
+      this.paused.push({ req, res });
+      return;
+    }
+    this.requests.push(req.url ?? '/');
+    const url = new URL(req.url ?? '/', 'http://x');
+    const watch = url.searchParams.get('watch') === 'true';
+    const key = `${watch ? 'watch' : 'list'} ${url.pathname}`;
+    if (this.hold.has(key)) {
+      this.held.set(key, [...(this.held.get(key) ?? []), { req, res }]);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (watch) {
+      res.flushHeaders();
+      this.watchers.set(url.pathname, [...(this.watchers.get(url.pathname) ?? []), res]);
+      return;
+    }
+    res.end(JSON.stringify({ metadata: { resourceVersion: String(this.rv) }, items: this.items.get(url.pathname) ?? [] }));
+  }
+
   private send(path: string, type: string, o: KObject): void {
-    for (const w of this.watchers.get(path) ?? []) w.write(`${JSON.stringify({ type, object: o })}\n`);
+    for (const w of this.watchers.get(path) ?? []) if (!w.destroyed) w.write(`${JSON.stringify({ type, object: o })}\n`);
   }
 
   /** Adds the object, or replaces the one of its name, and tells the watchers. */
@@ -72,9 +95,13 @@ export class FakeApiServer {
     this.send(path, 'DELETED', { ...o, metadata: { ...o.metadata, resourceVersion: String(this.rv) } });
   }
 
-  /** Resolves once all three collections are being watched. */
-  async watching(): Promise<void> {
-    while (!Object.values(PATHS).every((p) => (this.watchers.get(p) ?? []).length > 0)) await sleep(20);
+  /** Resolves once all three collections (and `more` paths) are being watched. */
+  async watching(...more: string[]): Promise<void> {
+    const paths = [...Object.values(PATHS), ...more];
+    for (const t0 = Date.now(); !paths.every((p) => (this.watchers.get(p) ?? []).length > 0); ) {
+      if (Date.now() - t0 > 20_000) throw new Error(`nobody watches ${paths.filter((p) => !(this.watchers.get(p) ?? []).length).join(', ')}`);
+      await sleep(20);
+    }
   }
 
   /** The first request held under `key`, once it has come. */
