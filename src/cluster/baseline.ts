@@ -15,6 +15,7 @@ import { deriveDevPackage } from '../packages/derive.js';
 import { bundleOf } from '../packages/devplan.js';
 import type { BuildOptions, LoadedPackage, ReleasedSource } from '../layouts/index.js';
 import type { ExecFn } from '../tools/exec.js';
+import type { TimelineEntry } from '../results.js';
 import { verifyPackageInstall } from '../verify/verifier.js';
 import type { ClusterClient } from './client.js';
 
@@ -97,6 +98,13 @@ export interface Baseline {
   /** Where the released source came from (none: no released version; the dev Package installs first). */
   source: 'base-ref' | 'head' | 'none';
   installedAt: string;
+  /** What went wrong around the install and was waited out (kapp-controller away, the API server silent), as timeline entries. */
+  faults?: TimelineEntry[];
+}
+
+/** The timeline entries of the faults a wait went through: kapp-controller going and coming back, API server gaps. Pure. */
+export function faultEntries(timeline: TimelineEntry[]): TimelineEntry[] {
+  return timeline.filter((t) => t.object === 'kapp-controller' || t.object === 'API server');
 }
 
 /** The released version's bundle, pushed (or copied) and ready to be installed (pushBaseline). */
@@ -212,5 +220,14 @@ export async function applyBaseline(o: BaselineOptions, pushed: BaselineBundle |
   if (outcome.verdict !== 'won') {
     throw new DevpkgError(`the baseline (released ${o.loaded.name} ${version}) did not install: ${outcome.verdict}: ${outcome.reason}`);
   }
-  return { namespace, name: o.loaded.name, releasedVersion: version, image, source: released.atBase ? 'base-ref' : 'head', installedAt: outcome.decidedAt };
+  const faults = faultEntries(outcome.timeline).map((t) => ({ ...t, message: `during the baseline: ${t.message ?? ''}` }));
+  return {
+    namespace,
+    name: o.loaded.name,
+    releasedVersion: version,
+    image,
+    source: released.atBase ? 'base-ref' : 'head',
+    installedAt: outcome.decidedAt,
+    ...(faults.length ? { faults } : {}),
+  };
 }

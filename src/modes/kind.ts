@@ -31,7 +31,7 @@ import { loadKubeConfig } from '../cluster/kubeconfig.js';
 import { CleanupList } from '../cleanup-list.js';
 import { UsageError } from '../errors.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
-import type { PackageResult, Phase } from '../results.js';
+import type { PackageResult, Phase, TimelineEntry } from '../results.js';
 import { applyDev, ensureImgpkg, finishRun, plannedRefs, readToolPins, startDevRun, toolNeeds, verifyDevRun, type ClusterRunOptions, type DevRun, type PreparedDev } from '../pipeline/steps.js';
 import { checkNeeds } from '../tools/needs.js';
 import { parseAssertions } from '../verify/assertions.js';
@@ -238,6 +238,7 @@ export async function run(ctx: ModeContext): Promise<void> {
             st.baseline,
           );
           installs.set(st.ref.name, { namespace: b.namespace, name: b.name });
+          if (b.faults) st.baselineFaults = b.faults;
           if (b.source !== 'none') mark(`baseline ${st.ref.name} ${b.releasedVersion}`, b.installedAt);
         },
         (st, err) =>
@@ -262,7 +263,11 @@ export async function run(ctx: ModeContext): Promise<void> {
   const ran = await runSteps(graph, { limits: { cpu: availableParallelism() }, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   for (const t of ran.timeline) host.info(`step ${t.name}: ${t.state}${t.startedAt ? ` ${t.startedAt} -> ${t.finishedAt}` : ''}${t.waitedOn.length ? ` (waited on ${t.waitedOn.join(', ')})` : ''}`);
   const own = [...pkgs.values()].filter((st) => st.result).map((st) => st.result!);
-  const withSteps = (results: PackageResult[]) => results.map((r) => ({ ...r, steps: ran.timeline }));
+  const withSteps = (results: PackageResult[]) =>
+    results.map((r) => {
+      const faults = [...pkgs.values()].find((st) => st.ref.name === r.name && st.ref.version === r.version)?.baselineFaults ?? [];
+      return { ...r, steps: ran.timeline, ...(faults.length ? { timeline: [...faults, ...r.timeline] } : {}) };
+    });
   if (ran.failed || ran.aborted) {
     // A dev run that never reached verify: its run Leases released, its packages' own failures kept.
     const started = dev ? await dev.catch(() => undefined) : undefined;
@@ -301,6 +306,8 @@ interface PackageState {
   baseline?: BaselineBundle;
   prepushed?: PreparedDev['prepushed'];
   applied?: boolean;
+  /** Faults the baseline's wait went through (kapp-controller away, API server gaps): put in the result's timeline. */
+  baselineFaults?: TimelineEntry[];
 }
 
 /**
