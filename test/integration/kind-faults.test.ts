@@ -8,7 +8,7 @@
 //
 // Each case: the verdict and the reason or timeline naming the fault; results written; exit code;
 // no temp folder and no run Lease left. The file's cluster and registry go at the end, checked.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -129,36 +129,46 @@ interface DevRun {
   exit: { code: number | null; signal: NodeJS.Signals | null };
   result: PackageResult;
   stderr: string;
+  /** The diagnostics folder's files (a failed verdict writes them). */
+  diagnostics: string[];
 }
 
 /**
  * `devpkg dev` on the working tree's package (its Deployment flavoured `flavour`), with `during`
- * run beside it. Checks what every case must leave: results.json and report.md written, no temp
- * folder, no run Lease.
+ * run beside it (it fails when devpkg exits first). Checks what every case must leave: the
+ * results (--json), no temp folder, no run Lease.
  */
 async function devRun(flavour: string, during: (run: Running, startedAt: number) => Promise<void>): Promise<DevRun> {
   write(`${VERSION_DIR}/bundle/config/web.yaml`, deployment(flavour));
   const tmp = mkdtempSync(join(work, `tmp-${flavour}-`));
-  const resultsDir = join(work, `results-${flavour}`);
+  const diagnostics = join(work, `diagnostics-${flavour}`);
   const startedAt = Date.now();
   const run = start(
     built.cli,
-    ['dev', '--package', folder, '--registry', `${cluster.registry.pushHost}/devpkg`, '--kubeconfig', cluster.kubeconfig, '--settle', '5s', '--timeout', '5m', '--results-dir', resultsDir, '--json'],
+    ['dev', '--package', folder, '--registry', `${cluster.registry.pushHost}/devpkg`, '--kubeconfig', cluster.kubeconfig, '--settle', '5s', '--timeout', '5m', '--diagnostics', diagnostics, '--json'],
     { env: { ...process.env, TMPDIR: tmp }, cwd: work },
   );
   try {
-    await during(run, startedAt);
+    await Promise.race([
+      during(run, startedAt),
+      run.exited.then(() => sleep(3000)).then(() => Promise.reject(new Error(`devpkg dev exited before the fault was injected:\n${run.stdout()}\n${run.stderr().slice(-3000)}`))),
+    ]);
   } finally {
     await run.exited;
   }
   const exit = await run.exited;
-  const doc = JSON.parse(readFileSync(join(resultsDir, 'results.json'), 'utf8')) as { results: PackageResult[] };
-  expect(doc.results.map((r) => r.name)).toEqual(['web']);
-  expect(readFileSync(join(resultsDir, 'report.md'), 'utf8')).toContain('web');
+  let results: PackageResult[];
+  try {
+    results = JSON.parse(run.stdout()) as PackageResult[];
+  } catch {
+    throw new Error(`devpkg dev printed no JSON (exit ${exit.code}):\n${run.stdout()}\n${run.stderr().slice(-3000)}`);
+  }
+  expect(results.map((r) => r.name)).toEqual(['web']);
   // Nothing left: no temp folder of the run, no run Lease on the PackageInstall.
   expect(readdirSync(tmp)).toEqual([]);
   expect(await kubectl('get', 'lease', '-n', 'tkg-system', '-o', 'name')).not.toMatch(/devpkg-/);
-  return { exit, result: doc.results[0]!, stderr: run.stderr() };
+  const files = results[0]!.verdict === 'won' ? [] : readdirSync(join(diagnostics, readdirSync(diagnostics)[0]!)).sort();
+  return { exit, result: results[0]!, stderr: run.stderr(), diagnostics: files };
 }
 
 beforeAll(async () => {
@@ -279,6 +289,7 @@ test('the local registry container stopped as the dev Package is applied: reconc
   expect([r.exit.code, r.result.verdict]).toEqual([1, 'reconcile-failed']);
   expect(r.result.reason).toContain(`hint: kapp-controller could not reach the registry ${cluster.registry.clusterHost} (`);
   expect(r.result.reason).toMatch(/the registry is down, or not reachable from the cluster's pods at that address/);
+  expect(r.diagnostics).toEqual(expect.arrayContaining(['app.yaml', 'packageinstall.yaml', 'timeline.yaml']));
   // The registry came back at the address the cluster pulls from.
   expect(`${await docker('inspect', '-f', '{{.NetworkSettings.Networks.kind.IPAddress}}', container)}:5000`).toBe(cluster.registry.clusterHost);
 }, T);
@@ -291,6 +302,7 @@ test('a workload image on projects.registry.vmware.com never pulls: reconcile-fa
     expect(r.result.reason).toMatch(new RegExp(`pod web/web-[a-z0-9]+-[a-z0-9]+ container web: ImagePullBackOff: Back-off pulling image "${GONE_IMAGE.replace(/\./g, '\\.')}"`));
     expect(r.result.reason).toContain(`hint: ${GONE_IMAGE} is on projects.registry.vmware.com, decommissioned by its owner in 2024`);
     expect(r.result.reason).toMatch(/tkg-custom-image-repository \(--tkg-custom-image-repository/);
+    expect(r.diagnostics).toEqual(expect.arrayContaining(['pods.yaml', 'events.yaml']));
   } finally {
     write(`${VERSION_DIR}/bundle/.imgpkg/images.yml`, lock(workloadImage));
   }
