@@ -5,7 +5,7 @@ import { cleanupBootstrap, cleanupInterrupted, fileCleanupList, flush, readState
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { bootstrapFolders, CLUSTER_CONFIG_PLACEHOLDER, planBootstrapDev, runBootstrap } from '../bootstrap/run.js';
 import { findOnPath } from '../tools/carvel.js';
-import { UsageError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 import { watchSignals, type SignalSource } from '../interrupt.js';
 import { openVersionFolder } from './scope.js';
 import { parseRegistry, parseVersionFlag, parseWaits } from '../flags.js';
@@ -19,6 +19,7 @@ import { execTool } from '../tools/exec.js';
 import { ensureYtt } from '../tools/install.js';
 import { checkPin, hostPlatform } from '../tools/releases.js';
 import type { InstallPolicy } from '../tools/toolcache.js';
+import type { PackageResult } from '../results.js';
 import { passed } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import { parseCommand, parseDuration, requireFlag, type CliIO } from './io.js';
@@ -234,6 +235,13 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
     const r = out.result!;
     io.stdout(values.json ? `${JSON.stringify([r], null, 2)}\n` : renderPhases(r) + renderResultText(r));
     code = interruption.exitCode() ?? (passed(r) ? 0 : 1);
+    return code;
+  } catch (err) {
+    if (!(err instanceof InterruptedError)) throw err;
+    // The push was stopped by the signal: an interrupted result, as a signal later in the run gives.
+    const r: PackageResult = { name: loaded.name, version: loaded.version, refName: loaded.pkg.pkg.spec.refName, targetRefName: refName, mode: 'bootstrap', verdict: 'interrupted', reason: err.message, timeline: [] };
+    io.stdout(values.json ? `${JSON.stringify([r], null, 2)}\n` : renderResultText(r));
+    code = interruption.exitCode() ?? 130;
     return code;
   } finally {
     interruption.dispose();
