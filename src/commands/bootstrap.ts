@@ -87,8 +87,9 @@ ytt must be on PATH: without it devpkg stops before changing anything.
   --json                   print the result as JSON on stdout (progress stays on stderr)
   -h, --help               show this help
 
-Ctrl-C (SIGINT) or SIGTERM during the create or the wait: the result is interrupted, the providers
-folder is restored, and the clusters are left with the commands that delete them (exit 130/143).
+Ctrl-C (SIGINT) or SIGTERM during the push, the create or the wait: the result is interrupted (the
+push command is stopped with its process group), the providers folder is restored, and the
+clusters are left with the commands that delete them (exit 130/143).
 
 Exit codes: 0 the dev version won after phase 3 (or prepare-only succeeded), 1 it did not, 2 bad usage.
 `;
