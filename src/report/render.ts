@@ -4,8 +4,9 @@
  * verdict, phase), then each package version's details folded in a `<details>` block (a
  * failure's summary line starts its reason), so a release touching 20 packages reads from the top.
  * It always fits GitHub's comment limit: when it would not, detail goes in a fixed order
- * (diagnostics and YAML excerpts, then timelines, then per-package sections, then table rows)
- * and a note under the table says what was left out.
+ * (diagnostics and YAML excerpts, then the charts and tables of the versions that passed, then
+ * the failures' ones, then per-package sections, then table rows) and a note under the table
+ * says what was left out.
  */
 import type { PackageResult, PlanDetails, PlannedPackage, Verdict } from '../results.js';
 import { cell, code, cut, details, escapeHtml, fenced, htmlText, link, text } from './markdown.js';
@@ -345,7 +346,6 @@ function summaryTable(entries: ReportEntry[], rows: number): string {
   if (kept.length < entries.length) lines.push(`| _…and ${entries.length - kept.length} more_ | | | | | |`);
   return lines.join('\n');
 }
-
 
 /** At most this many refused files or cut fields are listed; the rest are counted (the log has all). */
 const READ_ROWS = 20;
