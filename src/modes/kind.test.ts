@@ -122,6 +122,34 @@ test('many packages: builds and pushes share the cpu pool, at most its limit at 
   expect(r.timeline.find((t) => t.name === 'build c')?.waitedOn).toEqual(['kind', 'a free cpu slot']);
 });
 
+test('20 packages (a package repository release) on 2 cores: never more than 2 builds or pushes at once, the 20 baselines together, then one verify of all 20', async () => {
+  const pkgs = Array.from({ length: 20 }, (_, i) => `pkg${i + 1}/1.0.0`);
+  const { f, done } = await started(pkgs, 2);
+  await f.finish('kind', 'imgpkg', 'registry', 'kapp-controller manifest', 'kind cluster', 'api server', 'kapp-controller', 'registry on nodes');
+  const cpu = () => f.running().filter((n) => /^(build|push)/.test(n));
+  let peak = 0;
+  // The host-side work, one finished at a time: the pool stays full and never overflows.
+  for (let next = cpu()[0]; next; next = cpu()[0]) {
+    peak = Math.max(peak, cpu().length);
+    // A baseline starts as soon as its own push is done, while other packages still build.
+    await f.finish(next);
+  }
+  expect(peak).toBe(2);
+  // Every baseline was started on its push, none waits on another package.
+  const baselines = f.running().filter((n) => n.startsWith('baseline '));
+  expect(baselines).toHaveLength(20);
+  for (const p of pkgs) await f.finish(`baseline ${p}`);
+  expect(f.running()).toEqual(pkgs.map((p) => `dev Package ${p}`).sort());
+  for (const p of pkgs) await f.finish(`dev Package ${p}`);
+  // One verify for all of them (src/verify verifyAll watches them together).
+  expect(f.running()).toEqual(['verify']);
+  await f.finish('verify');
+  const r = await done;
+  expect(r.failed).toBeUndefined();
+  expect(r.timeline.filter((t) => t.state === 'done')).toHaveLength(8 + 5 * 20 + 1);
+  expect(r.timeline.find((t) => t.name === 'verify')?.needs).toHaveLength(20);
+});
+
 test('the cluster failing: nothing that needs it starts, the running pushes are awaited, the step is named', async () => {
   const { f, done } = await started(['a'], 4);
   await f.finish('kind', 'imgpkg', 'registry', 'build a');

@@ -137,6 +137,12 @@ export async function run(ctx: ModeContext): Promise<void> {
   const keyOf = (ref: PackageVersionRef) => `${ref.name}/${ref.version}`;
   const pkgs = new Map(refs.map((ref) => [keyOf(ref), { ref } as PackageState]));
   const installs = new Map<string, { namespace: string; name: string }>();
+  // A result's phases: the run's (the cluster, the registry, kapp-controller) and its own
+  // baseline, not the other packages' (with 20 packages, 19 rows of someone else's in each).
+  const phasesOf = (ref: PackageVersionRef): Phase[] => {
+    const own = pkgs.get(keyOf(ref))?.baselinePhase;
+    return [...phases, ...(own ? [own] : [])];
+  };
   const { layouts } = await repoOfRun(kctx);
   const runOptions = (): ClusterRunOptions => ({
     kc: kc!,
@@ -162,8 +168,8 @@ export async function run(ctx: ModeContext): Promise<void> {
   };
   const beforeBaseline = (st: PackageState, err: unknown, prefix?: string): PackageResult =>
     ctx.signal?.aborted
-      ? interruptedResult(kctx, st.ref, 'kind', ctx.signal, 'before its baseline was installed; nothing was applied for it', { phases: [...phases], planned: plannedOf(st.ref) })
-      : failedResult(kctx, st.ref, err, 'kind', { ...(prefix ? { prefix } : {}), phases: [...phases], planned: plannedOf(st.ref), ...(st.loaded?.problems.length ? { problems: st.loaded.problems } : {}) });
+      ? interruptedResult(kctx, st.ref, 'kind', ctx.signal, 'before its baseline was installed; nothing was applied for it', { phases: phasesOf(st.ref), planned: plannedOf(st.ref) })
+      : failedResult(kctx, st.ref, err, 'kind', { ...(prefix ? { prefix } : {}), phases: phasesOf(st.ref), planned: plannedOf(st.ref), ...(st.loaded?.problems.length ? { problems: st.loaded.problems } : {}) });
   const refOf = (name: string) => pkgs.get(name)!.ref;
   const ops: KindStepOps = {
     imgpkg: async () => {
@@ -238,19 +244,19 @@ export async function run(ctx: ModeContext): Promise<void> {
             st.baseline,
           );
           installs.set(st.ref.name, { namespace: b.namespace, name: b.name });
-          if (b.source !== 'none') mark(`baseline ${st.ref.name} ${b.releasedVersion}`, b.installedAt);
+          if (b.source !== 'none') st.baselinePhase = { name: `baseline ${st.ref.name} ${b.releasedVersion}`, seenAt: b.installedAt };
         },
         (st, err) =>
           ctx.signal?.aborted
-            ? interruptedResult(kctx, st.ref, 'kind', ctx.signal, 'while its baseline was installed; the dev Package was not applied', { phases: [...phases], planned: plannedOf(st.ref) })
-            : failedResult(kctx, st.ref, err, 'kind', { prefix: 'baseline', phases: [...phases], planned: plannedOf(st.ref) }),
+            ? interruptedResult(kctx, st.ref, 'kind', ctx.signal, 'while its baseline was installed; the dev Package was not applied', { phases: phasesOf(st.ref), planned: plannedOf(st.ref) })
+            : failedResult(kctx, st.ref, err, 'kind', { prefix: 'baseline', phases: phasesOf(st.ref), planned: plannedOf(st.ref) }),
       )(),
     applyDev: async (name) => {
       const st = pkgs.get(name)!;
       if (st.result) return;
       dev ??= startDevRun(kctx, runOptions());
       const run = await dev;
-      await applyDev(kctx, runOptions(), run, st.ref, { loaded: st.loaded!, bundle: st.bundle!, ...(st.prepushed ? { prepushed: st.prepushed } : {}) });
+      await applyDev(kctx, { ...runOptions(), phases: phasesOf(st.ref) }, run, st.ref, { loaded: st.loaded!, bundle: st.bundle!, ...(st.prepushed ? { prepushed: st.prepushed } : {}) });
       st.applied = true;
     },
     verify: async () => {
@@ -275,13 +281,13 @@ export async function run(ctx: ModeContext): Promise<void> {
     if (ctx.signal?.aborted) {
       const setUp = ['kind cluster', 'kapp-controller'].every((n) => ran.timeline.find((t) => t.name === n)?.state === 'done');
       const during = setUp ? 'before its dev Package was verified' : 'while the kind cluster was set up; nothing was applied';
-      await finishRun(kctx, withSteps([...verified, ...own, ...rest.map((ref) => interruptedResult(kctx, ref, 'kind', ctx.signal!, during, { phases: [...phases], planned: plannedOf(ref) })), ...unplanned]));
+      await finishRun(kctx, withSteps([...verified, ...own, ...rest.map((ref) => interruptedResult(kctx, ref, 'kind', ctx.signal!, during, { phases: phasesOf(ref), planned: plannedOf(ref) })), ...unplanned]));
       return;
     }
     const err = ran.failed!.error;
     const step = err instanceof SetupError ? err.step : ran.failed!.step;
     host.error(`kind mode ${err instanceof SetupError ? 'setup ' : ''}failed at ${step}: ${(err as Error).message}`);
-    const results = rest.map((ref) => failedResult(kctx, ref, err, 'kind', { prefix: err instanceof SetupError ? 'kind setup failed' : step, phases: [...phases], quiet: true, planned: plannedOf(ref) }));
+    const results = rest.map((ref) => failedResult(kctx, ref, err, 'kind', { prefix: err instanceof SetupError ? 'kind setup failed' : step, phases: phasesOf(ref), quiet: true, planned: plannedOf(ref) }));
     await finishRun(kctx, withSteps([...verified, ...own, ...results, ...unplanned]));
     return;
   }
@@ -301,6 +307,8 @@ interface PackageState {
   baseline?: BaselineBundle;
   prepushed?: PreparedDev['prepushed'];
   applied?: boolean;
+  /** When its released version was installed (a phase of its result only). */
+  baselinePhase?: Phase;
 }
 
 /**
