@@ -19,7 +19,8 @@ describe('dockerArgs', () => {
     [dockerArgs.exec('node', ['mkdir', '-p', '/etc/containerd/certs.d/localhost:5001']), ['exec', 'node', 'mkdir', '-p', '/etc/containerd/certs.d/localhost:5001']],
     [dockerArgs.copyTo('/tmp/h.toml', 'node', '/etc/x/hosts.toml'), ['cp', '/tmp/h.toml', 'node:/etc/x/hosts.toml']],
     [dockerArgs.inspectContainer('r'), ['container', 'inspect', 'r']],
-    [dockerArgs.removeContainer('r'), ['rm', '-f', 'r']],
+    [dockerArgs.removeContainer('r'), ['rm', '-f', '-v', 'r']],
+    [dockerArgs.removeNetwork('n'), ['network', 'rm', 'n']],
     [dockerArgs.networkConnect('kind', 'r'), ['network', 'connect', 'kind', 'r']],
     [dockerArgs.networkDisconnect('kind', 'r'), ['network', 'disconnect', '--force', 'kind', 'r']],
   ])('%j', (got, want) => expect(got).toEqual(want));

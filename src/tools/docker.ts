@@ -45,7 +45,9 @@ export const dockerArgs = {
   inspectContainer: (name: string): string[] => ['container', 'inspect', name],
   /** The running containers on a network with their published ports (parseDockerPs). */
   psOnNetwork: (network: string): string[] => ['ps', '--filter', `network=${network}`, '--format', '{{.Names}}\t{{.Ports}}'],
-  removeContainer: (name: string): string[] => ['rm', '-f', name],
+  /** With its anonymous volumes (the registry's storage, a kind node's /var). */
+  removeContainer: (name: string): string[] => ['rm', '-f', '-v', name],
+  removeNetwork: (name: string): string[] => ['network', 'rm', name],
   networkConnect: (network: string, container: string): string[] => ['network', 'connect', network, container],
   networkDisconnect: (network: string, container: string): string[] => ['network', 'disconnect', '--force', network, container],
 };
