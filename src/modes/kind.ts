@@ -170,7 +170,8 @@ export async function run(ctx: ModeContext): Promise<void> {
     try {
       await fn(st);
     } catch (err) {
-      st.result = onError(st, await fault(err));
+      // Both pushes of a package run at once: the first failure is its result.
+      st.result ??= onError(st, await fault(err));
     }
   };
   const beforeBaseline = (st: PackageState, err: unknown, prefix?: string): PackageResult =>
@@ -244,7 +245,7 @@ export async function run(ctx: ModeContext): Promise<void> {
           const pushed = await pushDevBundle({ ...pushing, loaded: st.loaded!, lockImages: inputs.lockImages, log: (m) => host.info(`${st.ref.name}: ${m}`) }, plan, st.bundle!.folder);
           st.prepushed = { repository: formatRepository(plan.repository), tag: plan.tag, pushed };
         },
-        (st, err) => beforeBaseline(st, err),
+        (st, err) => beforeBaseline(st, err, 'pushing the bundle'),
       )(),
     baseline: (name) =>
       perPackage(
