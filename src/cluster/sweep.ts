@@ -40,7 +40,8 @@ export async function probeProcess(pid: number): Promise<Liveness> {
  * lives until the job ends.
  */
 export async function currentOwner(o: { local: boolean; github?: string; now?: Date }): Promise<RunOwner> {
-  const pid = o.local ? process.pid : process.ppid;
+  // A parent of 0 or 1 (main started by docker exec in a job container, or orphaned) owns nothing: then main itself.
+  const pid = o.local || process.ppid <= 1 ? process.pid : process.ppid;
   const st = await procStat(pid);
   return { host: os.hostname(), pid, ...(st ? { pidStart: st.start } : {}), startedAt: (o.now ?? new Date()).toISOString(), ...(o.github ? { github: o.github } : {}) };
 }
