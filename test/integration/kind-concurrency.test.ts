@@ -34,12 +34,13 @@ afterAll(() => {
 
 const docker = async (...args: string[]) => (await runTool('docker', args, { env: harness.env, allowFail: true })).stdout;
 
-/** devpkg's things on the engine: containers, networks (by name), volumes (all: anonymous ones have no name to go by). */
+/** devpkg's things on the engine: containers (by name), networks and volumes (all: anonymous volumes have no name to go by). */
 async function engineState(): Promise<{ containers: string[]; networks: string[]; volumes: number }> {
   const lines = (s: string) => s.split('\n').map((l) => l.trim()).filter(Boolean).sort();
   return {
     containers: lines(await docker('ps', '-a', '--format', '{{.Names}}')).filter((n) => n.startsWith('devpkg-')),
-    networks: lines(await docker('network', 'ls', '--format', '{{.Name}}')).filter((n) => n.startsWith('devpkg-')),
+    // Every network but docker's own: kind's shared `kind` too, which a run must not leave either.
+    networks: lines(await docker('network', 'ls', '--format', '{{.Name}}')).filter((n) => !['bridge', 'host', 'none'].includes(n)),
     volumes: lines(await docker('volume', 'ls', '-q')).length,
   };
 }
