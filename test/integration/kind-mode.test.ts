@@ -481,7 +481,9 @@ test('devpkg dev on a kept kind cluster, pushing to localhost without --cluster-
     expect(results[0]!.bundle).toMatch(new RegExp(`^${hosting.hostFromClusterNetwork!.replace(/\./g, '\\.')}/devpkg/web-bundle@sha256:[0-9a-f]{64}$`));
   } finally {
     await runTool('kind', ['delete', 'cluster', '--name', cluster!], { allowFail: true });
-    await runTool('docker', ['rm', '-f', `${cluster}-registry`], { allowFail: true });
+    await runTool('docker', ['rm', '-f', '-v', `${cluster}-registry`], { allowFail: true });
+    // --keep keeps the run's network too.
+    await runTool('docker', ['network', 'rm', cluster!], { allowFail: true });
   }
   expect(await leftovers(cluster!)).toEqual([]);
 }, T);
