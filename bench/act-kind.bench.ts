@@ -8,7 +8,8 @@
 // Times are taken by this process as lines arrive (act's own `time` field has whole seconds):
 // the CLI from its spawn, act's job from its first log line naming the job. The verdict on both
 // sides is the `verify` step's finishedAt in devpkg's results (the CLI's --json, the job's
-// results.json artifact); the act side also records when its `antrea/1.5.3: won` line arrived.
+// results.json artifact); the act side also records when its verdict line arrived (`NAMESPACE/antrea:
+// won: ...`, the PackageInstall's).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -144,7 +145,7 @@ async function act(): Promise<ActSide> {
     spawnedAt,
     jobStartedAt: ofJob[0]!.at,
     verdictAt: verifyFinished(list[0]!.steps),
-    verdictLineAt: ofJob.find((x) => String(x.e.msg ?? '').includes('antrea/1.5.3: won'))?.at,
+    verdictLineAt: ofJob.find((x) => /\S\/antrea: won:/.test(String(x.e.msg ?? '')))?.at,
     exitedAt,
     actSteps: [...steps.values()],
     result: pick(list[0]!),
