@@ -15,12 +15,15 @@
 // whose DEVPKG_KIND_NODE_IMAGE, DEVPKG_KIND_CONFIG, DEVPKG_KIND_REGISTRY_IMAGE and
 // DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST are handed to both; elsewhere both use the defaults (the
 // bare script then needs MANIFEST: kapp-controller's release.yml).
-// Usage: node bench/kind.bench.mjs [--cli dist/cli.js] [--packages 1,5,10]
-// --packages: also devpkg kind on repositories of 5 and 10 packages, as a ratio to one.
+// Usage: node bench/kind.bench.mjs [--cli dist/cli.js] [--packages 1,5,10,20]
+// --packages: also devpkg kind on repositories of 5, 10 and 20 packages (a package repository
+// release touches 20), each in one cluster, its wall time and the devpkg process's peak memory
+// (its max RSS, read by a preload at its exit: the tools it starts are not counted) as ratios to
+// the one-package run; linear growth at most is the goal (issue 34).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism as availableCores, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -69,9 +72,11 @@ function makeRepo(dir, names) {
 }
 const web = (name, flavour) =>
   `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${name}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ${name}}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata:\n      labels: {app: web}\n      annotations: {devpkg.test/flavour: ${flavour}}\n    spec:\n      containers: [{name: web, image: web-app}]\n`;
+// The workload image is named after the package: pushes of several packages run at once, and
+// under one shared name a push's inspect could read another push's image, not yet pushed.
 const PUSH = `set -euo pipefail
 host="\${DEVPKG_REGISTRY%%/*}"
-image="$host/web-app:$DEVPKG_TAG"
+image="$host/web-app-$DEVPKG_PACKAGE:$DEVPKG_TAG"
 docker import --change 'ENTRYPOINT ["/app"]' "$WEB_APP_TAR" "$image" >/dev/null
 docker push "$image" >/dev/null
 ref=$(docker image inspect --format '{{index .RepoDigests 0}}' "$image")
@@ -91,17 +96,25 @@ function freePort() {
   });
 }
 
+// Loaded into devpkg's node process (--import): at its exit, its peak resident memory (kB).
+const RSS_PRELOAD = `data:text/javascript,${encodeURIComponent("import { writeFileSync } from 'node:fs'; process.on('exit', () => { if (process.env.BENCH_RSS_FILE) writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)); });")}`;
+
 function timed(label, cmd, args, env) {
   const t0 = performance.now();
-  const r = spawnSync(cmd, args, { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const rssFile = join(work, `rss-${label.replace(/\W+/g, '-')}`);
+  const r = spawnSync(cmd, args, { env: { ...process.env, ...env, BENCH_RSS_FILE: rssFile }, encoding: 'utf8', maxBuffer: 64 << 20 });
   const s = (performance.now() - t0) / 1000;
   if (r.status !== 0) {
     console.error(`${label} failed (exit ${r.status}):\n${r.stderr.slice(-3000)}\n${r.stdout.slice(-2000)}`);
     throw new Error(`${label} failed`);
   }
-  return { s, out: r.stdout, err: r.stderr.split('\n').filter((l) => l.startsWith('bare: ')).join('\n') };
+  const rssKb = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) : undefined;
+  return { s, rssKb, out: r.stdout, err: r.stderr.split('\n').filter((l) => l.startsWith('bare: ')).join('\n') };
 }
+const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+const mb = (kb) => (kb === undefined ? '?' : `${(kb / 1024).toFixed(0)} MB`);
 
+console.log(`${new Date().toISOString()} load average ${load()} (1, 5, 15 min), ${process.platform} ${availableCores()} cores`);
 try {
   // The workload image's only file: a static binary that waits.
   const app = join(work, 'app');
@@ -121,7 +134,7 @@ try {
     ['--kapp-controller-manifest', manifest],
   ].filter(([, v]) => v).flat();
   const devpkgKind = (dir, b, h, label = 'devpkg kind') =>
-    timed(label, process.execPath, [CLI, 'kind', '--repo', dir, '--base', b, '--head', h, '--push-command', 'bash hack/push.sh', '--settle', '0s', '--timeout', '5m', '--results-dir', join(dir, '..', `results-${label.replace(/\W+/g, '-')}`), '--json', ...machine], env);
+    timed(label, process.execPath, ['--import', RSS_PRELOAD, CLI, 'kind', '--repo', dir, '--base', b, '--head', h, '--push-command', 'bash hack/push.sh', '--settle', '0s', '--timeout', '5m', '--results-dir', join(dir, '..', `results-${label.replace(/\W+/g, '-')}`), '--json', ...machine], env);
   const devpkg = devpkgKind(repo, base, head);
   const result = JSON.parse(devpkg.out)[0];
   if (result?.verdict !== 'won') throw new Error(`devpkg kind: ${result?.verdict}: ${result?.reason}`);
@@ -158,7 +171,11 @@ try {
   console.log(`bare script (same steps, same tools):  ${bare.s.toFixed(1)} s`);
   console.log(`ratio devpkg/bare: ${(devpkg.s / bare.s).toFixed(2)} (goal <= 0.90)`);
 
-  // Many packages in one cluster (--packages 5,10): builds and pushes bounded by the cores.
+  console.log(`devpkg kind, 1 package: ${devpkg.s.toFixed(1)} s, devpkg's max RSS ${mb(devpkg.rssKb)}`);
+
+  // Many packages in one cluster (--packages 5,10,20): builds and pushes bounded by the cores,
+  // the verifies together; time and devpkg's peak memory as ratios to one package.
+  const rows = [{ n: 1, s: devpkg.s, rssKb: devpkg.rssKb }];
   for (const n of flags.packages.split(',').map(Number).filter((x) => x > 1)) {
     const names = Array.from({ length: n }, (_, i) => `web${i + 1}`);
     const dir = join(work, `repo-${n}`);
@@ -166,8 +183,15 @@ try {
     const many = devpkgKind(dir, b, h, `devpkg kind ${n} packages`);
     const won = JSON.parse(many.out).filter((r) => r.verdict === 'won').length;
     if (won !== n) throw new Error(`devpkg kind, ${n} packages: ${won} won`);
-    console.log(`devpkg kind, ${n} packages: ${many.s.toFixed(1)} s, ${(many.s / devpkg.s).toFixed(2)}x one package (goal: well under ${n}x)`);
+    rows.push({ n, s: many.s, rssKb: many.rssKb });
+    const rss = many.rssKb && devpkg.rssKb ? `${(many.rssKb / devpkg.rssKb).toFixed(2)}x` : '?';
+    console.log(`devpkg kind, ${n} packages: ${many.s.toFixed(1)} s, ${(many.s / devpkg.s).toFixed(2)}x one package; max RSS ${mb(many.rssKb)}, ${rss} (goal: at most ${n}x, linear; load average ${load()})`);
   }
+  if (rows.length > 1) {
+    console.log('packages | wall | time ratio | devpkg max RSS | memory ratio');
+    for (const r of rows) console.log(`${String(r.n).padStart(8)} | ${r.s.toFixed(1).padStart(6)} s | ${(r.s / devpkg.s).toFixed(2).padStart(5)}x | ${mb(r.rssKb).padStart(8)} | ${r.rssKb && devpkg.rssKb ? (r.rssKb / devpkg.rssKb).toFixed(2) : '?'}x`);
+  }
+  console.log(`${new Date().toISOString()} load average ${load()}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -13,6 +13,7 @@ export type CleanupItem =
   | { kind: 'temp-dir'; path: string }
   | { kind: 'kind-cluster'; name: string; kubeconfig?: string; /** The kind binary that created it (the post step uses it). */ binary?: string }
   | { kind: 'docker-container'; name: string }
+  | { kind: 'docker-network'; name: string }
   | { kind: 'docker-network-disconnect'; network: string; container: string }
   | { kind: 'management-cluster'; name: string; tanzu: string; kubeconfig?: string }
   | { kind: 'providers-backup'; backupDir: string; providersDir: string }
@@ -62,6 +63,8 @@ export function describe(item: CleanupItem): string {
       return `kind cluster ${item.name}`;
     case 'docker-container':
       return `container ${item.name}`;
+    case 'docker-network':
+      return `network ${item.name}`;
     case 'docker-network-disconnect':
       return `container ${item.container} on network ${item.network}`;
     case 'management-cluster':

@@ -32,7 +32,8 @@ export async function runCleanup(
       await handler(item, exec, log.info);
       log.info(`cleaned up ${describe(item)}`);
     } catch (err) {
-      log.warning(`could not clean up ${describe(item)}: ${errorMessage(err)}`);
+      const hand = (await import('./cluster/cleanup.js')).handCommand(item);
+      log.warning(`could not clean up ${describe(item)}: ${errorMessage(err)}${hand ? `; remove it with: ${hand}` : ''}`);
     }
   }
 }

@@ -25,6 +25,17 @@ export class UsageError extends DevpkgError {
   }
 }
 
+/**
+ * The run was stopped by a signal (SIGINT/SIGTERM, the runner cancelling the job) during a step:
+ * the result is `interrupted`, not `error`. The message says during what and what was left.
+ */
+export class InterruptedError extends DevpkgError {
+  constructor(message: string, cause?: unknown) {
+    super(message, cause === undefined ? {} : { cause });
+    this.name = 'InterruptedError';
+  }
+}
+
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);

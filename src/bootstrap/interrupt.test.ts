@@ -4,15 +4,19 @@
 // listed with their delete commands, for `devpkg bootstrap --cleanup`.
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CleanupList } from '../cleanup-list.js';
 import { ProvidersBackup } from '../providers/backup.js';
 import type { ExecFn, ExecOptions } from '../tools/exec.js';
 import { Tanzu } from '../tools/tanzu.js';
 import { cleanupInterrupted, readState } from './cleanup.js';
-import { createAndVerify, type BootstrapOptions, type PreparedBootstrap } from './run.js';
+import { InterruptedError } from '../errors.js';
+import { loadPackage } from '../../test/support/load-package.js';
+import { bootstrapFolders, createAndVerify, runBootstrap, type BootstrapOptions, type PreparedBootstrap } from './run.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -100,6 +104,66 @@ describe('a signal in a bootstrap', () => {
     expect(s.calls).toEqual([]);
     expect(s.cleanup.list()).toEqual([]);
   });
+});
+
+describe('a signal during the push of a bootstrap', () => {
+  test('the push command is stopped with the signal; runBootstrap ends interrupted, before any cluster, providers untouched', async () => {
+    const dir = await tempDir();
+    const example = resolve('examples/tce-packages');
+    const loaded = await loadPackage(example, 'addons/packages', 'antrea', '1.5.3');
+    const controller = new AbortController();
+    const calls: Array<{ argv: string[]; opts?: ExecOptions }> = [];
+    // The push command (bash -c ...) runs until the signal, then ends as a SIGTERMed process does.
+    const exec: ExecFn = async (cmd, args, opts) => {
+      calls.push({ argv: [cmd, ...args], opts });
+      if (cmd === 'bash') {
+        controller.abort('SIGTERM');
+        await new Promise<void>((r) => (opts?.signal?.aborted ? r() : opts?.signal?.addEventListener('abort', () => r())));
+        return { code: 143, stdout: '', stderr: '' };
+      }
+      return { code: 1, stdout: '', stderr: 'not a git repository' };
+    };
+    // A registry that answers its API check (the push command is what never finishes).
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as AddressInfo).port;
+    const cleanup = new CleanupList();
+    const home = join(dir, 'home');
+    const o: BootstrapOptions = {
+      loaded,
+      folders: bootstrapFolders(loaded, example),
+      refName: 'antrea.tanzu.vmware.com',
+      registry: { host: `127.0.0.1:${port}`, path: 'devpkg' },
+      pushCommand: 'make push-bundle',
+      seq: { timestamp: new Date('2026-12-05T08:00:00Z') },
+      tanzuPath: '/opt/tanzu',
+      yttPath: '/opt/ytt',
+      paths: { tanzuDir: join(home, '.config/tanzu'), providersDir: join(home, '.config/tanzu/tkg/providers'), home },
+      bootstrapTimeoutMs: 60_000,
+      timeoutMs: 60_000,
+      settleMs: 0,
+      workDir: join(dir, 'work'),
+      cleanup,
+      signal: controller.signal,
+      exec,
+    };
+    const err = await runBootstrap(o)
+      .then(() => undefined, (e: unknown) => e)
+      .finally(() => server.close());
+    expect(err).toBeInstanceOf(InterruptedError);
+    expect((err as Error).message).toBe('interrupted by SIGTERM while the bundle was pushed; no cluster was created');
+    // The push command got the run's signal (its process group is stopped with it); nothing ran after it.
+    const push = calls.find((c) => c.argv[0] === 'bash');
+    expect(push?.opts?.signal?.aborted).toBe(true);
+    expect(calls[calls.length - 1]).toBe(push);
+    expect(calls.some((c) => c.argv[0] === '/opt/tanzu' || c.argv[0] === '/opt/ytt')).toBe(false);
+    expect(cleanup.list()).toEqual([]);
+    expect(existsSync(home)).toBe(false);
+    // Before the fix the push was not given the signal: it ran on (here: forever), so this test times out.
+  }, 20_000);
 });
 
 describe('cleanupInterrupted', () => {

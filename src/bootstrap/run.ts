@@ -10,7 +10,7 @@ import { pushBundle, pushLimits } from '../bundle/push.js';
 import type { Registry } from '../bundle/reference.js';
 import type { RegistryCredentials } from '../bundle/registry.js';
 import type { CleanupItem, CleanupList } from '../cleanup-list.js';
-import { DevpkgError, errorMessage } from '../errors.js';
+import { DevpkgError, errorMessage, InterruptedError } from '../errors.js';
 import { parseImageRef } from '../packages/derive.js';
 import type { LoadedPackage, LoadedVersion } from '../layouts/index.js';
 import { ADDONS_MANAGER_SELECTION, devPackageOf, planDev } from '../packages/devplan.js';
@@ -215,14 +215,18 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
       tag: plan.tag,
       credentials: o.credentials,
       pushCommand: o.pushCommand,
-      // Not stopped by the run's signal (yet): the result would then be an error, not interrupted.
-      ...pushLimits(o.pushTimeoutMs),
+      // The run's signal stops the push command with its process group, as push-timeout does.
+      ...pushLimits(o.pushTimeoutMs, o.signal),
       tools: o.tools,
       install: o.install,
       // DEVPKG_VERSION is the version of the Package the bundle is for, as in the other modes.
       env: { package: pkgName, version: plan.version },
       exec,
       log,
+    }).catch((err: unknown) => {
+      // Stopped by the signal, not failed: the caller's result is `interrupted`, not an error.
+      if (o.signal?.aborted) throw new InterruptedError(`interrupted by ${String(o.signal.reason ?? 'a signal')} while the bundle was pushed; no cluster was created`, err);
+      throw err;
     });
     image = pushed.image;
     digest = pushed.digest;

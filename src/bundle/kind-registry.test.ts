@@ -108,7 +108,7 @@ describe('startKindRegistry', () => {
     expect(r.pushHost).toBe('localhost:49153');
     expect(calls.filter((c) => ['run', 'rm', 'port'].includes(c[0]!)).map((c) => c.slice(0, 7).join(' '))).toEqual([
       'run -d --restart=always --name r -p 127.0.0.1:5001:5000',
-      'rm -f r',
+      'rm -f -v r',
       'run -d --restart=always --name r -p 127.0.0.1::5000',
       'port r 5000/tcp',
     ]);

@@ -26,6 +26,8 @@ export interface KindRegistryOptions {
   attachLater?: boolean;
   /** Ends the wait for /v2/ (another step failed, or the run was interrupted). */
   signal?: AbortSignal;
+  /** Labels naming the run that made the container (cluster/leftovers.ts). */
+  labels?: Readonly<Record<string, string>>;
 }
 
 export interface KindRegistry {
@@ -83,13 +85,13 @@ export async function startKindRegistry(docker: Docker, cleanup: CleanupList, op
     cleanup.record({ kind: 'docker-container', name });
     log(`starting registry container ${name} on network ${network}, published on 127.0.0.1:${hostPort}`);
     try {
-      await docker.runRegistry({ name, hostPort, network, image: opts.image });
+      await docker.runRegistry({ name, hostPort, network, image: opts.image, ...(opts.labels ? { labels: opts.labels } : {}) });
     } catch (err) {
       // Only the default port falls back; a port the caller chose is theirs to fix.
       if (opts.hostPort !== undefined || !/port \d+ is taken/.test(errorMessage(err))) throw err;
       await docker.removeContainer(name);
       log(`127.0.0.1:${hostPort} is taken; letting docker choose a free port`);
-      await docker.runRegistry({ name, hostPort: 0, network, image: opts.image });
+      await docker.runRegistry({ name, hostPort: 0, network, image: opts.image, ...(opts.labels ? { labels: opts.labels } : {}) });
       hostPort = await docker.publishedPort(name);
     }
     created = true;

@@ -12,6 +12,8 @@ export function cleanupCommand(item: CleanupItem): { cmd: string; args: string[]
       return { cmd: item.binary || 'kind', args: kindArgs.delete(item.name, item.kubeconfig) };
     case 'docker-container':
       return { cmd: 'docker', args: dockerArgs.removeContainer(item.name) };
+    case 'docker-network':
+      return { cmd: 'docker', args: dockerArgs.removeNetwork(item.name) };
     case 'docker-network-disconnect':
       return { cmd: 'docker', args: dockerArgs.networkDisconnect(item.network, item.container) };
     case 'kubernetes-object':
@@ -34,6 +36,16 @@ export function cleanupCommand(item: CleanupItem): { cmd: string; args: string[]
   }
 }
 
+/** Pure: the command a person runs to remove an item by hand (what a failed cleanup names). */
+export function handCommand(item: CleanupItem): string | undefined {
+  const quote = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
+  if (item.kind === 'temp-dir') return `rm -rf ${quote(item.path)}`;
+  // kind's own kubeconfig entry is in devpkg's temp folder, which may be gone: the name is enough.
+  const c = item.kind === 'kind-cluster' ? { cmd: item.binary || 'kind', args: kindArgs.delete(item.name) } : cleanupCommand(item);
+  if (!c) return undefined;
+  return [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${quote(v)}`), ...[c.cmd, ...c.args].map(quote)].join(' ');
+}
+
 /**
  * Deletes clusters, containers and objects recorded by the cluster modes. Throws on failure;
  * runCleanup turns that into a warning (the post step never fails the job).
@@ -46,7 +58,7 @@ export async function cleanupClusterItem(item: CleanupItem, exec: ExecFn, log: (
   if (r.code !== 0) {
     const out = (r.stderr || r.stdout).trim();
     // Already gone is success for a cleanup.
-    if (/no such container|not found|does not exist|is not connected/i.test(out)) return;
+    if (/no such (container|network)|not found|does not exist|is not connected/i.test(out)) return;
     throw new DevpkgError(`${c.cmd} ${c.args[0]} exited ${r.code}: ${out.split('\n').slice(-5).join('\n')}`);
   }
 }

@@ -21,6 +21,8 @@ import { fetchWithRetry } from '../tools/download.js';
 import { checksumFor, findCached, GITHUB, installPinnedTool, releasePlatform, type InstallPolicy, type ToolCacheApi } from '../tools/toolcache.js';
 import { localRegistryHostingConfigMap, mergeKindConfig, registryHostsDir, registryHostsToml, type MergedKindConfig } from './kind-config.js';
 import type { Need } from '../tools/needs.js';
+import { ownerLabels, type RunOwner } from './leftovers.js';
+import { writeOwnerFile } from './sweep.js';
 
 export { checksumFor } from '../tools/toolcache.js';
 
@@ -40,7 +42,7 @@ export const KIND_RELEASES = `${GITHUB}/kubernetes-sigs/kind/releases/download`;
 export const KIND_HOW_TO = 'install it (https://kind.sigs.k8s.io/docs/user/quick-start/#installation, or go install sigs.k8s.io/kind@VERSION) and put it on PATH';
 
 /** The steps of setting up the cluster, in order; a failure names its step. */
-export type SetupStep = 'imgpkg' | 'kind' | 'docker' | 'kind config' | 'kapp-controller manifest' | 'kind cluster' | 'api server' | 'registry' | 'kapp-controller';
+export type SetupStep = 'imgpkg' | 'kind' | 'docker' | 'kind config' | 'network' | 'kapp-controller manifest' | 'kind cluster' | 'api server' | 'registry' | 'kapp-controller';
 
 export class SetupError extends DevpkgError {
   constructor(
@@ -252,6 +254,14 @@ export interface KindClusterOptions {
   /** kind-config: a kind config file merged with devpkg's registry settings. */
   kindConfig?: string;
   registryImage?: string;
+  /**
+   * The run's own docker network (kind mode: the cluster's name), created and labelled by devpkg
+   * before the cluster and the registry, and given to kind (KIND_EXPERIMENTAL_DOCKER_NETWORK); so
+   * two runs share no network and a run's network goes with it. Default: kind's shared `kind`.
+   */
+  network?: string;
+  /** The run that makes these things: its labels go on the network and the registry, its owner file in the temp folder. */
+  owner?: RunOwner;
   /** Host port of the registry (default 5001; a busy port falls back to a free one). */
   registryPort?: number;
   kappControllerVersion?: string;
@@ -306,8 +316,16 @@ export async function prepareKindCluster(o: KindClusterOptions): Promise<KindPre
   });
   const dir = await mkdtemp(join(tmpdir(), 'devpkg-kind-cluster-'));
   o.cleanup.record({ kind: 'temp-dir', path: dir });
+  if (o.owner) await writeOwnerFile(dir, o.owner, o.name);
   const configFile = join(dir, 'kind-config.yaml');
   await writeFile(configFile, config);
+  if (o.network) {
+    const network = o.network;
+    await step('network', async () => {
+      o.cleanup.record({ kind: 'docker-network', name: network });
+      await docker.networkCreate(network, o.owner ? ownerLabels(o.owner, o.name) : {});
+    });
+  }
   return { kind, docker, dir, kubeconfig: join(dir, 'kubeconfig'), configFile, image: nodeImageFor(`v${kind.version}`, o.nodeImage) };
 }
 
@@ -327,7 +345,8 @@ export async function startKindCluster(o: KindClusterOptions, prep: KindPrep, wa
   await step('kind cluster', async () => {
     o.cleanup.record({ kind: 'kind-cluster', name: o.name, kubeconfig: prep.kubeconfig, binary: prep.kind.path });
     o.log(`kind v${prep.kind.version}: creating cluster ${o.name} (${prep.image ?? "kind's default node image"})`);
-    await prep.kind.createCluster({ name: o.name, image: prep.image, config: prep.configFile, kubeconfig: prep.kubeconfig, wait }, (c) => o.log(c.trimEnd()));
+    const env = o.network ? { KIND_EXPERIMENTAL_DOCKER_NETWORK: o.network } : undefined;
+    await prep.kind.createCluster({ name: o.name, image: prep.image, config: prep.configFile, kubeconfig: prep.kubeconfig, wait }, (c) => o.log(c.trimEnd()), env);
   });
 }
 
@@ -352,8 +371,11 @@ export async function waitForApiServer(kc: KubeConfig, o: { timeoutMs?: number; 
   });
 }
 
-/** The registry container, started on `network` (kind mode: before the kind network exists, on docker's default one). */
-export function startClusterRegistry(o: KindClusterOptions, prep: KindPrep, network = 'kind', signal?: AbortSignal): Promise<KindRegistry> {
+/**
+ * The registry container, started on `network`: the cluster's (kind mode: the run's own, which
+ * exists before the cluster), or another one (docker's default) to join the cluster's later.
+ */
+export function startClusterRegistry(o: KindClusterOptions, prep: KindPrep, network = o.network ?? 'kind', signal?: AbortSignal): Promise<KindRegistry> {
   return step('registry', () =>
     startKindRegistry(prep.docker, o.cleanup, {
       name: `${o.name}-registry`,
@@ -362,7 +384,9 @@ export function startClusterRegistry(o: KindClusterOptions, prep: KindPrep, netw
       image: o.registryImage || DEFAULT_REGISTRY_IMAGE,
       log: o.log,
       fetch: o.fetch,
-      ...(network === 'kind' ? {} : { attachLater: true }),
+      ...(o.owner ? { labels: ownerLabels(o.owner, o.name) } : {}),
+      // Its cluster address is read once the cluster is up (connectClusterRegistry): the pushes need none.
+      ...(network === 'kind' && !o.network ? {} : { attachLater: true }),
       ...(signal ? { signal } : {}),
     }),
   );
@@ -376,11 +400,12 @@ export function startClusterRegistry(o: KindClusterOptions, prep: KindPrep, netw
 export async function connectClusterRegistry(o: KindClusterOptions, prep: KindPrep, kc: KubeConfig, r: KindRegistry): Promise<KindRegistry> {
   return step('registry', async () => {
     let registry = r;
+    const net = o.network ?? 'kind';
     if (!r.clusterHost) {
       const state = await prep.docker.inspectContainer(r.containerName);
-      if (!state?.networks.kind) await prep.docker.networkConnect('kind', r.containerName);
-      const ip = state?.networks.kind ?? (await prep.docker.inspectContainer(r.containerName))?.networks.kind;
-      registry = { ...r, clusterHost: clusterHostFor(ip, 'kind', r.containerName) };
+      if (!state?.networks[net]) await prep.docker.networkConnect(net, r.containerName);
+      const ip = state?.networks[net] ?? (await prep.docker.inspectContainer(r.containerName))?.networks[net];
+      registry = { ...r, clusterHost: clusterHostFor(ip, net, r.containerName) };
     }
     const hosts = join(prep.dir, 'hosts.toml');
     await writeFile(hosts, registryHostsToml(registry.containerName));
@@ -392,7 +417,7 @@ export async function connectClusterRegistry(o: KindClusterOptions, prep: KindPr
     );
     const { ClusterClient } = await import('./client.js');
     await (await ClusterClient.create(kc)).apply(localRegistryHostingConfigMap(registry.pushHost, registry.clusterHost) as never);
-    o.log(`registry on the kind network: the cluster pulls from ${registry.clusterHost}`);
+    o.log(`registry on the ${net} network: the cluster pulls from ${registry.clusterHost}`);
     return registry;
   });
 }

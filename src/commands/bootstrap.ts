@@ -5,7 +5,7 @@ import { cleanupBootstrap, cleanupInterrupted, fileCleanupList, flush, readState
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { bootstrapFolders, CLUSTER_CONFIG_PLACEHOLDER, planBootstrapDev, runBootstrap } from '../bootstrap/run.js';
 import { findOnPath } from '../tools/carvel.js';
-import { UsageError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 import { watchSignals, type SignalSource } from '../interrupt.js';
 import { openVersionFolder } from './scope.js';
 import { parseRegistry, parseVersionFlag, parseWaits } from '../flags.js';
@@ -19,6 +19,7 @@ import { execTool } from '../tools/exec.js';
 import { ensureYtt } from '../tools/install.js';
 import { checkPin, hostPlatform } from '../tools/releases.js';
 import type { InstallPolicy } from '../tools/toolcache.js';
+import type { PackageResult } from '../results.js';
 import { passed } from '../verify/index.js';
 import { renderResultText } from '../verify/render.js';
 import { parseCommand, parseDuration, requireFlag, type CliIO } from './io.js';
@@ -86,8 +87,9 @@ ytt must be on PATH: without it devpkg stops before changing anything.
   --json                   print the result as JSON on stdout (progress stays on stderr)
   -h, --help               show this help
 
-Ctrl-C (SIGINT) or SIGTERM during the create or the wait: the result is interrupted, the providers
-folder is restored, and the clusters are left with the commands that delete them (exit 130/143).
+Ctrl-C (SIGINT) or SIGTERM during the push, the create or the wait: the result is interrupted (the
+push command is stopped with its process group), the providers folder is restored, and the
+clusters are left with the commands that delete them (exit 130/143).
 
 Exit codes: 0 the dev version won after phase 3 (or prepare-only succeeded), 1 it did not, 2 bad usage.
 `;
@@ -234,6 +236,13 @@ export async function run(argv: string[], io: CliIO, deps: BootstrapCommandDeps 
     const r = out.result!;
     io.stdout(values.json ? `${JSON.stringify([r], null, 2)}\n` : renderPhases(r) + renderResultText(r));
     code = interruption.exitCode() ?? (passed(r) ? 0 : 1);
+    return code;
+  } catch (err) {
+    if (!(err instanceof InterruptedError)) throw err;
+    // The push was stopped by the signal: an interrupted result, as a signal later in the run gives.
+    const r: PackageResult = { name: loaded.name, version: loaded.version, refName: loaded.pkg.pkg.spec.refName, targetRefName: refName, mode: 'bootstrap', verdict: 'interrupted', reason: err.message, timeline: [] };
+    io.stdout(values.json ? `${JSON.stringify([r], null, 2)}\n` : renderResultText(r));
+    code = interruption.exitCode() ?? 130;
     return code;
   } finally {
     interruption.dispose();

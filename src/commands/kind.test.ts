@@ -53,7 +53,10 @@ describe('devpkg kind', () => {
       await run([...ARGS, '--results-dir', join(work, 'out'), '--keep'], cli, { exec: t.exec, onSignal: noSignals });
       expect(t.calls.some((c) => c[1] === 'delete')).toBe(false);
       // The registry container started next to the cluster is kept too.
-      expect(out.stderr).toMatch(/--keep: left kind cluster (devpkg-\S+), container \1-registry; delete them with: kind delete cluster --name \1; docker rm -f \1-registry/);
+      expect(out.stderr).toMatch(/--keep: left kind cluster (devpkg-\S+), container \1-registry, network \1; delete them with: kind delete cluster --name \1; docker rm -f -v \1-registry; docker network rm \1\n/);
+      // Labelled as kept: a later run's start leaves them alone.
+      expect(t.calls.find((c) => c[1] === 'network' && c[2] === 'create')).toContain('dev.devpkg.run.keep=true');
+      expect(t.calls.find((c) => c[1] === 'run')).toContain('dev.devpkg.run.keep=true');
       // The cluster's folder (kubeconfig, config, build scratch) is not kept: `kind get kubeconfig` gives the kubeconfig.
       expect(readdirSync(tmpdir()).filter((d) => d.startsWith('devpkg-kind-') && !keptBefore.has(d))).toEqual([]);
     } finally {

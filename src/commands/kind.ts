@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 import { RecordingHost, type ActionHost } from '../action/host.js';
 import type { GithubContext } from '../action/context.js';
 import { CLEANUP_STATE, CleanupList, describe as describeItem, runCleanup } from '../cleanup.js';
+import { handCommand } from '../cluster/cleanup.js';
+import { currentOwner, writeOwnerFile } from '../cluster/sweep.js';
 import { DevpkgError, UsageError } from '../errors.js';
 import { watchSignals } from '../interrupt.js';
 import { parsePackageList } from '../flags.js';
@@ -185,7 +187,9 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
     host.saveState(CLEANUP_STATE, '[]');
     if (v.keep) {
       // --keep keeps the cluster and its registry; the temp folders go (`kind get kubeconfig` gives the kubeconfig).
-      const kept = items.filter((i) => i.kind !== 'temp-dir');
+      // In the order they are deleted: the cluster and the registry before their network.
+      const rank = (i: (typeof items)[number]) => ['kind-cluster', 'docker-container', 'docker-network'].indexOf(i.kind) >>> 0;
+      const kept = items.filter((i) => i.kind !== 'temp-dir').sort((a, b) => rank(a) - rank(b));
       await runCleanup(items.filter((i) => i.kind === 'temp-dir'), exec, { info: (m) => host.info(m), warning: (m) => host.warning(m) });
       if (kept.length) io.stderr(`--keep: left ${kept.map(describeItem).join(', ')}; delete them with: ${keepHint(kept)}\n`);
       return;
@@ -214,9 +218,13 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
   try {
     const { run: runKind } = await import('../modes/kind.js');
     // Diagnostics are written under RUNNER_TEMP and copied into the results folder.
+    // This process owns what the run creates (a later run's start removes it if this one is killed);
+    // --keep marks it as the user's.
+    const owner = { ...(await currentOwner({ local: true })), ...(v.keep ? { keep: true } : {}) };
     scratch = await mkdtemp(join(tmpdir(), 'devpkg-kind-cli-'));
+    await writeOwnerFile(scratch, owner);
     const install: InstallPolicy = { ...deps.install, ...(v['no-install'] ? { refuse: true } : {}) };
-    await runKind({ inputs, github, host, exec, env: { ...io.env, RUNNER_TEMP: scratch }, resultsDir, install, signal: interruption.signal });
+    await runKind({ inputs, github, host, exec, env: { ...io.env, RUNNER_TEMP: scratch }, resultsDir, install, signal: interruption.signal, owner });
   } catch (err) {
     failure = err;
   } finally {
@@ -232,7 +240,5 @@ export async function run(argv: string[], io: CliIO, deps: KindCommandDeps = {})
 }
 
 function keepHint(items: ReturnType<typeof CleanupList.fromState>): string {
-  return items
-    .map((i) => (i.kind === 'kind-cluster' ? `${i.binary ?? 'kind'} delete cluster --name ${i.name}` : i.kind === 'docker-container' ? `docker rm -f ${i.name}` : describeItem(i)))
-    .join('; ');
+  return items.map((i) => handCommand(i) ?? describeItem(i)).join('; ');
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { checkHost, hostRefusal, readHostFacts } from '../bootstrap/host.js';
 import { bootstrapFolders, planBootstrapDev, runBootstrap } from '../bootstrap/run.js';
 import { CleanupList } from '../cleanup-list.js';
-import { UsageError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 import type { Problem } from '../packages/problems.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import { tanzuPaths } from '../providers/paths.js';
@@ -125,7 +125,8 @@ export async function run(ctx: ModeContext): Promise<void> {
     );
     result = problems.length ? { ...out.result!, problems } : out.result!;
   } catch (err) {
-    result = failedResult(ctx, ref, err, 'bootstrap', { problems });
+    // A push the signal stopped is `interrupted`, said once (the runner cancelled the job), not an error.
+    result = err instanceof InterruptedError ? { ...failedResult(ctx, ref, err, 'bootstrap', { problems, quiet: true }), verdict: 'interrupted' } : failedResult(ctx, ref, err, 'bootstrap', { problems });
   }
   host.info(renderResultText(result));
   await finishRun(ctx, [result]);

@@ -1,6 +1,6 @@
 // Kind mode's step graph run by the real scheduler with fake steps held by deferred promises:
 // what starts together, what waits on what, and what a failure leaves unstarted.
-import { jest } from '@jest/globals';
+import { describe, jest } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { RecordingHost } from '../action/host.js';
 import type { GithubContext } from '../action/context.js';
@@ -13,7 +13,10 @@ import { inputsFrom } from '../../test/support/inputs.js';
 import { addonsManagerPackageInstall, ADDONS_NAMESPACE } from '../cluster/baseline.js';
 import { matchPackageInstalls, planForPackageInstalls, versionsInPlay } from '../cluster/dev.js';
 import type { KObject } from '../verify/evaluate.js';
-import { expectedKindPlan, kindStepGraph, type KindStepOps } from './kind.js';
+import { Docker } from '../tools/docker.js';
+import type { ExecFn } from '../tools/exec.js';
+import { SetupError } from '../cluster/kind.js';
+import { expectedKindPlan, kindClusterName, kindStepGraph, withDockerFault, type KindStepOps } from './kind.js';
 
 function fakeOps() {
   const open = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
@@ -21,6 +24,8 @@ function fakeOps() {
   const ops: KindStepOps = {
     imgpkg: () => hold('imgpkg'),
     prepare: () => hold('kind'),
+    // Nothing waits for it; it ends at once here (its own test below holds it).
+    leftovers: () => Promise.resolve(),
     manifest: () => hold('kapp-controller manifest'),
     registry: () => hold('registry'),
     cluster: () => hold('kind cluster'),
@@ -100,6 +105,64 @@ test('at once: imgpkg, kind and the kapp-controller manifest; then the cluster, 
   });
 });
 
+test("the sweep of earlier runs' leftovers starts once docker is checked, and nothing waits for it", async () => {
+  const f = fakeOps();
+  let swept!: () => void;
+  f.ops.leftovers = () => new Promise<void>((r) => (swept = r));
+  const done = runSteps(kindStepGraph(['a'], f.ops), { limits: { cpu: 4 } });
+  await f.settle();
+  expect(swept).toBeUndefined();
+  await f.finish('kind');
+  expect(swept).toBeDefined();
+  await f.finish('imgpkg', 'registry', 'build a', 'push baseline a', 'push dev a', 'kapp-controller manifest', 'kind cluster', 'api server', 'kapp-controller', 'registry on nodes', 'baseline a', 'dev Package a', 'verify');
+  swept();
+  const r = await done;
+  expect(r.failed).toBeUndefined();
+  expect(r.timeline.find((t) => t.name === 'leftovers')?.waitedOn).toEqual(['kind']);
+});
+
+describe('kindClusterName', () => {
+  test('two runs of one GitHub run attempt, or two CLI runs in one millisecond, get different names', () => {
+    const names = new Set(Array.from({ length: 50 }, () => kindClusterName('4242', 1)));
+    expect(names.size).toBe(50);
+    for (const n of names) expect(n).toMatch(/^devpkg-4242[0-9a-z]{6}-1$/);
+  });
+  test.each([
+    ['9876543210123', 2, 'abc123', 'devpkg-6543210123abc123-2'],
+    ['', 0, 'zz0000', /^devpkg-[0-9a-z]+zz0000-1$/],
+  ])('%s attempt %s nonce %s', (id, attempt, nonce, want) => expect(kindClusterName(id, attempt, nonce)).toMatch(want));
+});
+
+describe('withDockerFault: a step that failed because Docker or the registry container stopped says so', () => {
+  const exec =
+    (o: { down?: boolean; registry?: Record<string, unknown> }): ExecFn =>
+    async (_cmd, args) => {
+      if (args[0] === 'version') return o.down ? { code: 1, stdout: '', stderr: 'Cannot connect to the Docker daemon at unix:///x/docker.sock. Is the docker daemon running?\n' } : { code: 0, stdout: '20.10.24\n', stderr: '' };
+      if (args[0] === 'container' && args[1] === 'inspect') return o.registry ? { code: 0, stdout: JSON.stringify([{ Name: '/r', ...o.registry, NetworkSettings: { Networks: {} } }]), stderr: '' } : { code: 1, stdout: '[]', stderr: 'Error: No such object: r' };
+      return { code: 0, stdout: '', stderr: '' };
+    };
+  const docker = (e: ExecFn) => Docker.create(e);
+
+  test('docker stopped answering: named first, the step kept in front of a setup error', async () => {
+    const e = exec({ down: true });
+    const err = (await withDockerFault(new SetupError('kind cluster', new Error('kind create cluster failed')), { exec: e, docker: await docker(exec({})), registry: 'r' })) as SetupError;
+    expect(err).toBeInstanceOf(SetupError);
+    expect(err.step).toBe('kind cluster');
+    expect(err.message).toBe('kind cluster: docker stopped answering (the Docker engine is down?): Cannot connect to the Docker daemon at unix:///x/docker.sock. Is the docker daemon running?; kind create cluster failed');
+  });
+  test('the registry container stopped: its state', async () => {
+    const e = exec({ registry: { State: { Status: 'exited', Running: false, ExitCode: 2, FinishedAt: '2026-12-05T08:00:00Z' } } });
+    const err = (await withDockerFault(new Error('push command `x` failed (exit 1)'), { exec: e, docker: await docker(e), registry: 'r' })) as Error;
+    expect(err.message).toBe('the registry container r is not running (exited, exit code 2, since 2026-12-05T08:00:00Z); push command `x` failed (exit 1)');
+  });
+  test('docker answers and the registry runs (or was never started): the error as it was', async () => {
+    const original = new Error('boom');
+    for (const e of [exec({ registry: { State: { Status: 'running', Running: true } } }), exec({})]) {
+      expect(await withDockerFault(original, { exec: e, docker: await docker(e), registry: 'r' })).toBe(original);
+    }
+  });
+});
+
 test('many packages: builds and pushes share the cpu pool, at most its limit at a time', async () => {
   const pkgs = ['a', 'b', 'c', 'd', 'e'];
   const { f, done } = await started(pkgs, 2);
@@ -120,6 +183,35 @@ test('many packages: builds and pushes share the cpu pool, at most its limit at 
   await f.finish('verify');
   const r = await done;
   expect(r.timeline.find((t) => t.name === 'build c')?.waitedOn).toEqual(['kind', 'a free cpu slot']);
+});
+
+test('20 packages (a package repository release) on 2 cores: never more than 2 builds or pushes at once, the 20 baselines together, then one verify of all 20', async () => {
+  const pkgs = Array.from({ length: 20 }, (_, i) => `pkg${i + 1}/1.0.0`);
+  const { f, done } = await started(pkgs, 2);
+  await f.finish('kind', 'imgpkg', 'registry', 'kapp-controller manifest', 'kind cluster', 'api server', 'kapp-controller', 'registry on nodes');
+  const cpu = () => f.running().filter((n) => /^(build|push)/.test(n));
+  let peak = 0;
+  // The host-side work, one finished at a time: the pool stays full and never overflows.
+  for (let next = cpu()[0]; next; next = cpu()[0]) {
+    peak = Math.max(peak, cpu().length);
+    // A baseline starts as soon as its own push is done, while other packages still build.
+    await f.finish(next);
+  }
+  expect(peak).toBe(2);
+  // Every baseline was started on its push, none waits on another package.
+  const baselines = f.running().filter((n) => n.startsWith('baseline '));
+  expect(baselines).toHaveLength(20);
+  for (const p of pkgs) await f.finish(`baseline ${p}`);
+  expect(f.running()).toEqual(pkgs.map((p) => `dev Package ${p}`).sort());
+  for (const p of pkgs) await f.finish(`dev Package ${p}`);
+  // One verify for all of them (src/verify verifyAll watches them together).
+  expect(f.running()).toEqual(['verify']);
+  await f.finish('verify');
+  const r = await done;
+  expect(r.failed).toBeUndefined();
+  // The run's 9 (kind, imgpkg, leftovers, registry, the manifest, the cluster, the API server, kapp-controller, the registry on the nodes), 5 per package, one verify.
+  expect(r.timeline.filter((t) => t.state === 'done')).toHaveLength(9 + 5 * 20 + 1);
+  expect(r.timeline.find((t) => t.name === 'verify')?.needs).toHaveLength(20);
 });
 
 test('the cluster failing: nothing that needs it starts, the running pushes are awaited, the step is named', async () => {

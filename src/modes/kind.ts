@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -28,8 +29,10 @@ import type { DevSequence } from '../versions/index.js';
 import { runSteps, type Step } from '../pipeline/schedule.js';
 import { sequenceFromContext } from '../pipeline/selection.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
+import { currentOwner, sweepLeftovers } from '../cluster/sweep.js';
+import { Docker } from '../tools/docker.js';
 import { CleanupList } from '../cleanup-list.js';
-import { UsageError } from '../errors.js';
+import { DevpkgError, errorMessage, UsageError } from '../errors.js';
 import { parseRefNameMap, targetRefName } from '../packages/refname.js';
 import type { PackageResult, Phase, TimelineEntry } from '../results.js';
 import { applyDev, ensureImgpkg, finishRun, plannedRefs, readToolPins, startDevRun, toolNeeds, verifyDevRun, type ClusterRunOptions, type DevRun, type PreparedDev } from '../pipeline/steps.js';
@@ -38,12 +41,17 @@ import { parseAssertions } from '../verify/assertions.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import { failedResult, interruptedResult, loadForMode } from '../pipeline/problems.js';
 import type { ModeContext } from '../pipeline/context.js';
+import type { ExecFn } from '../tools/exec.js';
 import { repoOfRun } from '../pipeline/request.js';
 
-/** A kind cluster name for this run: short, lowercase, unique per run attempt. */
-export function kindClusterName(runId: string | number, attempt: number): string {
-  const id = String(runId || Date.now().toString(36)).toLowerCase().replace(/[^a-z0-9]/g, '').slice(-12);
-  return `devpkg-${id}-${attempt || 1}`;
+/**
+ * A kind cluster name for this run (also its network's; the registry is `<name>-registry`): short,
+ * lowercase, and unique per process: `nonce` (random) tells apart two runs of one GitHub run
+ * attempt (matrix legs on one machine) and two CLI runs started in the same millisecond.
+ */
+export function kindClusterName(runId: string | number, attempt: number, nonce = randomBytes(4).readUInt32BE(0).toString(36).padStart(7, '0').slice(-6)): string {
+  const id = String(runId || Date.now().toString(36)).toLowerCase().replace(/[^a-z0-9]/g, '').slice(-10);
+  return `devpkg-${id}${nonce.toLowerCase().replace(/[^a-z0-9]/g, '')}-${attempt || 1}`;
 }
 
 /**
@@ -103,6 +111,9 @@ export async function run(ctx: ModeContext): Promise<void> {
     return;
   }
   const cleanup = new CleanupList(host);
+  // Who made what this run creates: labels on its network and registry, a file in its temp folder.
+  const owner = ctx.owner ?? (await currentOwner({ local: Boolean(github.local), ...(github.local ? {} : { github: `${github.owner}/${github.repo} run ${github.runId} attempt ${github.runAttempt}` }) }));
+  const clusterName = kindClusterName(github.runId, github.runAttempt);
   const phases: Phase[] = [];
   const mark = (name: string, at = new Date().toISOString()) => phases.push({ name, seenAt: at });
   const refNames = parseRefNameMap(inputs.refName);
@@ -110,7 +121,9 @@ export async function run(ctx: ModeContext): Promise<void> {
   const clusterOptions: KindClusterOptions = {
     exec: ctx.exec,
     cleanup,
-    name: kindClusterName(github.runId, github.runAttempt),
+    name: clusterName,
+    network: clusterName,
+    owner,
     kindVersion: tools.kind?.version,
     kindSha256: tools.kind?.sha256,
     kindSha256From: tools.kind?.sha256From,
@@ -137,6 +150,12 @@ export async function run(ctx: ModeContext): Promise<void> {
   const keyOf = (ref: PackageVersionRef) => `${ref.name}/${ref.version}`;
   const pkgs = new Map(refs.map((ref) => [keyOf(ref), { ref } as PackageState]));
   const installs = new Map<string, { namespace: string; name: string }>();
+  // A result's phases: the run's (the cluster, the registry, kapp-controller) and its own
+  // baseline, not the other packages' (with 20 packages, 19 rows of someone else's in each).
+  const phasesOf = (ref: PackageVersionRef): Phase[] => {
+    const own = pkgs.get(keyOf(ref))?.baselinePhase;
+    return [...phases, ...(own ? [own] : [])];
+  };
   const { layouts } = await repoOfRun(kctx);
   const runOptions = (): ClusterRunOptions => ({
     kc: kc!,
@@ -157,15 +176,21 @@ export async function run(ctx: ModeContext): Promise<void> {
     try {
       await fn(st);
     } catch (err) {
-      st.result = onError(st, err);
+      // Both pushes of a package run at once: the first failure is its result.
+      st.result ??= onError(st, await fault(err));
     }
   };
   const beforeBaseline = (st: PackageState, err: unknown, prefix?: string): PackageResult =>
     ctx.signal?.aborted
-      ? interruptedResult(kctx, st.ref, 'kind', ctx.signal, 'before its baseline was installed; nothing was applied for it', { phases: [...phases], planned: plannedOf(st.ref) })
-      : failedResult(kctx, st.ref, err, 'kind', { ...(prefix ? { prefix } : {}), phases: [...phases], planned: plannedOf(st.ref), ...(st.loaded?.problems.length ? { problems: st.loaded.problems } : {}) });
+      ? interruptedResult(kctx, st.ref, 'kind', ctx.signal, 'before its baseline was installed; nothing was applied for it', { phases: phasesOf(st.ref), planned: plannedOf(st.ref) })
+      : failedResult(kctx, st.ref, err, 'kind', { ...(prefix ? { prefix } : {}), phases: phasesOf(st.ref), planned: plannedOf(st.ref), ...(st.loaded?.problems.length ? { problems: st.loaded.problems } : {}) });
   const refOf = (name: string) => pkgs.get(name)!.ref;
+  // A step that failed because Docker stopped, or because the registry container did, says so.
+  const fault = (err: unknown) => (ctx.signal?.aborted || err instanceof UsageError ? Promise.resolve(err) : withDockerFault(err, { exec: ctx.exec, docker: prep?.docker, registry: `${clusterName}-registry` }));
   const ops: KindStepOps = {
+    leftovers: async () => {
+      await sweepLeftovers({ docker: prep!.docker, exec: ctx.exec, self: owner, log: (m) => host.info(m), warning: (m) => host.warning(m) });
+    },
     imgpkg: async () => {
       try {
         await ensureImgpkg(kctx);
@@ -175,7 +200,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     },
     prepare: async () => void (prep = await prepareKindCluster(clusterOptions)),
     manifest: async () => void (manifest = await fetchKappControllerManifest(clusterOptions)),
-    registry: async (signal) => void (registry = await startClusterRegistry(clusterOptions, prep!, 'bridge', signal)),
+    registry: async (signal) => void (registry = await startClusterRegistry(clusterOptions, prep!, clusterName, signal)),
     cluster: async () => {
       await startKindCluster(clusterOptions, prep!, '0s');
       mark('kind cluster');
@@ -226,7 +251,7 @@ export async function run(ctx: ModeContext): Promise<void> {
           const pushed = await pushDevBundle({ ...pushing, loaded: st.loaded!, lockImages: inputs.lockImages, log: (m) => host.info(`${st.ref.name}: ${m}`) }, plan, st.bundle!.folder);
           st.prepushed = { repository: formatRepository(plan.repository), tag: plan.tag, pushed };
         },
-        (st, err) => beforeBaseline(st, err),
+        (st, err) => beforeBaseline(st, err, 'pushing the bundle'),
       )(),
     baseline: (name) =>
       perPackage(
@@ -239,19 +264,19 @@ export async function run(ctx: ModeContext): Promise<void> {
           );
           installs.set(st.ref.name, { namespace: b.namespace, name: b.name });
           if (b.faults) st.baselineFaults = b.faults;
-          if (b.source !== 'none') mark(`baseline ${st.ref.name} ${b.releasedVersion}`, b.installedAt);
+          if (b.source !== 'none') st.baselinePhase = { name: `baseline ${st.ref.name} ${b.releasedVersion}`, seenAt: b.installedAt };
         },
         (st, err) =>
           ctx.signal?.aborted
-            ? interruptedResult(kctx, st.ref, 'kind', ctx.signal, 'while its baseline was installed; the dev Package was not applied', { phases: [...phases], planned: plannedOf(st.ref) })
-            : failedResult(kctx, st.ref, err, 'kind', { prefix: 'baseline', phases: [...phases], planned: plannedOf(st.ref) }),
+            ? interruptedResult(kctx, st.ref, 'kind', ctx.signal, 'while its baseline was installed; the dev Package was not applied', { phases: phasesOf(st.ref), planned: plannedOf(st.ref) })
+            : failedResult(kctx, st.ref, err, 'kind', { prefix: 'baseline', phases: phasesOf(st.ref), planned: plannedOf(st.ref) }),
       )(),
     applyDev: async (name) => {
       const st = pkgs.get(name)!;
       if (st.result) return;
       dev ??= startDevRun(kctx, runOptions());
       const run = await dev;
-      await applyDev(kctx, runOptions(), run, st.ref, { loaded: st.loaded!, bundle: st.bundle!, ...(st.prepushed ? { prepushed: st.prepushed } : {}) });
+      await applyDev(kctx, { ...runOptions(), phases: phasesOf(st.ref) }, run, st.ref, { loaded: st.loaded!, bundle: st.bundle!, ...(st.prepushed ? { prepushed: st.prepushed } : {}) });
       st.applied = true;
     },
     verify: async () => {
@@ -280,13 +305,14 @@ export async function run(ctx: ModeContext): Promise<void> {
     if (ctx.signal?.aborted) {
       const setUp = ['kind cluster', 'kapp-controller'].every((n) => ran.timeline.find((t) => t.name === n)?.state === 'done');
       const during = setUp ? 'before its dev Package was verified' : 'while the kind cluster was set up; nothing was applied';
-      await finishRun(kctx, withSteps([...verified, ...own, ...rest.map((ref) => interruptedResult(kctx, ref, 'kind', ctx.signal!, during, { phases: [...phases], planned: plannedOf(ref) })), ...unplanned]));
+      await finishRun(kctx, withSteps([...verified, ...own, ...rest.map((ref) => interruptedResult(kctx, ref, 'kind', ctx.signal!, during, { phases: phasesOf(ref), planned: plannedOf(ref) })), ...unplanned]));
       return;
     }
-    const err = ran.failed!.error;
-    const step = err instanceof SetupError ? err.step : ran.failed!.step;
-    host.error(`kind mode ${err instanceof SetupError ? 'setup ' : ''}failed at ${step}: ${(err as Error).message}`);
-    const results = rest.map((ref) => failedResult(kctx, ref, err, 'kind', { prefix: err instanceof SetupError ? 'kind setup failed' : step, phases: [...phases], quiet: true, planned: plannedOf(ref) }));
+    const err = await fault(ran.failed!.error);
+    const step = ran.failed!.error instanceof SetupError ? ran.failed!.error.step : ran.failed!.step;
+    const setup = ran.failed!.error instanceof SetupError;
+    host.error(`kind mode ${setup ? 'setup ' : ''}failed at ${step}: ${(err as Error).message}`);
+    const results = rest.map((ref) => failedResult(kctx, ref, err, 'kind', { prefix: setup ? 'kind setup failed' : step, phases: phasesOf(ref), quiet: true, planned: plannedOf(ref) }));
     await finishRun(kctx, withSteps([...verified, ...own, ...results, ...unplanned]));
     return;
   }
@@ -308,6 +334,8 @@ interface PackageState {
   applied?: boolean;
   /** Faults the baseline's wait went through (kapp-controller away, API server gaps): put in the result's timeline. */
   baselineFaults?: TimelineEntry[];
+  /** When its released version was installed (a phase of its result only). */
+  baselinePhase?: Phase;
 }
 
 /**
@@ -329,8 +357,10 @@ export function expectedKindPlan(o: { loaded: Pick<LoadedPackage, 'name' | 'pkg'
 /** What each of kind mode's steps does (src/modes/kind.ts runs the real ones; tests hand in fakes). */
 export interface KindStepOps {
   imgpkg(): Promise<void>;
-  /** kind, docker, the kind config, the cluster's folder. */
+  /** kind, docker, the kind config, the cluster's folder, the run's network. */
   prepare(): Promise<void>;
+  /** What earlier runs left whose process is gone, removed (never fails the run). */
+  leftovers(): Promise<void>;
   manifest(): Promise<void>;
   registry(signal: AbortSignal): Promise<void>;
   cluster(): Promise<void>;
@@ -358,6 +388,8 @@ export function kindStepGraph(pkgs: readonly string[], ops: KindStepOps): Step[]
     { name: 'imgpkg', run: () => ops.imgpkg() },
     { name: 'kind', run: () => ops.prepare() },
     { name: 'kapp-controller manifest', run: () => ops.manifest() },
+    // Nothing waits for it: this run's names never collide with what it removes.
+    { name: 'leftovers', needs: ['kind'], run: () => ops.leftovers() },
     { name: 'kind cluster', needs: ['kind'], run: () => ops.cluster() },
     { name: 'registry', needs: ['kind'], run: abortable((s) => ops.registry(s)) },
     { name: 'api server', needs: ['kind cluster'], run: abortable((s) => ops.apiServer(s)) },
@@ -372,4 +404,35 @@ export function kindStepGraph(pkgs: readonly string[], ops: KindStepOps): Step[]
     ]),
     { name: 'verify', needs: pkgs.map((p) => `dev Package ${p}`), run: () => ops.verify() },
   ];
+}
+
+/**
+ * When a step failed because the Docker engine stopped answering, or because the run's registry
+ * container is no longer running, the error says that first (the step's own error follows):
+ * a refused connection to localhost:5001 or a dead API server does not name the cause.
+ */
+export async function withDockerFault(err: unknown, o: { exec: ExecFn; docker?: Docker; registry?: string }): Promise<unknown> {
+  const why = await dockerFault(o).catch(() => undefined);
+  if (!why) return err;
+  if (errorMessage(err).includes(why)) return err;
+  // A setup step's error keeps its step in front: `kind cluster: docker stopped answering ...; <kind's error>`.
+  const inner = err instanceof SetupError ? err.cause : err;
+  const wrapped = new DevpkgError(`${why}; ${errorMessage(inner)}`, { cause: inner, exitCode: err instanceof DevpkgError ? err.exitCode : 1 });
+  return err instanceof SetupError ? new SetupError(err.step, wrapped) : wrapped;
+}
+
+/** What is wrong with Docker or the registry container right now, or undefined. */
+export async function dockerFault(o: { exec: ExecFn; docker?: Docker; registry?: string }): Promise<string | undefined> {
+  const docker = o.docker;
+  const path = docker?.path ?? 'docker';
+  const r = await o.exec(path, ['version', '--format', '{{.Server.Version}}'], { allowFail: true, timeoutMs: 30_000 });
+  if (r.code !== 0) {
+    const said = (r.stderr || r.stdout).trim().split('\n').filter(Boolean).slice(-1)[0] ?? `exit ${r.code}`;
+    return `docker stopped answering (the Docker engine is down?): ${said}`;
+  }
+  if (!docker || !o.registry) return undefined;
+  const state = await docker.inspectContainer(o.registry);
+  // Not there yet (the registry step had not started) is not a fault.
+  if (!state || state.running) return undefined;
+  return `the registry container ${o.registry} is not running (${state.status ?? 'stopped'}${state.exitCode !== undefined ? `, exit code ${state.exitCode}` : ''}${state.finishedAt ? `, since ${state.finishedAt}` : ''})`;
 }

@@ -1,3 +1,4 @@
+import type { RunOwner } from '../cluster/leftovers.js';
 import type { ActionHost } from '../action/host.js';
 import type { GithubContext } from '../action/context.js';
 import type { ExecFn } from '../tools/exec.js';
@@ -17,6 +18,8 @@ export interface ModeContext {
   signal?: AbortSignal;
   /** Whether missing tools (kind, imgpkg, ytt) are installed, pinned and checked (default yes; the CLI's --no-install refuses). */
   install?: InstallPolicy;
+  /** Who this run is, for the labels on what kind mode creates (default: worked out from github.local). */
+  owner?: RunOwner;
 }
 
 /** A mode throws a DevpkgError on failure, after writing its outputs. */

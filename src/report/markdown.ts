@@ -29,6 +29,19 @@ export function text(s: string): string {
     .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u200b.`);
 }
 
+/**
+ * Plain text inside raw HTML (a `<summary>`): one line, HTML-escaped, markdown punctuation as
+ * character references (a backslash would show there, and a reference is literal text wherever
+ * GitHub does read markdown), mentions and bare addresses broken as `text` breaks them.
+ */
+export function htmlText(s: string): string {
+  return escapeHtml(s.replace(/\r?\n/g, ' '))
+    .replace(/[\\`*_[\]|~#!]/g, (c) => `&#${c.charCodeAt(0)};`)
+    .replace(/@/g, '@\u200b')
+    .replace(/:\/\//g, ':\u200b//')
+    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u200b.`);
+}
+
 /** An inline code span that holds any text (a longer fence when the text has backticks). */
 export function code(s: string): string {
   const flat = s.replace(/\r?\n/g, ' ');

@@ -1,11 +1,15 @@
 /**
  * The report as markdown, pure: the sticky pull request comment and the job summary are the
- * same text. It always fits GitHub's comment limit: when it would not, detail goes in a fixed
- * order (diagnostics and YAML excerpts, then timelines, then per-package sections, then table
- * rows) and a note says what was left out.
+ * same text. A summary table comes first (one row per package version: package, version,
+ * verdict, phase), then each package version's details folded in a `<details>` block (a
+ * failure's summary line starts its reason), so a release touching 20 packages reads from the top.
+ * It always fits GitHub's comment limit: when it would not, detail goes in a fixed order
+ * (diagnostics and YAML excerpts, then the charts and tables of the versions that passed, then
+ * the failures' ones, then per-package sections, then table rows) and a note under the table
+ * says what was left out.
  */
 import type { PackageResult, PlanDetails, PlannedPackage, Verdict } from '../results.js';
-import { cell, code, cut, details, escapeHtml, fenced, link, text } from './markdown.js';
+import { cell, code, cut, details, escapeHtml, fenced, htmlText, link, text } from './markdown.js';
 import { ganttChart, timesOf } from './mermaid.js';
 
 /** GitHub rejects issue comments longer than this many characters. */
@@ -90,6 +94,8 @@ interface Detail {
   excerptChars: number;
   mermaid: boolean;
   tables: boolean;
+  /** Charts and tables for the package versions that passed too (failures keep theirs longer). */
+  passed: boolean;
   /** How many packages get their own section (failures first). */
   sections: number;
   /** How many rows the overview table keeps. */
@@ -148,7 +154,7 @@ function phaseTable(r: PackageResult, zero: number): string | undefined {
  * The run's steps (kind mode's step graph) as a table, times in seconds after the first step
  * started; collapsed, since it is the same for every package of the run (pure).
  */
-export function stepTable(steps: NonNullable<PackageResult['steps']>): string | undefined {
+export function stepTable(steps: NonNullable<PackageResult['steps']>, title = 'Steps'): string | undefined {
   const starts = steps.map((t) => Date.parse(t.startedAt ?? '')).filter((t) => !Number.isNaN(t));
   if (starts.length === 0) return undefined;
   const zero = Math.min(...starts);
@@ -160,7 +166,7 @@ export function stepTable(steps: NonNullable<PackageResult['steps']>): string | 
     const state = t.state === 'done' ? '' : ` (${t.state}${t.error ? `: ${cut(t.error, 120, 'head')}` : ''})`;
     return `| ${cell(text(t.name + state))} | ${sec(t.startedAt)} | ${sec(t.finishedAt)} | ${cell(text(t.waitedOn.join(', ') || '—'))} |`;
   });
-  return details(`Steps (${steps.length})`, ['| Step | Started | Finished | Waited on |', '|---|---|---|---|', ...rows].join('\n'));
+  return details(`${title} (${steps.length})`, ['| Step | Started | Finished | Waited on |', '|---|---|---|---|', ...rows].join('\n'));
 }
 
 function timelineTable(r: PackageResult, zero: number): string | undefined {
@@ -199,18 +205,18 @@ function links(e: ReportEntry, input: ReportInput): string | undefined {
   return parts.length > 0 ? `Full logs: ${parts.join(' · ')}` : undefined;
 }
 
-function resultSection(e: ReportEntry, input: ReportInput, d: Detail): string {
+function resultSection(e: ReportEntry, input: ReportInput, d: Detail, sharedSteps: string | undefined): string {
   const r = e.result;
   const s = style(r.verdict);
   const times = timesOf(r);
   const zero = times.length > 0 ? Math.min(...times) : 0;
-  const out: string[] = [`### ${s.icon} ${text(r.name)} ${text(r.version)}: ${s.label}`, ''];
+  if (s.ok && !d.passed) d = { ...d, mermaid: false, tables: false };
+  const out: string[] = [`> ${multiline(r.reason) || s.label}`, ''];
   out.push(`- **Versions:** ${versions(r)}`);
   if (r.releasedFrom) out.push(`- **Released version:** ${text(r.releasedFrom)}`);
   out.push(`- **refName:** ${refNames(r)}`);
   if (r.bundle) out.push(`- **Bundle:** ${code(r.bundle)}`);
   out.push(`- **Mode:** ${text(r.mode)}`);
-  out.push('', `> ${multiline(r.reason) || s.label}`);
   if (d.tables) {
     const phases = phaseTable(r, zero);
     if (phases) out.push('', phases);
@@ -222,7 +228,8 @@ function resultSection(e: ReportEntry, input: ReportInput, d: Detail): string {
   if (d.tables) {
     const tl = timelineTable(r, zero);
     if (tl) out.push('', tl);
-    const st = r.steps ? stepTable(r.steps) : undefined;
+    // The run's steps, unless the report shows them once for every package.
+    const st = r.steps && !(sharedSteps !== undefined && stepsKey(r.steps) === sharedSteps) ? stepTable(r.steps) : undefined;
     if (st) out.push('', st);
   }
   if (r.assertions && r.assertions.length > 0) {
@@ -262,8 +269,43 @@ function planDetails(r: PlannedPackage & { plan: PlanDetails }, d: Detail): stri
 function planSection(e: ReportEntry, d: Detail): string {
   const r = e.result;
   const body = r.plan ? planDetails({ ...r, plan: r.plan }, d) : `> ${multiline(r.reason) || 'planned'}`;
+  const facts = [`- **Versions:** ${versions(r)}`, `- **refName:** ${refNames(r)}`];
+  if (r.plan) facts.push(`- **Bundle:** ${code(r.plan.bundleImage)}`);
   const released = r.releasedFrom ? [`Released version: ${text(r.releasedFrom)}`, ''] : [];
-  return [`### 📝 ${text(r.name)} ${text(r.version)}`, '', ...released, body].join('\n');
+  return [...facts, '', ...released, body].join('\n');
+}
+
+/** How much of a failure's reason its folded summary line shows (the whole reason is inside). */
+const SUMMARY_REASON_CHARS = 160;
+
+/**
+ * A package version's details, folded under a one-line summary of its verdict; a failure's
+ * summary line also starts its reason, so what went wrong reads without unfolding anything.
+ */
+function packageSection(e: ReportEntry, input: ReportInput, d: Detail, sharedSteps: string | undefined): string {
+  const r = e.result;
+  const s = style(r.verdict);
+  const planOnly = r.verdict === 'planned' && !r.timeline.length;
+  const reason = r.reason.replace(/\s+/g, ' ').trim();
+  const why = s.ok || !reason ? '' : ` — ${htmlText(reason.length > SUMMARY_REASON_CHARS ? `${reason.slice(0, SUMMARY_REASON_CHARS - 1)}…` : reason)}`;
+  const summary = `${s.icon} <b>${htmlText(r.name)} ${htmlText(r.version)}</b>: ${htmlText(s.label)}${why}`;
+  return details(summary, planOnly ? planSection(e, d) : resultSection(e, input, d, sharedSteps));
+}
+
+/** One key per distinct step list (the run's steps are the same in each of its results). */
+function stepsKey(steps: NonNullable<PackageResult['steps']>): string {
+  return JSON.stringify(steps);
+}
+
+/**
+ * The step list every result that has steps shares, when more than one result has it (kind mode
+ * with several packages: one run, one step graph): shown once, not once per package.
+ */
+function sharedStepsOf(entries: ReportEntry[]): { key: string; steps: NonNullable<PackageResult['steps']> } | undefined {
+  const withSteps = entries.map((e) => e.result.steps).filter((s): s is NonNullable<PackageResult['steps']> => !!s && s.length > 0);
+  if (withSteps.length < 2) return undefined;
+  const key = stepsKey(withSteps[0]!);
+  return withSteps.every((s) => stepsKey(s) === key) ? { key, steps: withSteps[0]! } : undefined;
 }
 
 function title(input: ReportInput): string {
@@ -284,26 +326,24 @@ function title(input: ReportInput): string {
   return `## ✅ ${named}${where}: ${of(n - planned)} verified`;
 }
 
-function overview(entries: ReportEntry[], rows: number): string {
-  const allPlanned = entries.every((e) => e.result.verdict === 'planned');
+/**
+ * The phase a result ended in: the last one it reached (kind: `won`, or `dev Package applied`
+ * when verification did not end in a win; bootstrap: the phase it was in), or none.
+ */
+function lastPhase(r: PackageResult): string {
+  const p = r.phases?.at(-1);
+  return p ? cell(text(p.name)) : '—';
+}
+
+/** The summary table: one row per package version, in the order of the results. */
+function summaryTable(entries: ReportEntry[], rows: number): string {
   const kept = entries.slice(0, rows);
-  const lines = allPlanned
-    ? ['| Package | Version | Dev version | refName → target | Bundle tag |', '|---|---|---|---|---|']
-    : ['| Package | Verdict | Released → dev | Bundle | Mode |', '|---|---|---|---|---|'];
+  const lines = ['| Package | Version | Verdict | Phase | Released → dev | Mode |', '|---|---|---|---|---|---|'];
   for (const { result: r } of kept) {
-    if (allPlanned) {
-      lines.push(
-        `| ${cell(text(r.name))} | ${cell(code(r.version))} | ${cell(r.devVersion ? code(r.devVersion) : UNKNOWN)} | ${cell(refNames(r))} | ${r.plan ? cell(code(r.plan.bundleTag)) : '—'} |`,
-      );
-    } else {
-      const s = style(r.verdict);
-      const digest = r.bundle?.match(/@(sha256:[0-9a-f]{12})/)?.[1];
-      lines.push(
-        `| ${cell(text(r.name))} ${cell(text(r.version))} | ${s.icon} ${s.label} | ${cell(versions(r))} | ${digest ? cell(code(`${digest}…`)) : '—'} | ${cell(text(r.mode))} |`,
-      );
-    }
+    const s = style(r.verdict);
+    lines.push(`| ${cell(text(r.name))} | ${cell(code(r.version))} | ${s.icon} ${s.label} | ${lastPhase(r)} | ${cell(versions(r))} | ${cell(text(r.mode))} |`);
   }
-  if (kept.length < entries.length) lines.push(`| _…and ${entries.length - kept.length} more_ | | | | |`);
+  if (kept.length < entries.length) lines.push(`| _…and ${entries.length - kept.length} more_ | | | | | |`);
   return lines.join('\n');
 }
 
@@ -368,8 +408,12 @@ function compose(input: ReportInput, d: Detail, trimmed: string[]): string {
   const out: string[] = [title(input), ''];
   const unreadable = unreadableSection(input);
   if (unreadable) out.push(unreadable, '');
-  if (input.entries.length > 0) out.push(overview(input.entries, d.rows), '');
+  if (input.entries.length > 0) out.push(summaryTable(input.entries, d.rows), '');
   else if (input.nothing?.length) out.push(input.nothing.map((l) => `- ${text(l.trim())}`).join('\n'), '');
+  // What was left out is said under the table, where it is read, not after 20 folded sections.
+  if (trimmed.length > 0) {
+    out.push(`> [!NOTE]\n> This report was shortened to fit GitHub's ${GITHUB_COMMENT_LIMIT}-character limit: ${trimmed.map(text).join('; ')}. The full results are in the artifact.`, '');
+  }
   const problems = problemsSection(input.entries);
   if (problems) out.push(problems, '');
   const cuts = cutsSection(input);
@@ -379,12 +423,11 @@ function compose(input: ReportInput, d: Detail, trimmed: string[]): string {
     (a, b) => Number(style(a.result.verdict).ok) - Number(style(b.result.verdict).ok),
   );
   const shown = new Set(order.slice(0, d.sections));
+  const shared = d.tables && shown.size > 0 ? sharedStepsOf(input.entries) : undefined;
+  const sharedTable = shared ? stepTable(shared.steps, 'The run’s steps, the same for every package version') : undefined;
+  if (sharedTable) out.push(sharedTable, '');
   for (const e of input.entries) {
-    if (!shown.has(e)) continue;
-    out.push(e.result.verdict === 'planned' && !e.result.timeline.length ? planSection(e, d) : resultSection(e, input, d), '');
-  }
-  if (trimmed.length > 0) {
-    out.push(`> [!NOTE]\n> This report was shortened to fit GitHub's ${GITHUB_COMMENT_LIMIT}-character limit: ${trimmed.map(text).join('; ')}. The full results are in the artifact.`, '');
+    if (shown.has(e)) out.push(packageSection(e, input, d, sharedTable ? shared!.key : undefined), '');
   }
   out.push(footer(input));
   return out.join('\n');
@@ -397,15 +440,16 @@ function compose(input: ReportInput, d: Detail, trimmed: string[]): string {
 export function renderReport(input: ReportInput, limit = GITHUB_COMMENT_LIMIT): RenderedReport {
   const n = input.entries.length;
   const ladder: Array<{ d: Detail; note?: string }> = [];
-  const full: Detail = { excerptChars: Number.MAX_SAFE_INTEGER, mermaid: true, tables: true, sections: n, rows: n };
+  const full: Detail = { excerptChars: Number.MAX_SAFE_INTEGER, mermaid: true, tables: true, passed: true, sections: n, rows: n };
   ladder.push({ d: full });
   for (const chars of [8000, 2000, 500]) {
     ladder.push({ d: { ...full, excerptChars: chars }, note: `diagnostics and YAML excerpts were cut to ${chars} characters each` });
   }
   const noExcerpts: Detail = { ...full, excerptChars: 0 };
   ladder.push({ d: noExcerpts, note: 'diagnostics and YAML excerpts were left out' });
-  ladder.push({ d: { ...noExcerpts, mermaid: false }, note: 'diagnostics and YAML excerpts and the timeline charts were left out' });
-  const bare: Detail = { ...noExcerpts, mermaid: false, tables: false };
+  ladder.push({ d: { ...noExcerpts, passed: false }, note: 'diagnostics and YAML excerpts, and the timeline charts and tables of the package versions that passed, were left out' });
+  ladder.push({ d: { ...noExcerpts, passed: false, mermaid: false }, note: 'diagnostics and YAML excerpts, the timeline charts, and the tables of the package versions that passed, were left out' });
+  const bare: Detail = { ...noExcerpts, mermaid: false, tables: false, passed: false };
   ladder.push({ d: bare, note: 'diagnostics and YAML excerpts, timeline charts and tables were left out' });
   for (let k = Math.floor(n / 2); ; k = Math.floor(k / 2)) {
     ladder.push({ d: { ...bare, sections: k }, note: `details of ${n - k} of ${n} package versions were left out` });

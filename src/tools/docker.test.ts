@@ -1,5 +1,5 @@
 import type { ExecFn } from './exec.js';
-import { Docker, dockerArgs, parseContainerInspect } from './docker.js';
+import { Docker, dockerArgs, parseContainerInspect, parseInspectLabels } from './docker.js';
 
 describe('dockerArgs', () => {
   test.each([
@@ -19,7 +19,13 @@ describe('dockerArgs', () => {
     [dockerArgs.exec('node', ['mkdir', '-p', '/etc/containerd/certs.d/localhost:5001']), ['exec', 'node', 'mkdir', '-p', '/etc/containerd/certs.d/localhost:5001']],
     [dockerArgs.copyTo('/tmp/h.toml', 'node', '/etc/x/hosts.toml'), ['cp', '/tmp/h.toml', 'node:/etc/x/hosts.toml']],
     [dockerArgs.inspectContainer('r'), ['container', 'inspect', 'r']],
-    [dockerArgs.removeContainer('r'), ['rm', '-f', 'r']],
+    [dockerArgs.removeContainer('r'), ['rm', '-f', '-v', 'r']],
+    [dockerArgs.networkCreate('devpkg-x-1', { 'dev.devpkg.cluster': 'devpkg-x-1' }), ['network', 'create', '--driver', 'bridge', '-o', 'com.docker.network.bridge.enable_ip_masquerade=true', '--label', 'dev.devpkg.cluster=devpkg-x-1', 'devpkg-x-1']],
+    [dockerArgs.removeNetwork('n'), ['network', 'rm', 'n']],
+    [dockerArgs.psLabelled('dev.devpkg.cluster'), ['ps', '-a', '--filter', 'label=dev.devpkg.cluster', '--format', '{{.Names}}']],
+    [dockerArgs.psLabelled('io.x-k8s.kind.cluster', true), ['ps', '-a', '--filter', 'label=io.x-k8s.kind.cluster', '--format', '{{.Names}}\t{{.Label "io.x-k8s.kind.cluster"}}']],
+    [dockerArgs.networksLabelled('dev.devpkg.cluster'), ['network', 'ls', '--filter', 'label=dev.devpkg.cluster', '--format', '{{.Name}}']],
+    [dockerArgs.runRegistry({ name: 'r', hostPort: 5001, network: 'n', labels: { a: '1' } }), ['run', '-d', '--restart=always', '--name', 'r', '--label', 'a=1', '-p', '127.0.0.1:5001:5000', '--network', 'n', 'registry:2']],
     [dockerArgs.networkConnect('kind', 'r'), ['network', 'connect', 'kind', 'r']],
     [dockerArgs.networkDisconnect('kind', 'r'), ['network', 'disconnect', '--force', 'kind', 'r']],
   ])('%j', (got, want) => expect(got).toEqual(want));
@@ -44,7 +50,24 @@ const INSPECT_OUTPUT = JSON.stringify([
 
 describe('parseContainerInspect', () => {
   test('IPv4 per network, running, name without slash', () => {
-    expect(parseContainerInspect(INSPECT_OUTPUT)).toEqual({ name: 'devpkg-registry', running: true, networks: { kind: '172.18.0.3' } });
+    expect(parseContainerInspect(INSPECT_OUTPUT)).toEqual({ name: 'devpkg-registry', running: true, status: 'running', networks: { kind: '172.18.0.3' } });
+  });
+  test('a stopped container: its status, exit code and when it stopped', () => {
+    const stopped = JSON.stringify([{ Name: '/r', State: { Status: 'exited', Running: false, ExitCode: 2, FinishedAt: '2026-12-05T08:00:00.5Z' }, NetworkSettings: { Networks: {} } }]);
+    expect(parseContainerInspect(stopped)).toEqual({ name: 'r', running: false, status: 'exited', exitCode: 2, finishedAt: '2026-12-05T08:00:00.5Z', networks: {} });
+  });
+  test('labels of several containers or networks at once', () => {
+    const out = JSON.stringify([
+      { Name: '/devpkg-a-1-registry', Config: { Labels: { 'dev.devpkg.cluster': 'devpkg-a-1' } } },
+      { Name: 'devpkg-a-1', Labels: { 'dev.devpkg.run.pid': '7' } },
+      { Name: '/bare', Config: { Labels: null } },
+    ]);
+    expect(parseInspectLabels(out)).toEqual([
+      { name: 'devpkg-a-1-registry', labels: { 'dev.devpkg.cluster': 'devpkg-a-1' } },
+      { name: 'devpkg-a-1', labels: { 'dev.devpkg.run.pid': '7' } },
+      { name: 'bare', labels: {} },
+    ]);
+    expect(parseInspectLabels('Error: No such container: x')).toEqual([]);
   });
   test('empty array: no container', () => expect(parseContainerInspect('[]')).toBeUndefined());
   test('not JSON', () => expect(() => parseContainerInspect('Error: boom')).toThrow(/not JSON/));

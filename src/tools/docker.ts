@@ -8,12 +8,19 @@ export interface RunRegistryOptions {
   hostPort: number;
   network: string;
   image?: string;
+  /** Labels naming the run that made it (cluster/leftovers.ts). */
+  labels?: Readonly<Record<string, string>>;
 }
 
 /** What `docker inspect` says about a container, reduced to what devpkg uses. */
 export interface ContainerState {
   name: string;
   running: boolean;
+  /** `running`, `exited`, `created`, ... */
+  status?: string;
+  exitCode?: number;
+  /** When it stopped (ISO 8601), when it did. */
+  finishedAt?: string;
   /** IPv4 address per network name. */
   networks: Record<string, string>;
 }
@@ -32,6 +39,7 @@ export const dockerArgs = {
     '--restart=always',
     '--name',
     o.name,
+    ...Object.entries(o.labels ?? {}).flatMap(([k, v]) => ['--label', `${k}=${v}`]),
     '-p',
     // Port 0: docker picks a free one (read back with `docker port`).
     o.hostPort === 0 ? '127.0.0.1::5000' : `127.0.0.1:${o.hostPort}:5000`,
@@ -45,7 +53,26 @@ export const dockerArgs = {
   inspectContainer: (name: string): string[] => ['container', 'inspect', name],
   /** The running containers on a network with their published ports (parseDockerPs). */
   psOnNetwork: (network: string): string[] => ['ps', '--filter', `network=${network}`, '--format', '{{.Names}}\t{{.Ports}}'],
-  removeContainer: (name: string): string[] => ['rm', '-f', name],
+  /** With its anonymous volumes (the registry's storage, a kind node's /var). */
+  removeContainer: (name: string): string[] => ['rm', '-f', '-v', name],
+  /** A run's own bridge network (kind's options: masquerading on), labelled with the run. */
+  networkCreate: (name: string, labels: Readonly<Record<string, string>> = {}): string[] => [
+    'network',
+    'create',
+    '--driver',
+    'bridge',
+    '-o',
+    'com.docker.network.bridge.enable_ip_masquerade=true',
+    ...Object.entries(labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]),
+    name,
+  ],
+  removeNetwork: (name: string): string[] => ['network', 'rm', name],
+  /** Names of the containers (running or not) with a label; `withValue`: NAME<TAB>that label's value. */
+  psLabelled: (label: string, withValue = false): string[] => ['ps', '-a', '--filter', `label=${label}`, '--format', withValue ? `{{.Names}}\t{{.Label "${label}"}}` : '{{.Names}}'],
+  networksLabelled: (label: string): string[] => ['network', 'ls', '--filter', `label=${label}`, '--format', '{{.Name}}'],
+  /** `docker container inspect` / `docker network inspect` of several at once (a JSON array). */
+  inspectContainers: (names: readonly string[]): string[] => ['container', 'inspect', ...names],
+  inspectNetworks: (names: readonly string[]): string[] => ['network', 'inspect', ...names],
   networkConnect: (network: string, container: string): string[] => ['network', 'connect', network, container],
   networkDisconnect: (network: string, container: string): string[] => ['network', 'disconnect', '--force', network, container],
 };
@@ -65,13 +92,40 @@ export function parseContainerInspect(json: string): ContainerState | undefined 
   }
   const first = Array.isArray(parsed) ? (parsed[0] as Record<string, unknown> | undefined) : undefined;
   if (!first) return undefined;
-  const state = (first.State ?? {}) as { Running?: boolean };
+  const state = (first.State ?? {}) as { Running?: boolean; Status?: string; ExitCode?: number; FinishedAt?: string };
   const settings = (first.NetworkSettings ?? {}) as { Networks?: Record<string, { IPAddress?: string }> };
   const networks: Record<string, string> = {};
   for (const [net, info] of Object.entries(settings.Networks ?? {})) {
     if (info?.IPAddress) networks[net] = info.IPAddress;
   }
-  return { name: String(first.Name ?? '').replace(/^\//, ''), running: state.Running === true, networks };
+  const finished = state.FinishedAt && !state.FinishedAt.startsWith('0001-') ? state.FinishedAt : undefined;
+  return {
+    name: String(first.Name ?? '').replace(/^\//, ''),
+    running: state.Running === true,
+    ...(state.Status ? { status: state.Status } : {}),
+    ...(typeof state.ExitCode === 'number' && state.Running !== true ? { exitCode: state.ExitCode } : {}),
+    ...(finished ? { finishedAt: finished } : {}),
+    networks,
+  };
+}
+
+/**
+ * `docker container inspect` / `docker network inspect` of several: each one's name and labels
+ * (a container's under Config.Labels, a network's under Labels). Output that is not JSON (the
+ * names were all gone) gives none.
+ */
+export function parseInspectLabels(json: string): Array<{ name: string; labels: Record<string, string> }> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  return parsed.map((x: Record<string, unknown>) => {
+    const labels = ((x.Config as { Labels?: unknown } | undefined)?.Labels ?? x.Labels ?? {}) as Record<string, string> | null;
+    return { name: String(x.Name ?? '').replace(/^\//, ''), labels: { ...(labels ?? {}) } };
+  });
 }
 
 /**
@@ -142,6 +196,35 @@ export class Docker extends VersionedTool<string> {
 
   async removeContainer(name: string): Promise<void> {
     await this.run(dockerArgs.removeContainer(name), true);
+  }
+
+  /** Creates a network; an existing one of that name is an error (docker refuses duplicates). */
+  async networkCreate(name: string, labels: Readonly<Record<string, string>> = {}): Promise<void> {
+    await this.run(dockerArgs.networkCreate(name, labels));
+  }
+
+  /** Containers (running or not) carrying a label, with their labels. */
+  async labelledContainers(label: string): Promise<Array<{ name: string; labels: Record<string, string> }>> {
+    const names = (await this.run(dockerArgs.psLabelled(label))).stdout.split('\n').map((s) => s.trim()).filter(Boolean);
+    if (!names.length) return [];
+    // One may go between the two calls: inspect prints the others and exits 1.
+    return parseInspectLabels((await this.run(dockerArgs.inspectContainers(names), true)).stdout);
+  }
+
+  /** Containers carrying a label, with that label's value. */
+  async labelValues(label: string): Promise<Array<{ name: string; value: string }>> {
+    const out = (await this.run(dockerArgs.psLabelled(label, true))).stdout;
+    return out.split('\n').filter((l) => l.trim()).map((l) => {
+      const [name, value] = l.split('\t');
+      return { name: name!.trim(), value: (value ?? '').trim() };
+    });
+  }
+
+  /** Networks carrying a label, with their labels. */
+  async labelledNetworks(label: string): Promise<Array<{ name: string; labels: Record<string, string> }>> {
+    const names = (await this.run(dockerArgs.networksLabelled(label))).stdout.split('\n').map((s) => s.trim()).filter(Boolean);
+    if (!names.length) return [];
+    return parseInspectLabels((await this.run(dockerArgs.inspectNetworks(names), true)).stdout);
   }
 
   async networkConnect(network: string, container: string): Promise<void> {

@@ -54,8 +54,9 @@ export class Kind extends VersionedTool<string> {
     return r.stdout.split('\n').map((s) => s.trim()).filter((s) => s && !s.startsWith('No kind clusters'));
   }
 
-  async createCluster(o: KindCreateOptions, onOutput?: (chunk: string) => void): Promise<void> {
-    const r = await this.exec(this.path, kindArgs.create(o), { allowFail: true, onStderr: onOutput, onStdout: onOutput });
+  /** `env`: e.g. KIND_EXPERIMENTAL_DOCKER_NETWORK, the network kind puts the nodes on. */
+  async createCluster(o: KindCreateOptions, onOutput?: (chunk: string) => void, env?: Record<string, string>): Promise<void> {
+    const r = await this.exec(this.path, kindArgs.create(o), { allowFail: true, onStderr: onOutput, onStdout: onOutput, ...(env ? { env } : {}) });
     if (r.code !== 0) {
       throw new DevpkgError(`kind create cluster ${o.name} failed (exit ${r.code}): ${lastLines(r.stderr, 15)}`);
     }

@@ -272,7 +272,7 @@ stale_docker_net_remove() {
 docker_leftovers_said() {
   iptables -S DOCKER-USER 2>/dev/null | sed 's/^/[kind] found: iptables /'
   ip -o link show docker0 2>/dev/null | sed 's/^/[kind] found: link /'
-  ps -eo pid,ppid,etimes,args 2>/dev/null | awk '$4 ~ /(dockerd|containerd)$/ || $4 ~ /\/(dockerd|containerd)$/ { print "[kind] found: process " $0 }'
+  ps -eo pid,ppid,etimes,args 2>/dev/null | awk '$4 ~ /(dockerd|containerd)$/ { print "[kind] found: process " $0 }'
   return 0
 }
 

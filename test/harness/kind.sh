@@ -11,6 +11,8 @@
 #   kind.sh env      print the exports of a running engine
 #   kind.sh build    only build (test/harness/kind-build.sh)
 #   kind.sh check    fail, naming each, when a command the kind harness needs is missing
+#   kind.sh leftovers  print (stderr) dockerd's chain, docker0 and any dockerd or containerd when
+#                    the chain or the link exists (what makes `up` refuse); exit 0 either way
 #
 # Exports (stable names; devpkg's kind-mode inputs take the DEVPKG_KIND_* values):
 #   DOCKER_HOST                           unix socket of the private dockerd
@@ -149,5 +151,6 @@ case "${1:-}" in
   env) engine_healthy || die "the kind engine is not up ($ENGINE_DIR)"; print_exports ;;
   build) shift; exec "$HARNESS_SRC/kind-build.sh" "$@" ;;
   check) cmd_check ;;
-  *) echo "usage: $0 up|down|status|env|build [step...]|check" >&2; exit 2 ;;
+  leftovers) if docker_leftovers; then docker_leftovers_said >&2; fi ;;
+  *) echo "usage: $0 up|down|status|env|build [step...]|check|leftovers" >&2; exit 2 ;;
 esac

@@ -280,6 +280,10 @@ test(
     expect((await runTool('iptables', ['-S', 'DOCKER-USER'], { allowFail: true })).code).toBe(0);
     expect(readFileSync('/proc/self/mountinfo', 'utf8')).toContain(`${first.state}/`);
     expect(readFileSync('/run/devpkg-kind-engine', 'utf8')).toContain(first.state);
+    // `kind.sh leftovers` (what .ci/run prints after each build stage) names the chain and the link.
+    const said = await runTool('bash', [kindScript, 'leftovers'], { cwd: repoRoot });
+    expect(said.stderr).toContain('[kind] found: iptables -N DOCKER-USER');
+    expect(said.stderr).toMatch(/\[kind\] found: link \d+: docker0/);
 
     const other = mkdtempSync(join(tmpdir(), 'devpkg-kind-harness-other-'));
     const env = { ...process.env, DEVPKG_HARNESS_DIR: other };

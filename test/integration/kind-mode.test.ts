@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecordingHost } from '../../src/action/host.js';
 import { readGithubContext } from '../../src/action/context.js';
@@ -297,6 +297,57 @@ test('devpkg kind (the CLI): a dev bundle whose manifest is invalid is reconcile
   expect(await engineState()).toEqual(before);
 }, T);
 
+test('devpkg kind (the CLI), three packages in one cluster: each wins; builds and pushes at most the cores at once, the verifies together; each result\'s phases name its own baseline only; nothing is left', async () => {
+  // Its own repository: three packages, each its own refName and namespace; the push command
+  // names the workload image after the package (the pushes run at once).
+  const dir = join(work, 'three');
+  const names = ['web1', 'web2', 'web3'];
+  const g = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+  const put = (path: string, text: string) => {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  };
+  const workload = (n: string, flavour: string) => webDeployment(flavour).replace(/^( {2}name| {2}namespace): web$/gm, `$1: ${n}`);
+  mkdirSync(dir);
+  g('init', '-q', '-b', 'main');
+  for (const n of names) {
+    put(`addons/packages/${n}/1.0.0/package.yaml`, PACKAGE.replaceAll(REF, `${n}.devpkg.test`).replace('/web-bundle:', `/${n}-bundle:`));
+    put(`addons/packages/${n}/1.0.0/bundle/config/web.yaml`, workload(n, 'released'));
+    put(`addons/packages/${n}/1.0.0/bundle/.imgpkg/images.yml`, 'apiVersion: imgpkg.carvel.dev/v1alpha1\nkind: ImagesLock\nimages: []\n');
+  }
+  put('hack/push.sh', PUSH.replace('image="$host/web-app:$DEVPKG_TAG"', 'image="$host/web-app-$DEVPKG_PACKAGE:$DEVPKG_TAG"'));
+  g('add', '-A');
+  g('commit', '-qm', 'three packages released');
+  const b = g('rev-parse', 'HEAD');
+  for (const n of names) put(`addons/packages/${n}/1.0.0/bundle/config/web.yaml`, workload(n, 'dev'));
+  g('commit', '-qam', 'three packages: the dev flavour');
+  const h = g('rev-parse', 'HEAD');
+  const before = await engineState();
+  const out = { stdout: '', stderr: '' };
+  const flags = Object.entries(machineInputs()).flatMap(([k, v]) => [`--${k}`, v]);
+  const code = await runCli(
+    ['kind', '--repo', dir, '--base', b, '--head', h, '--push-command', 'bash hack/push.sh', '--settle', '5s', '--timeout', '5m', '--results-dir', join(work, 'three-results'), '--json', ...flags],
+    { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), env: process.env, cwd: dir },
+  );
+  const results = JSON.parse(out.stdout) as PackageResult[];
+  expect({ code, verdicts: results.map((r) => `${r.name} ${r.verdict}`).sort() }).toEqual({ code: 0, verdicts: names.map((n) => `${n} won`) });
+  for (const r of results) {
+    expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', `baseline ${r.name} 1.0.0`, 'dev Package applied', 'won']);
+  }
+  // The step graph as it ran (the same in each result): one verify, after all three dev Packages.
+  const steps = results[0]!.steps!;
+  const verify = steps.find((t) => t.name === 'verify')!;
+  expect(verify.needs.sort()).toEqual(names.map((n) => `dev Package ${n}/1.0.0`));
+  const at = (iso?: string) => Date.parse(iso ?? '');
+  for (const n of names) expect(at(steps.find((t) => t.name === `dev Package ${n}/1.0.0`)!.finishedAt)).toBeLessThanOrEqual(at(verify.startedAt));
+  // Builds and pushes (9 steps): at no moment more of them running than the cores.
+  const cpu = steps.filter((t) => /^(build|push (baseline|dev)) /.test(t.name));
+  expect(cpu).toHaveLength(9);
+  const overlap = Math.max(...cpu.map((t) => cpu.filter((o) => at(o.startedAt) <= at(t.startedAt) && at(t.startedAt) < at(o.finishedAt)).length));
+  expect(overlap).toBeLessThanOrEqual(availableParallelism());
+  expect(await engineState()).toEqual(before);
+}, T);
+
 test('mode kind: cluster creation failing (a node image that does not exist) is an error result per package with the summary; nothing is left', async () => {
   const a = actionRun({ 'kind-node-image': 'devpkg.invalid/no-such-node:v0.0.0' }, 'kindbad');
   try {
@@ -430,7 +481,9 @@ test('devpkg dev on a kept kind cluster, pushing to localhost without --cluster-
     expect(results[0]!.bundle).toMatch(new RegExp(`^${hosting.hostFromClusterNetwork!.replace(/\./g, '\\.')}/devpkg/web-bundle@sha256:[0-9a-f]{64}$`));
   } finally {
     await runTool('kind', ['delete', 'cluster', '--name', cluster!], { allowFail: true });
-    await runTool('docker', ['rm', '-f', `${cluster}-registry`], { allowFail: true });
+    await runTool('docker', ['rm', '-f', '-v', `${cluster}-registry`], { allowFail: true });
+    // --keep keeps the run's network too.
+    await runTool('docker', ['network', 'rm', cluster!], { allowFail: true });
   }
   expect(await leftovers(cluster!)).toEqual([]);
 }, T);

@@ -227,7 +227,9 @@ test(
     } finally {
       if (cluster) {
         await runTool('kind', ['delete', 'cluster', '--name', cluster], { allowFail: true });
-        await runTool('docker', ['rm', '-f', `${cluster}-registry`], { allowFail: true });
+        await runTool('docker', ['rm', '-f', '-v', `${cluster}-registry`], { allowFail: true });
+        // --keep keeps the run's network too.
+        await runTool('docker', ['network', 'rm', cluster], { allowFail: true });
       }
     }
   }),

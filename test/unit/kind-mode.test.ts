@@ -82,7 +82,7 @@ test('kind create failing: an error result per package naming the step and the c
     ['calico', 'error'],
   ]);
   for (const r of doc.results) {
-    expect(r.reason).toMatch(/^kind setup failed: kind cluster: kind create cluster devpkg-4242-1 failed \(exit 1\): ERROR: failed to create cluster: failed to pull image "example.invalid\/node:v0"/);
+    expect(r.reason).toMatch(/^kind setup failed: kind cluster: kind create cluster devpkg-4242[0-9a-z]{6}-1 failed \(exit 1\): ERROR: failed to create cluster: failed to pull image "example.invalid\/node:v0"/);
   }
   expect(host.summaries).toHaveLength(1);
   expect(host.summaries[0]).toContain('failed to pull image');
@@ -90,12 +90,26 @@ test('kind create failing: an error result per package naming the step and the c
   // One annotation for the shared cause, not one per package.
   expect(host.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^kind mode setup failed at kind cluster: kind cluster: kind create cluster/)]);
   // No cluster came up, but kind may have left a node container: the post step deletes it.
-  expect(CleanupList.fromState(host.getState(CLEANUP_STATE))).toContainEqual({ kind: 'kind-cluster', name: 'devpkg-4242-1', kubeconfig: expect.any(String), binary: 'kind' });
+  const items = CleanupList.fromState(host.getState(CLEANUP_STATE));
+  const name = items.find((i) => i.kind === 'kind-cluster')?.name;
+  // Unique per process (two runs of one GitHub run attempt, two CLI runs in one millisecond): the run id, then a random part.
+  expect(name).toMatch(/^devpkg-4242[0-9a-z]{6}-1$/);
+  expect(items).toContainEqual({ kind: 'kind-cluster', name, kubeconfig: expect.any(String), binary: 'kind' });
+  // The run's own network, recorded before it is made, created with the run's labels; kind is pointed at it.
+  expect(items).toContainEqual({ kind: 'docker-network', name });
+  const create = t.calls.find((c) => c[0] === 'docker' && c[1] === 'network' && c[2] === 'create')!;
+  expect(create.slice(-1)).toEqual([name]);
+  expect(create).toContain(`dev.devpkg.cluster=${name}`);
+  expect(create).toContain(`dev.devpkg.run.pid=${process.ppid}`);
   // The registry starts next to kind create (it needs no cluster), recorded before it is made;
   // nothing that needs the cluster ran.
   expect(t.calls.filter((c) => c[0] === 'docker' && c[1] === 'run')).toHaveLength(1);
-  expect(CleanupList.fromState(host.getState(CLEANUP_STATE))).toContainEqual({ kind: 'docker-container', name: 'devpkg-4242-1-registry' });
-  expect(t.calls.filter((c) => (c[0] === 'kind' && c[1] === 'get') || (c[0] === 'docker' && ['cp', 'exec', 'network'].includes(c[1]!)))).toEqual([]);
+  expect(items).toContainEqual({ kind: 'docker-container', name: `${name}-registry` });
+  const dockerRun = t.calls.find((c) => c[0] === 'docker' && c[1] === 'run')!;
+  expect(dockerRun.slice(dockerRun.indexOf('--network'), dockerRun.indexOf('--network') + 2)).toEqual(['--network', name]);
+  expect(dockerRun).toContain(`dev.devpkg.cluster=${name}`);
+  // The registry starts on the run's network: no connect later (nothing needed the cluster anyway).
+  expect(t.calls.filter((c) => (c[0] === 'kind' && c[1] === 'get') || (c[0] === 'docker' && (['cp', 'exec'].includes(c[1]!) || (c[1] === 'network' && !['create', 'ls'].includes(c[2]!)))))).toEqual([]);
   // The step timeline is in every result: the cluster failed, what needed it never started.
   const steps = (doc.results[0] as unknown as { steps: Array<{ name: string; state: string; waitedOn: string[] }> }).steps;
   expect(Object.fromEntries(steps.filter((s) => ['kind cluster', 'api server', 'kapp-controller', 'baseline antrea/1.5.3', 'verify'].includes(s.name)).map((s) => [s.name, s.state]))).toEqual({

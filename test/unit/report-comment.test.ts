@@ -236,7 +236,7 @@ describe('publishReport', () => {
     expect(out.result).toBe('success');
     expect(c.host.outputs.result).toBe('success');
     expect(c.host.summaries).toHaveLength(1);
-    expect(c.host.summaries[0]).toContain('antrea 1.5.3: won');
+    expect(c.host.summaries[0]).toContain('<summary>✅ <b>antrea 1.5.3</b>: won</summary>');
     expect(c.host.warnings.map((w) => w.message).join('\n')).toMatch(/403 .*Resource not accessible by integration.*workflow_run/s);
     expect(c.host.errors).toEqual([]);
     expect(standin.comments.size).toBe(0);

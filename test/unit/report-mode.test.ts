@@ -94,7 +94,7 @@ describe('workflow_run from a fork pull request', () => {
     await run(ctx, { octokit });
     expect(standin.count('GET', /\/pulls\/7$/)).toBe(1);
     const body = standin.commentsOn(7)[0]!.body;
-    expect(body).toContain('antrea 1.5.3: lost after winning');
+    expect(body).toContain('<summary>❌ <b>antrea 1.5.3</b>: lost after winning — ');
     expect(body).toContain('(https://github.com/example/tce/actions/runs/41)');
   });
 
@@ -200,7 +200,7 @@ test('a diagnostics folder is copied into the report\'s results without the link
   const ctx = modeCtx({ mode: 'report', 'results-path': join(dir, 'downloaded') });
   await run(ctx, { octokit });
   expect(readdirSync(join(ctx.host.outputs['results-dir']!, 'diagnostics', 'antrea-1.5.3', 'a', 'b', 'c'))).toEqual(['log.txt']);
-  expect(standin.commentsOn(7)[0]!.body).toContain('antrea 1.5.3: reconcile failed');
+  expect(standin.commentsOn(7)[0]!.body).toContain('<summary>❌ <b>antrea 1.5.3</b>: reconcile failed — ');
 });
 
 test('no results file at all: nothing to post, as before', async () => {
@@ -320,7 +320,7 @@ describe('a hostile artifact, end to end (the action in process, GitHub played b
     expect(r.body).not.toContain('rEND');
     expect(r.body).toContain('#### ✂️ Cut while reading the results');
     expect(r.body).toContain('devpkg-results/results.json: results\\[0\\].reason was cut to 4096 characters');
-    expect(r.body).toContain('### ❌ calico 1.5.3: reconcile failed');
+    expect(r.body).toContain('<summary>❌ <b>calico 1.5.3</b>: reconcile failed — ');
     expect(r.printed).toMatch(/::warning::results: devpkg-results\/results.json: results\[0\]\.reason was cut/);
   });
 

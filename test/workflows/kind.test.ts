@@ -6,48 +6,21 @@
 // (added to the workflow's devpkg step here; e2e-kind.yml's kapp-controller-version gives way
 // to the manifest, as devpkg takes one of them). The action's `post` step, run by act, must
 // leave no cluster and no registry container; a cancelled run must post nothing and leave nothing.
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kindHarnessDown, kindHarnessIsUp, kindHarnessUp, type KindHarness } from '../integration/helpers/kind.js';
 import { marker } from '../../src/report/comment.js';
 import { DEVPKG_REPOSITORY, expectSuccess, jobOf, jobResults } from './helpers/act.js';
+import * as machine from './helpers/kind.js';
 import { artifactsOf, checkout, makeConsumer, makeWorld, PR, pullRequestEvent, runIn, type Consumer, type World } from './helpers/world.js';
 
 const T = 1_800_000;
 let kh: KindHarness;
 let startedHere = false;
-
-/** The machine's kind inputs as `with:` lines at `indent`. */
-function machineInputs(indent: string): string {
-  return [
-    `kind-node-image: ${kh.nodeImage}`,
-    `kind-config: ${kh.config}`,
-    `registry-image: ${kh.registryImage}`,
-    `kapp-controller-manifest: ${kh.kappControllerManifest}`,
-  ].map((l) => `${indent}${l}\n`).join('');
-}
-
-/** Adds the machine inputs after `anchor` (a `with:` line of the devpkg step), keeping its indent. */
-function withMachineInputs(text: string, anchor: RegExp): string {
-  const m = anchor.exec(text);
-  if (!m) throw new Error(`no ${anchor} in the workflow`);
-  const indent = /^( *)/.exec(m[0])![1]!;
-  return text.replace(anchor, `${m[0]}\n${machineInputs(indent)}`.replace(/\n$/, ''));
-}
-
-/** The jobs' environment: the harness's PATH (kind, kubectl, docker, Carvel CLIs) after Node 24, its DOCKER_HOST. */
-function kindEnv(w: World): { path: string; env: Record<string, string> } {
-  return { path: `${join(w.nodes['24']!, '..')}:${kh.env.PATH}`, env: { DOCKER_HOST: kh.dockerHost } };
-}
-
-/** What kind mode could leave behind on the engine: clusters and containers. */
-function leftovers(): { clusters: string[]; containers: string[] } {
-  const env = kh.env;
-  const clusters = execFileSync('kind', ['get', 'clusters'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').filter(Boolean);
-  const containers = execFileSync('docker', ['ps', '-a', '--format', '{{.Names}}'], { env, encoding: 'utf8' }).split('\n').filter(Boolean);
-  return { clusters, containers };
-}
+const withMachineInputs = (text: string, anchor: RegExp) => machine.withMachineInputs(kh, text, anchor);
+const kindEnv = (w: World) => machine.kindEnv(kh, w);
+const leftovers = () => machine.leftovers(kh);
 
 beforeAll(async () => {
   startedHere = !(await kindHarnessIsUp());

@@ -1,20 +1,23 @@
 // The reusable workflow (.github/workflows/devpkg.yml) as a runner runs it: self-test-reusable.yml
 // in devpkg's own repository at a commit (detect -> a plan-mode leg per package version -> one
-// report -> the check job), executed by act on this machine. Then two broken variants of the
+// report -> the check job), executed by act on this machine. Then a consumer's pull request that
+// touches 20 package versions (a package repository release) through devpkg-pr.yml: 20 legs, one
+// sticky comment holding all 20, updated by the next push. Then two broken variants of the
 // reusable workflow that actionlint passes (it cannot see what an action sets, nor what a
 // matrix expands to) and this tier fails. Last, a caller that names neither devpkg-repository nor
 // devpkg-ref: the clear error without an OIDC token, the token's claims with one (the GitHub
 // stand-in plays the runner's token service).
 import { marker } from '../../src/report/comment.js';
-import { expectSuccess, jobOf, jobResults } from './helpers/act.js';
-import { artifactsOf, checkout, makeConsumer, makeWorld, PR, readArtifactFile, runIn, type Consumer, type World } from './helpers/world.js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { expectSuccess, git, jobOf, jobResults } from './helpers/act.js';
+import { artifactsOf, checkout, makeConsumer, makeWorld, PR, pullRequestEvent, readArtifactFile, runIn, type Consumer, type World } from './helpers/world.js';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const T = 600_000;
 const SELF_TEST = '.github/workflows/self-test-reusable.yml';
 const HEADER = 'self-test-reusable';
 const LEGS = ['devpkg-results-self-test-reusable-antrea-1.5.3', 'devpkg-results-self-test-reusable-calico-3.22.1'];
+const names = (json: string | undefined) => (JSON.parse(json ?? '[]') as Array<{ name: string; version: string }>).map((p) => `${p.name}/${p.version}`);
 
 /** A pull_request event of devpkg's own PR #7 (same repository), at the world's commit. */
 function selfPullRequest(w: World): Record<string, unknown> {
@@ -87,6 +90,103 @@ describe('self-test-reusable.yml through act', () => {
     expect(w.standin.count('POST', /\/issues\/\d+\/comments$/)).toBe(1);
     expect(w.standin.count('PATCH', /\/issues\/comments\/\d+$/)).toBeGreaterThanOrEqual(1);
   }, T);
+});
+
+/**
+ * A package repository release: the consumer gets 18 more packages on main (copies of calico under
+ * their own names and refNames), then a branch that touches all 20 package versions at once.
+ */
+function release20(c: Consumer): string[] {
+  const packages = join(c.dir, 'addons', 'packages');
+  git(c.dir, 'checkout', '-q', 'main');
+  const more = Array.from({ length: 18 }, (_, i) => `pkg${String(i + 3).padStart(2, '0')}`);
+  for (const name of more) {
+    cpSync(join(packages, 'calico'), join(packages, name), { recursive: true });
+    for (const f of ['metadata.yaml', '3.22.1/package.yaml']) {
+      const file = join(packages, name, f);
+      writeFileSync(file, readFileSync(file, 'utf8').replaceAll('calico.community.tanzu.vmware.com', `${name}.community.tanzu.vmware.com`));
+    }
+  }
+  git(c.dir, 'add', '-A');
+  git(c.dir, 'commit', '-qm', 'eighteen more packages, released');
+  c.base = git(c.dir, 'rev-parse', 'HEAD');
+  git(c.dir, 'checkout', '-q', '-b', 'release-20');
+  const all = [['antrea', '1.5.3'], ['calico', '3.22.1'], ...more.map((n) => [n, '3.22.1'])];
+  for (const [name, version] of all) {
+    const values = join(packages, name!, version!, 'bundle', 'config', 'values.yaml');
+    writeFileSync(values, `${readFileSync(values, 'utf8')}# the 2026.12 release\n`);
+  }
+  git(c.dir, 'commit', '-qam', 'release 2026.12: every package');
+  c.heads['release-20'] = git(c.dir, 'rev-parse', 'HEAD');
+  return all.map(([n, v]) => `${n}/${v}`);
+}
+
+describe('a pull request touching 20 package versions (a package repository release): devpkg-pr.yml, one leg each, one comment', () => {
+  // The legs run in plan mode: in kind mode each leg makes its own kind cluster, 20 clusters on
+  // one machine (kind mode's own 20-package run, in one cluster, is bench/kind.bench.mjs
+  // --packages). act runs at most as many jobs at once as there are CPUs (--concurrent-jobs;
+  // it does not evaluate max-parallel: ${{ }}), two here: the legs queue, the run takes minutes.
+  const LONG = 1_500_000;
+  let w: World;
+  let c: Consumer;
+  let want: string[];
+  const WF = '.github/workflows/devpkg-pr.yml';
+  const runRelease = (id: number) => runIn(w, c.dir, WF, 'pull_request', pullRequestEvent(c, 'release-20'), { runId: id, timeoutMs: LONG - 60_000 });
+  /** The summary table's rows: `| name | `version` | 📝 planned | ...`. */
+  const rowsOf = (body: string) => body.split('\n').filter((l) => /^\| [\w-]+ \| `[\d.]+` \| 📝 planned \|/.test(l)).map((l) => l.split(' | ').slice(0, 2).join('/').replace(/^\| /, '').replace(/`/g, ''));
+  beforeAll(async () => {
+    w = await makeWorld('example', 'tce', 'devpkg-wf-release20-');
+    c = makeConsumer(w, (name, text) => {
+      if (name !== 'devpkg-pr.yml') return text;
+      const out = text.replace('      mode: kind\n', '      mode: plan\n      registry: ghcr.io/example/devpkg\n');
+      if (out === text) throw new Error('the edit of devpkg-pr.yml did not apply');
+      return out;
+    });
+    want = release20(c);
+  }, T);
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  test('20 legs, each one result; one sticky comment whose summary table has all 20', async () => {
+    const id = w.nextRunId();
+    const run = await runRelease(id);
+    expectSuccess(run);
+    const results = jobResults(run);
+    const legs = Object.keys(results).filter((k) => k.startsWith('verify '));
+    expect(legs).toHaveLength(20);
+    expect(legs.every((k) => results[k] === 'success')).toBe(true);
+    expect(legs.map((k) => k.replace(/^verify /, '').replace(/-\d+$/, '')).sort()).toEqual([...want].sort());
+    expect(results.report).toBe('success');
+    expect(names(jobOf(run, 'detect').outputs.packages)).toEqual(want);
+    const report = jobOf(run, 'report');
+    expect(report.outputs.result).toBe('success');
+    expect(JSON.parse(report.outputs.results!).map((r: { name: string; version: string; verdict: string }) => `${r.name}/${r.version} ${r.verdict}`).sort()).toEqual(want.map((p) => `${p} planned`).sort());
+    expect(Object.keys(artifactsOf(w, 'example/tce', id))).toHaveLength(20);
+    const comments = w.standin.commentsOn(PR);
+    expect(comments).toHaveLength(1);
+    const body = comments[0]!.body;
+    expect(body.startsWith(`${marker('devpkg')}\n## 📝 devpkg · plan: 20 package versions planned`)).toBe(true);
+    expect(rowsOf(body).sort()).toEqual([...want].sort());
+    // Each package version's details, folded.
+    expect(body.match(/^<details><summary>📝 <b>[\w-]+ [\d.]+<\/b>: planned<\/summary>$/gm)).toHaveLength(20);
+    expect(body.length).toBeLessThanOrEqual(65536);
+    expect(body).toContain(`/actions/runs/${id}`);
+  }, LONG);
+
+  test('the next push: the same comment updated with all 20, not a second one', async () => {
+    const first = w.standin.commentsOn(PR)[0]!;
+    const id = w.nextRunId();
+    const run = await runRelease(id);
+    expectSuccess(run);
+    expect(Object.keys(jobResults(run)).filter((k) => k.startsWith('verify '))).toHaveLength(20);
+    const comments = w.standin.commentsOn(PR);
+    expect(comments.map((c) => c.id)).toEqual([first.id]);
+    expect(comments[0]!.body).toContain(`/actions/runs/${id}`);
+    expect(comments[0]!.body).not.toContain(`/actions/runs/${id - 1})`);
+    expect(rowsOf(comments[0]!.body).sort()).toEqual([...want].sort());
+    expect(w.standin.count('POST', /\/issues\/\d+\/comments$/)).toBe(1);
+  }, LONG);
 });
 
 /** Edits .github/workflows/devpkg.yml of the devpkg repository under test. */

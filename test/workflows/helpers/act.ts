@@ -88,11 +88,16 @@ export const DEVPKG_REPOSITORY = 'owner/devpkg';
 /**
  * A git repository holding devpkg as a user's runner fetches it (action.yml, dist/, the reusable
  * workflow, the examples) at one commit: what `owner/devpkg@<sha>` and the reusable workflow's
- * `.devpkg-action` checkout resolve to. Returns its commit.
+ * `.devpkg-action` checkout resolve to. Returns its commit. `dist/` is the checkout's, or the
+ * folder DEVPKG_WORKFLOW_DIST names: a bundle of a branch's sources made elsewhere
+ * (`node scripts/bundle.mjs DIR`), so the tier runs them without rebuilding the committed dist/.
  */
 export function devpkgRepository(dir: string, mutate?: (dir: string) => void): string {
   mkdirSync(dir, { recursive: true });
-  for (const p of ['action.yml', 'dist', '.github', 'examples', 'README.md']) cpSync(join(repoRoot, p), join(dir, p), { recursive: true });
+  for (const p of ['action.yml', '.github', 'examples', 'README.md']) cpSync(join(repoRoot, p), join(dir, p), { recursive: true });
+  const dist = process.env.DEVPKG_WORKFLOW_DIST || join(repoRoot, 'dist');
+  if (!existsSync(join(dist, 'index.js'))) throw new Error(`${dist} holds no bundle (index.js): run npm run bundle, or node scripts/bundle.mjs DIR with DEVPKG_WORKFLOW_DIST=DIR`);
+  cpSync(dist, join(dir, 'dist'), { recursive: true });
   mutate?.(dir);
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'remote', 'add', 'origin', `https://github.com/${DEVPKG_REPOSITORY}.git`);
