@@ -61,6 +61,16 @@ export class ClusterClient {
     }
   }
 
+  /** The names of the cluster's nodes (kind: the names of their containers). */
+  async nodeNames(): Promise<string[]> {
+    try {
+      const r = await this.kc.makeApiClient(this.k8s.CoreV1Api).listNode();
+      return r.items.map((n) => n.metadata?.name ?? '').filter(Boolean);
+    } catch (err) {
+      throw new DevpkgError(`cannot list the cluster's nodes: ${describeApiError(err)}`, { cause: err });
+    }
+  }
+
   /** Server-side apply with field manager devpkg, forcing conflicts (devpkg owns its objects). */
   async apply<T extends KubernetesObject>(obj: T): Promise<T> {
     const api = this.k8s.KubernetesObjectApi.makeApiClient(this.kc);

@@ -73,6 +73,35 @@ describe('discoverPullAddress', () => {
     expect(d.calls).toEqual(['ps kind', 'inspect kind-registry']);
   });
 
+  test('a cluster on a network of its own (devpkg kind\'s per-run network, KIND_EXPERIMENTAL_DOCKER_NETWORK): found on the network of its nodes, not on kind', async () => {
+    const calls: string[] = [];
+    const networks: Record<string, Record<string, string>> = {
+      'devpkg-7a-1-control-plane': { 'devpkg-7a-1': '172.19.0.2' },
+      'devpkg-7a-1-registry': { 'devpkg-7a-1': '172.19.0.3' },
+      'kind-registry': { kind: '172.18.0.3' },
+    };
+    const ps: Record<string, string> = {
+      kind: 'kind-registry\t127.0.0.1:5001->5000/tcp\n',
+      'devpkg-7a-1': 'devpkg-7a-1-control-plane\t127.0.0.1:40001->6443/tcp\ndevpkg-7a-1-registry\t127.0.0.1:5001->5000/tcp\n',
+    };
+    const make = async () => ({
+      psOnNetwork: async (n: string) => (calls.push(`ps ${n}`), ps[n] ?? ''),
+      inspectContainer: async (name: string): Promise<ContainerState | undefined> => (calls.push(`inspect ${name}`), networks[name] ? { name, running: true, networks: networks[name]! } : undefined),
+    });
+    const r = await discoverPullAddress(push, { readHosting: async () => KIND_DOCS, docker: make, nodes: async () => ['devpkg-7a-1-control-plane'] });
+    expect(r?.host).toBe('172.19.0.3:5000');
+    expect(r?.how).toMatch(/container devpkg-7a-1-registry publishes that port and is 172\.19\.0\.3 on the docker network devpkg-7a-1$/);
+    expect(calls).toEqual(['inspect devpkg-7a-1-control-plane', 'ps devpkg-7a-1', 'inspect devpkg-7a-1-registry']);
+    // Nodes that are not containers (not kind), or that cannot be listed: the kind network, as before.
+    const logs: string[] = [];
+    const noNodes = async () => {
+      throw new Error('nodes is forbidden');
+    };
+    expect((await discoverPullAddress(push, { readHosting: async () => KIND_DOCS, docker: make, nodes: noNodes, log: (m) => logs.push(m) }))?.host).toBe('172.18.0.3:5000');
+    expect(logs).toEqual(["cannot list the cluster's nodes: nodes is forbidden; looking on the docker network kind"]);
+    expect((await discoverPullAddress(push, { readHosting: async () => KIND_DOCS, docker: make, nodes: async () => ['ip-10-0-0-1'] }))?.host).toBe('172.18.0.3:5000');
+  });
+
   test.each([
     ['a push address that is not localhost', parseRepository('registry.example.com/devpkg'), KIND_DOCS, PS, {}, undefined],
     ['no ConfigMap', push, undefined, PS, {}, /no ConfigMap kube-public\/local-registry-hosting \(KEP-1755\) names a local registry/],

@@ -90,8 +90,14 @@ export interface PullAddressDeps {
   readHosting: () => Promise<string | undefined>;
   /** The docker CLI (undefined, or one that throws: docker is not asked). */
   docker?: () => Promise<Pick<Docker, 'psOnNetwork' | 'inspectContainer'>>;
-  /** The docker network kind's nodes are on (default kind). */
+  /** The docker network kind's nodes are on (default: the networks of the `nodes` containers, else kind). */
   network?: string;
+  /**
+   * The cluster's node names (kind names each node's container after it): the networks those
+   * containers are on are where the registry container is looked for, so a cluster on a network
+   * of its own (KIND_EXPERIMENTAL_DOCKER_NETWORK, devpkg kind's per-run network) is found too.
+   */
+  nodes?: () => Promise<string[]>;
   log?: (m: string) => void;
 }
 
@@ -129,12 +135,19 @@ export async function discoverPullAddress(push: Registry, deps: PullAddressDeps)
     return { host: fromCluster, how: `hostFromClusterNetwork in ${where}` };
   }
   if (!deps.docker) return undefined;
-  const network = deps.network ?? 'kind';
   try {
     const docker = await deps.docker();
-    const c = registryContainerFor(push.host, parseDockerPs(await docker.psOnNetwork(network)));
+    const networks = deps.network ? [deps.network] : await nodeNetworks(docker, deps, log);
+    let c: { name: string; containerPort: string } | undefined;
+    let network = networks[0]!;
+    for (const n of networks) {
+      c = registryContainerFor(push.host, parseDockerPs(await docker.psOnNetwork(n)));
+      network = n;
+      if (c) break;
+    }
     if (!c) {
-      log(`${where} names ${hosting.host}, but no container on the docker network ${network} publishes its port`);
+      const on = networks.length === 1 ? `the docker network ${network}` : `the docker networks ${networks.join(', ')}`;
+      log(`${where} names ${hosting.host}, but no container on ${on} publishes its port`);
       return undefined;
     }
     const ip = (await docker.inspectContainer(c.name))?.networks[network];
@@ -148,6 +161,22 @@ export async function discoverPullAddress(push: Registry, deps: PullAddressDeps)
     log(`cannot ask docker for the registry container: ${errorMessage(err)}`);
     return undefined;
   }
+}
+
+/**
+ * The docker networks the cluster's node containers are on (sorted, `kind` first); `kind` when
+ * the nodes are not known or no container is named after one (not a kind cluster).
+ */
+async function nodeNetworks(docker: Pick<Docker, 'inspectContainer'>, deps: PullAddressDeps, log: (m: string) => void): Promise<string[]> {
+  let nodes: string[] = [];
+  try {
+    nodes = deps.nodes ? await deps.nodes() : [];
+  } catch (err) {
+    log(`cannot list the cluster's nodes: ${errorMessage(err)}; looking on the docker network kind`);
+  }
+  const found = new Set<string>();
+  for (const node of nodes) for (const n of Object.keys((await docker.inspectContainer(node))?.networks ?? {})) found.add(n);
+  return found.size ? [...found].sort((a, b) => Number(b === 'kind') - Number(a === 'kind') || a.localeCompare(b)) : ['kind'];
 }
 
 /**

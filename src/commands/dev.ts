@@ -107,10 +107,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   if (values['lock-images']) await ensureCarvelTool('kbld', { pin: tools.kbld, install, log });
   const client = await ClusterClient.create(kc);
   // Pushing to localhost without --cluster-registry: the cluster's local registry says where it
-  // pulls from (kind's local-registry-hosting ConfigMap, the registry container on kind's network).
+  // pulls from (kind's local-registry-hosting ConfigMap, the registry container on the network of the cluster's nodes).
   const pull = await resolvePullRegistry(registry, clusterRegistry, {
     readHosting: () => client.readConfigMapKey(REGISTRY_HOSTING.namespace, REGISTRY_HOSTING.name, REGISTRY_HOSTING.key),
     docker: () => Docker.create(),
+    nodes: () => client.nodeNames(),
     names: { push: '--registry', pull: '--cluster-registry' },
     log,
   });

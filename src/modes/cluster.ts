@@ -57,6 +57,7 @@ export async function run(ctx: ModeContext): Promise<void> {
     const pull = await resolvePullRegistry(inputs.registry, inputs.clusterRegistry, {
       readHosting: () => client.readConfigMapKey(REGISTRY_HOSTING.namespace, REGISTRY_HOSTING.name, REGISTRY_HOSTING.key),
       docker: () => Docker.create(ctx.exec),
+      nodes: () => client.nodeNames(),
       names: { push: 'input registry', pull: 'input cluster-registry' },
       log: (m) => host.info(m),
     });

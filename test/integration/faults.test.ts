@@ -148,7 +148,7 @@ async function expectFault(r: Awaited<ReturnType<typeof clusterMode>>, reason: R
   expect(r.results).toEqual([expect.objectContaining({ name: 'web', version: '1.0.0', verdict: 'error', reason: expect.stringMatching(reason) })]);
   expect(JSON.parse(r.host.outputs.verdicts!)).toEqual({ 'web/1.0.0': 'error' });
   // The report: the job summary and the results folder.
-  expect(r.host.summaries.join('\n')).toMatch(/^\| web 1\.0\.0 \| \S+ error \|/m);
+  expect(r.host.summaries.join('\n')).toMatch(/^\| web \| `1\.0\.0` \| \S+ error \|/m);
   expect(r.host.summaries.join('\n')).toContain(r.results[0]!.reason.split(':')[0]);
   expect(JSON.parse(await readFile(path.join(r.resultsDir, 'results.json'), 'utf8'))).toMatchObject({ results: [expect.objectContaining({ verdict: 'error' })] });
   // A failure: the action's one setFailed, exit 1.

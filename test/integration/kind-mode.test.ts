@@ -165,11 +165,18 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Kind clusters and containers of a run name left on this engine. */
-async function leftovers(cluster: string): Promise<string[]> {
-  const clusters = (await runTool('kind', ['get', 'clusters'], { allowFail: true })).stdout.split('\n').filter((c) => c.trim() === cluster);
-  const containers = (await runTool('docker', ['ps', '-a', '--format', '{{.Names}}'])).stdout.split('\n').filter((n) => n.startsWith(cluster));
-  return [...clusters, ...containers];
+/**
+ * Kind clusters, containers and docker networks of a run left on this engine: `cluster` is the
+ * run's cluster name, or (for an action run, whose name has a random part) the pattern of it.
+ */
+async function leftovers(cluster: string | RegExp): Promise<string[]> {
+  const ours = (n: string) => (typeof cluster === 'string' ? n === cluster || n.startsWith(`${cluster}-`) : cluster.test(n));
+  const names = async (cmd: string, args: string[]) => (await runTool(cmd, args, { allowFail: true })).stdout.split('\n').map((n) => n.trim()).filter(ours);
+  return [
+    ...(await names('kind', ['get', 'clusters'])).map((n) => `cluster ${n}`),
+    ...(await names('docker', ['ps', '-a', '--format', '{{.Names}}'])).map((n) => `container ${n}`),
+    ...(await names('docker', ['network', 'ls', '--format', '{{.Name}}'])).map((n) => `network ${n}`),
+  ];
 }
 
 /** devpkg's run names: devpkg-<run id>-<attempt>, its nodes and its registry container. */
@@ -228,7 +235,8 @@ function actionRun(values: Record<string, string>, runId: string) {
     exec: execTool,
     env: { ...process.env, RUNNER_TEMP: temp },
   };
-  return { host, temp, cluster: `devpkg-${runId}-1`, run: () => runKindMode(ctx) };
+  // The run's cluster (and network, and `<name>-registry`): devpkg-<run id><random part>-<attempt>.
+  return { host, temp, cluster: new RegExp(`^devpkg-${runId}[0-9a-z]{6}-1(-|$)`), run: () => runKindMode(ctx) };
 }
 
 test('mode kind (the action in process): the changed package\'s dev version wins on a real cluster; the post step leaves nothing', async () => {
@@ -253,6 +261,8 @@ test('mode kind (the action in process): the changed package\'s dev version wins
 
     const kubeconfig = CleanupList.fromState(a.host.getState(CLEANUP_STATE)).find((i) => i.kind === 'kind-cluster')?.kubeconfig;
     expect(kubeconfig).toBeDefined();
+    // Before the post step: the run's cluster, node, registry and network, all found by its pattern.
+    expect((await leftovers(a.cluster)).map((n) => n.split(' ')[0]).sort()).toEqual(['cluster', 'container', 'container', 'network']);
     const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig!, ...args]).then((x) => x.stdout.trim());
     // kapp-controller fetched exactly the dev bundle and runs the dev version.
     expect(await kubectl('get', 'app', '-n', 'tkg-system', 'web', '-o', 'jsonpath={.status.fetch.stdout}')).toContain(digest);
@@ -354,7 +364,7 @@ test('mode kind: cluster creation failing (a node image that does not exist) is 
     await expect(a.run()).rejects.toThrow('1 of 1 package(s) did not win: web/1.0.0 error');
     const results = JSON.parse(a.host.outputs.results!) as PackageResult[];
     expect(results.map((r) => [r.name, r.verdict])).toEqual([['web', 'error']]);
-    expect(results[0]!.reason).toMatch(/^kind setup failed: kind cluster: kind create cluster devpkg-kindbad-1 failed \(exit \d+\): [\s\S]*devpkg\.invalid\/no-such-node/);
+    expect(results[0]!.reason).toMatch(/^kind setup failed: kind cluster: kind create cluster devpkg-kindbad[0-9a-z]{6}-1 failed \(exit \d+\): [\s\S]*devpkg\.invalid\/no-such-node/);
     expect(a.host.summaries).toHaveLength(1);
     expect(a.host.summaries[0]).toContain('kind setup failed');
     const doc = JSON.parse(readFileSync(join(a.temp, 'devpkg-devpkg-results', 'results.json'), 'utf8')) as { results: PackageResult[] };
@@ -474,7 +484,8 @@ test('devpkg dev on a kept kind cluster, pushing to localhost without --cluster-
       { stdout: (t) => void (dev.stdout += t), stderr: (t) => void (dev.stderr += t), env: process.env, cwd: work },
     );
     const results = JSON.parse(dev.stdout) as PackageResult[];
-    expect(results.map((r) => [r.verdict, r.reason])).toEqual([['won', expect.any(String)]]);
+    // (The whole result, so that a failure shows its reason and timeline.)
+    expect(results).toEqual([expect.objectContaining({ verdict: 'won' })]);
     expect(code).toBe(0);
     expect(dev.stderr).not.toMatch(/warning: the cluster is to pull the bundle from localhost/);
     // Pulled from the registry container's address on kind's network, found through docker.
