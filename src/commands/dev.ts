@@ -36,7 +36,8 @@ verify that kapp-controller installs it. Prints the verdict.
                              registry: push to localhost:5001, pull from the registry container's IP on
                              the kind network, e.g. 172.18.0.3:5000 (localhost in a pod is the pod).
                              Not given with a localhost --registry: read from the cluster's
-                             local-registry-hosting ConfigMap and the registry container on kind's network
+                             local-registry-hosting ConfigMap and the registry container on the docker
+                             network of the cluster's nodes
   --kubeconfig FILE          default: $KUBECONFIG or ~/.kube/config
   --ref-name FROM=TO         map the repository refName to the cluster's (or a bare TO)
   --package-install NS/NAME  the PackageInstall to move (default: every one of the refName)
