@@ -99,6 +99,24 @@ describe('reconcile-failed names only the attempt being judged', () => {
     expect(judged.reason).not.toContain('Bad_Name');
   });
 
+  test('the App has already reconciled the dev bundle while the PackageInstall still reports the attempt kapp-controller lost: pending until it follows, then won', () => {
+    // Seen when kapp-controller's pod is deleted mid-install: the PackageInstall keeps the failure
+    // of the stopped attempt until its own next reconcile, after the App's new attempt succeeded.
+    const stopped = pkgi('ReconcileFailed', { useful: 'kapp: Error: waiting on reconcile deployment/web: signal: terminated' });
+    const succeeded = app('ReconcileSucceeded', { fetch: { exitCode: 0, stdout: LOCK(DIGEST) }, deploy: { exitCode: 0 } });
+    const lagging = evaluate({ pkgi: stopped, app: succeeded }, { version: DEV, digest: DIGEST });
+    expect(lagging).toEqual({
+      state: 'pending',
+      reason: `the App has reconciled ${DEV}'s bundle, but the PackageInstall still reports an earlier failure (usefulErrorMessage: kapp: Error: waiting on reconcile deployment/web: signal: terminated); waiting for it to follow its App`,
+      holdsDev: false,
+    });
+    expect(evaluate({ pkgi: pkgi('ReconcileSucceeded'), app: succeeded }, { version: DEV, digest: DIGEST }).state).toBe('won');
+    // An App that succeeded with another bundle, or has not reconciled its spec: the failure stands.
+    const otherBundle = app('ReconcileSucceeded', { fetch: { exitCode: 0, stdout: LOCK(OTHER) } });
+    expect(evaluate({ pkgi: stopped, app: otherBundle }, { version: DEV, digest: DIGEST }).state).toBe('reconcile-failed');
+    expect(evaluate({ pkgi: stopped, app: app('ReconcileFailed', { deploy: { exitCode: 1, stderr: 'kapp: Error: signal: terminated' } }) }, { version: DEV, digest: DIGEST }).state).toBe('reconcile-failed');
+  });
+
   test.each<[string, string | undefined, RegExp | undefined]>([
     ['fetched before the dev Package existed: an earlier attempt', '2026-01-01T10:00:09Z', /note: this is the result of an earlier attempt\. The App last fetched at 2026-01-01T10:00:05\.000Z, before the dev Package antrea\.tanzu\.vmware\.com\.1\.5\.4-dev\.2 was created \(2026-01-01T10:00:09\.000Z\)/],
     ['fetched after the dev Package was created: this attempt', '2026-01-01T10:00:01Z', undefined],

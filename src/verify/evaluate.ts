@@ -201,6 +201,12 @@ function podLines(problems: PodProblem[], max = 3): string {
   return shown.join('; ');
 }
 
+/** The App fetches the dev version's bundle: by the digest it fetched, else by its spec naming the dev Package's bundle. */
+function appHoldsDevBundle(app: KObject, devImages: string[], digest?: string): boolean {
+  if (digest) return String(app.status?.fetch?.stdout ?? '').includes(digest);
+  return devImages.length > 0 && sameList(devImages, appBundleImages(app));
+}
+
 /** Decides the state of one PackageInstall against the dev version it should install. */
 export function evaluate(state: ObservedState, expect: Expectation, select?: SelectFn): Evaluation {
   const { pkgi, app } = state;
@@ -238,6 +244,16 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
     const devImages = packageBundleImages(state.packages, dev);
     if (app && devImages.length > 0 && !sameList(devImages, appBundleImages(app))) {
       return { state: 'pending', reason: `the App does not fetch ${dev}'s bundle yet (its last result, a failure, is an earlier attempt's)`, holdsDev: false };
+    }
+    // The App has already reconciled the dev bundle successfully: the PackageInstall reports the
+    // App's status on its own next reconcile, so this failure is an earlier attempt's (seen after
+    // kapp-controller restarts mid-attempt). If it never follows, the timeout says so.
+    if (app && generationSettled(app) && conditionOf(app) === 'ReconcileSucceeded' && appHoldsDevBundle(app, devImages, expect.digest)) {
+      return {
+        state: 'pending',
+        reason: `the App has reconciled ${dev}'s bundle, but the PackageInstall still reports an earlier failure${useful ? ` (usefulErrorMessage: ${useful})` : ''}; waiting for it to follow its App`,
+        holdsDev: false,
+      };
     }
     // An attempt begun before kapp-controller went away may have failed only because its
     // process was stopped: the attempt kapp-controller makes once it is back decides.
