@@ -103,18 +103,28 @@ describe('reconcile-failed names only the attempt being judged', () => {
     // Seen when kapp-controller's pod is deleted mid-install: the PackageInstall keeps the failure
     // of the stopped attempt until its own next reconcile, after the App's new attempt succeeded.
     const stopped = pkgi('ReconcileFailed', { useful: 'kapp: Error: waiting on reconcile deployment/web: signal: terminated' });
-    const succeeded = app('ReconcileSucceeded', { fetch: { exitCode: 0, stdout: LOCK(DIGEST) }, deploy: { exitCode: 0 } });
-    const lagging = evaluate({ pkgi: stopped, app: succeeded }, { version: DEV, digest: DIGEST });
+    // Its attempt began after kapp-controller was back (10:00:25, the outage 10:00:06-10:00:20).
+    const succeeded = app('ReconcileSucceeded', { fetch: { exitCode: 0, stdout: LOCK(DIGEST), startedAt: '2026-01-01T10:00:25Z' }, deploy: { exitCode: 0 } });
+    const outage = { from: Date.parse('2026-01-01T10:00:06Z'), to: Date.parse('2026-01-01T10:00:20Z'), what: 'pod kapp-controller-1 deleted' };
+    const lagging = evaluate({ pkgi: stopped, app: succeeded, kappControllerOutages: [outage] }, { version: DEV, digest: DIGEST });
     expect(lagging).toEqual({
       state: 'pending',
       reason: `the App has reconciled ${DEV}'s bundle, but the PackageInstall still reports an earlier failure (usefulErrorMessage: kapp: Error: waiting on reconcile deployment/web: signal: terminated); waiting for it to follow its App`,
       holdsDev: false,
     });
-    expect(evaluate({ pkgi: pkgi('ReconcileSucceeded'), app: succeeded }, { version: DEV, digest: DIGEST }).state).toBe('won');
-    // An App that succeeded with another bundle, or has not reconciled its spec: the failure stands.
+    expect(evaluate({ pkgi: pkgi('ReconcileSucceeded'), app: succeeded, kappControllerOutages: [outage] }, { version: DEV, digest: DIGEST }).state).toBe('won');
+    // An App that succeeded with another bundle, or that failed in an attempt after kapp-controller
+    // was back: the failure stands.
+    const early = { from: Date.parse('2026-01-01T09:00:00Z'), to: Date.parse('2026-01-01T09:00:30Z'), what: 'pod kapp-controller-0 deleted' };
     const otherBundle = app('ReconcileSucceeded', { fetch: { exitCode: 0, stdout: LOCK(OTHER) } });
-    expect(evaluate({ pkgi: stopped, app: otherBundle }, { version: DEV, digest: DIGEST }).state).toBe('reconcile-failed');
-    expect(evaluate({ pkgi: stopped, app: app('ReconcileFailed', { deploy: { exitCode: 1, stderr: 'kapp: Error: signal: terminated' } }) }, { version: DEV, digest: DIGEST }).state).toBe('reconcile-failed');
+    expect(evaluate({ pkgi: stopped, app: otherBundle, kappControllerOutages: [early] }, { version: DEV, digest: DIGEST }).state).toBe('reconcile-failed');
+    expect(evaluate({ pkgi: stopped, app: app('ReconcileFailed', { deploy: { exitCode: 1, stderr: 'kapp: Error: signal: terminated' } }), kappControllerOutages: [early] }, { version: DEV, digest: DIGEST }).state).toBe('reconcile-failed');
+    // kapp-controller never went away: nothing was stopped, the PackageInstall's failure is its own (final).
+    expect(evaluate({ pkgi: stopped, app: succeeded }, { version: DEV, digest: DIGEST }).state).toBe('reconcile-failed');
+    // The PackageInstall's own refusal (a pin to a lower version, the downgrade guard) leaves the App
+    // on the dev bundle, succeeded: final even after an outage (TKG 2.x's ClusterBootstrap pin).
+    const pinned = pkgi('ReconcileFailed', { useful: `Stopped installing matched version '1.5.3' since last attempted version '${DEV}' is higher.` });
+    expect(evaluate({ pkgi: pinned, app: succeeded, kappControllerOutages: [outage] }, { version: DEV, digest: DIGEST }).state).not.toBe('pending');
   });
 
   test.each<[string, string | undefined, RegExp | undefined]>([

@@ -53,6 +53,9 @@ export interface Evaluation {
   selection?: SelectionResult;
 }
 
+/** kapp-controller's PackageInstall-level refusals (not an App's failure): downgrade guard, no version to select. */
+const PACKAGE_INSTALL_REFUSAL = /Stopped installing matched version|Expected to find at least one version|since last attempted version/;
+
 const DOWNGRADE =
   /Stopped installing matched version '([^']+)' since last attempted version '([^']+)' is higher/;
 const MAX_MESSAGE = 1500;
@@ -245,10 +248,19 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
     if (app && devImages.length > 0 && !sameList(devImages, appBundleImages(app))) {
       return { state: 'pending', reason: `the App does not fetch ${dev}'s bundle yet (its last result, a failure, is an earlier attempt's)`, holdsDev: false };
     }
-    // The App has already reconciled the dev bundle successfully: the PackageInstall reports the
-    // App's status on its own next reconcile, so this failure is an earlier attempt's (seen after
-    // kapp-controller restarts mid-attempt). If it never follows, the timeout says so.
-    if (app && generationSettled(app) && conditionOf(app) === 'ReconcileSucceeded' && appHoldsDevBundle(app, devImages, expect.digest)) {
+    // kapp-controller went away during this run and its App has since reconciled the dev bundle
+    // successfully: the PackageInstall reports the App's status on its own next reconcile, so its
+    // failure is the attempt that was stopped. Only then: a PackageInstall's own refusal (the
+    // downgrade guard, a version that cannot be selected, a pin) also leaves a succeeded App behind,
+    // and that failure is final. If it never follows, the timeout says so.
+    if (
+      state.kappControllerOutages?.length &&
+      !PACKAGE_INSTALL_REFUSAL.test(String(st.usefulErrorMessage ?? '')) &&
+      app &&
+      generationSettled(app) &&
+      conditionOf(app) === 'ReconcileSucceeded' &&
+      appHoldsDevBundle(app, devImages, expect.digest)
+    ) {
       return {
         state: 'pending',
         reason: `the App has reconciled ${dev}'s bundle, but the PackageInstall still reports an earlier failure${useful ? ` (usefulErrorMessage: ${useful})` : ''}; waiting for it to follow its App`,
