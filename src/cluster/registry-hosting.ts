@@ -138,18 +138,20 @@ export async function discoverPullAddress(push: Registry, deps: PullAddressDeps)
   try {
     const docker = await deps.docker();
     const networks = deps.network ? [deps.network] : await nodeNetworks(docker, deps, log);
-    let c: { name: string; containerPort: string } | undefined;
-    let network = networks[0]!;
-    for (const n of networks) {
-      c = registryContainerFor(push.host, parseDockerPs(await docker.psOnNetwork(n)));
-      network = n;
-      if (c) break;
+    let found: { c: { name: string; containerPort: string }; network: string } | undefined;
+    for (const network of networks) {
+      const c = registryContainerFor(push.host, parseDockerPs(await docker.psOnNetwork(network)));
+      if (c) {
+        found = { c, network };
+        break;
+      }
     }
-    if (!c) {
-      const on = networks.length === 1 ? `the docker network ${network}` : `the docker networks ${networks.join(', ')}`;
+    if (!found) {
+      const on = networks.length === 1 ? `the docker network ${networks[0]}` : `the docker networks ${networks.join(', ')}`;
       log(`${where} names ${hosting.host}, but no container on ${on} publishes its port`);
       return undefined;
     }
+    const { c, network } = found;
     const ip = (await docker.inspectContainer(c.name))?.networks[network];
     const host = `${ip}:${c.containerPort}`;
     if (!ip || !usesPlainHttp(host) || isLoopbackHost(host)) {

@@ -125,6 +125,9 @@ describe('reconcile-failed names only the attempt being judged', () => {
     // on the dev bundle, succeeded: final even after an outage (TKG 2.x's ClusterBootstrap pin).
     const pinned = pkgi('ReconcileFailed', { useful: `Stopped installing matched version '1.5.3' since last attempted version '${DEV}' is higher.` });
     expect(evaluate({ pkgi: pinned, app: succeeded, kappControllerOutages: [outage] }, { version: DEV, digest: DIGEST }).state).not.toBe('pending');
+    // No version satisfies the PackageInstall's constraints: its own refusal too, final.
+    const noVersion = pkgi('ReconcileFailed', { useful: `Expected to find at least one version, but did not (details: all=2 -> after-prereleases-filter=1 -> after-kapp-controller-version-check=1 -> after-constraints-filter=0)` });
+    expect(evaluate({ pkgi: noVersion, app: succeeded, kappControllerOutages: [outage] }, { version: DEV, digest: DIGEST }).state).not.toBe('pending');
   });
 
   test.each<[string, string | undefined, RegExp | undefined]>([

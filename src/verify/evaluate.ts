@@ -53,11 +53,13 @@ export interface Evaluation {
   selection?: SelectionResult;
 }
 
-/** kapp-controller's PackageInstall-level refusals (not an App's failure): downgrade guard, no version to select. */
-const PACKAGE_INSTALL_REFUSAL = /Stopped installing matched version|Expected to find at least one version|since last attempted version/;
-
+/** kapp-controller's downgrade guard: the version it refused and the higher one attempted before. */
 const DOWNGRADE =
   /Stopped installing matched version '([^']+)' since last attempted version '([^']+)' is higher/;
+/** No version of the refName satisfies the PackageInstall's constraints (a pin, a range). */
+const NO_VERSION = /Expected to find at least one version/;
+/** kapp-controller's PackageInstall-level refusals (not an App's failure). */
+const isPackageInstallRefusal = (m: string): boolean => DOWNGRADE.test(m) || NO_VERSION.test(m);
 const MAX_MESSAGE = 1500;
 
 /** The type of the one true condition when there is exactly one condition, else a summary. */
@@ -255,7 +257,7 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
     // and that failure is final. If it never follows, the timeout says so.
     if (
       state.kappControllerOutages?.length &&
-      !PACKAGE_INSTALL_REFUSAL.test(String(st.usefulErrorMessage ?? '')) &&
+      !isPackageInstallRefusal(String(st.usefulErrorMessage ?? '')) &&
       app &&
       generationSettled(app) &&
       conditionOf(app) === 'ReconcileSucceeded' &&

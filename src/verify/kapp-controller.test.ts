@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import type { KObject } from './kobject.js';
-import { deletionRequestedAt, initialKappController, interruptedAttempt, onKappControllerPods, openOutage, podReady, type KappControllerState } from './kapp-controller.js';
+import { deletionRequestedAt, initialKappController, interruptedAttempt, notReadyCause, onKappControllerPods, openOutage, podReady, type KappControllerState } from './kapp-controller.js';
 
 const T = (s: string): number => Date.parse(`2026-01-01T10:00:${s}Z`);
 
@@ -49,8 +49,41 @@ describe('kapp-controller going away and coming back', () => {
       ['00', [pod('kapp-controller-a-1')]],
       ['10', [pod('kapp-controller-a-1', { ready: false })]],
     ]);
-    expect(notes).toEqual([expect.stringMatching(/^pod kapp-controller\/kapp-controller-a-1 is no longer ready \(at 2026-01-01T10:00:10.000Z\)/)]);
-    expect(openOutage(state)).toEqual({ from: T('10'), what: 'pod kapp-controller/kapp-controller-a-1 is no longer ready' });
+    expect(notes).toEqual([expect.stringMatching(/^pod kapp-controller\/kapp-controller-a-1 is no longer ready \(phase Pending\) \(at 2026-01-01T10:00:10.000Z\)/)]);
+    expect(openOutage(state)).toEqual({ from: T('10'), what: 'pod kapp-controller/kapp-controller-a-1 is no longer ready (phase Pending)' });
+  });
+
+  test('no longer ready: the note says which container and why (a crash and its restart), and a blip is its own outage', () => {
+    const crashed: KObject = {
+      metadata: { name: 'kapp-controller-a-1', namespace: 'kapp-controller' },
+      status: {
+        phase: 'Running',
+        conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady' }],
+        containerStatuses: [
+          { name: 'kapp-controller', ready: false, restartCount: 1, state: { terminated: { reason: 'Error', exitCode: 1 } } },
+          { name: 'kapp-controller-sidecarexec', ready: true, restartCount: 0, state: { running: {} } },
+        ],
+      },
+    };
+    const { notes, state } = feed([
+      ['00', [pod('kapp-controller-a-1')]],
+      ['10', [crashed]],
+      ['11', [pod('kapp-controller-a-1')]],
+    ]);
+    expect(notes).toEqual([
+      'pod kapp-controller/kapp-controller-a-1 is no longer ready (container kapp-controller terminated: Error, exit code 1, restarted 1 time) (at 2026-01-01T10:00:10.000Z); kapp-controller has no ready pod: nothing reconciles until it is back, devpkg waits',
+      expect.stringMatching(/^back: pod kapp-controller\/kapp-controller-a-1 ready; kapp-controller was away from 2026-01-01T10:00:10.000Z to 2026-01-01T10:00:11.000Z/),
+    ]);
+    expect(state.outages).toHaveLength(1);
+  });
+
+  test('why not ready: a waiting container, the Ready condition\'s reason, the phase, or nothing known', () => {
+    const base = { metadata: { name: 'kapp-controller-a-1' } };
+    expect(notReadyCause({ ...base, status: { containerStatuses: [{ name: 'c', ready: false, restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff' } } }] } })).toBe(
+      'container c waiting: CrashLoopBackOff, restarted 3 times',
+    );
+    expect(notReadyCause({ ...base, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False', reason: 'ReadinessGatesNotReady' }] } })).toBe('ReadinessGatesNotReady');
+    expect(notReadyCause({ ...base, status: { phase: 'Running' } })).toBe('');
   });
 
   test('never seen ready (not installed there, or still starting): not an outage', () => {

@@ -56,6 +56,41 @@ export function podReady(p: KObject): boolean {
 }
 
 /**
+ * Why a pod is not ready, from its own status, in a few words: the containers that are not ready
+ * and their state (waiting or terminated, with the reason and exit code; restarts), else the
+ * Ready condition's reason or the phase. Empty when the status says nothing.
+ */
+export function notReadyCause(p: KObject): string {
+  const statuses = (p.status?.containerStatuses ?? []) as Array<{
+    name?: string;
+    ready?: boolean;
+    restartCount?: number;
+    state?: { waiting?: { reason?: string }; terminated?: { reason?: string; exitCode?: number }; running?: unknown };
+  }>;
+  const parts = statuses
+    .filter((c) => c.ready === false)
+    .map((c) => {
+      const t = c.state?.terminated;
+      const w = c.state?.waiting;
+      const st = t
+        ? `terminated${t.reason ? `: ${t.reason}` : ''}${t.exitCode !== undefined ? `, exit code ${t.exitCode}` : ''}`
+        : w
+          ? `waiting${w.reason ? `: ${w.reason}` : ''}`
+          : c.state?.running
+            ? 'running, not ready'
+            : 'not ready';
+      const restarts = c.restartCount ? `, restarted ${c.restartCount} time${c.restartCount === 1 ? '' : 's'}` : '';
+      return `container ${c.name ?? '?'} ${st}${restarts}`;
+    });
+  if (parts.length > 0) return parts.join('; ');
+  const conds = (p.status?.conditions ?? []) as Array<{ type?: string; status?: string; reason?: string }>;
+  const readyCond = conds.find((c) => c.type === 'Ready');
+  if (readyCond?.reason) return readyCond.reason;
+  const phase = p.status?.phase;
+  return phase && phase !== 'Running' ? `phase ${String(phase)}` : '';
+}
+
+/**
  * When the deletion of a pod was asked for (the API server's clock): its deletionTimestamp less
  * its grace period; undefined when it is not being deleted.
  */
@@ -80,10 +115,12 @@ export function onKappControllerPods(s: KappControllerState, pods: KObject[], no
     const deleting = was.map((w) => ({ ...w, at: w.pod ? deletionRequestedAt(w.pod) : undefined })).find((w) => w.at !== undefined);
     const from = Math.min(deleting?.at ?? now, now);
     const first = was[0]?.k ?? '?';
+    const stillThere = was.find((w) => w.pod);
+    const cause = stillThere?.pod ? notReadyCause(stillThere.pod) : '';
     const what = deleting
       ? `pod ${deleting.k} was deleted`
-      : was.some((w) => w.pod)
-        ? `pod ${first} is no longer ready`
+      : stillThere
+        ? `pod ${stillThere.k} is no longer ready${cause ? ` (${cause})` : ''}`
         : `pod ${first} is gone`;
     const outage: Outage = { from, what };
     return {

@@ -215,6 +215,29 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 }, T);
 
+/**
+ * kapp-controller's notes after its pod `deleted` was deleted: first that deletion, last "back",
+ * away and back in turn. The new pod may have a blip of its own once ready (a CI run saw one for
+ * 138 ms: kubelet status updates of a freshly started pod); such a later outage is the new pod's,
+ * never the deleted one's, and the note names the cause.
+ */
+function expectOutageNotes(notes: Array<string | undefined>, deleted: string, prefix: string): void {
+  const esc = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const p = esc(prefix);
+  expect(notes.length % 2).toBe(0);
+  expect(notes.length).toBeGreaterThanOrEqual(2);
+  notes.forEach((n, i) => {
+    if (i === 0) {
+      expect(n).toMatch(new RegExp(`^${p}pod kapp-controller/${esc(deleted)} was deleted \\(at \\S+\\); kapp-controller has no ready pod`));
+    } else if (i % 2 === 0) {
+      expect(n).toMatch(new RegExp(`^${p}pod kapp-controller/kapp-controller-\\S+ (is no longer ready|is gone|was deleted)`));
+      expect(n).not.toContain(deleted);
+    } else {
+      expect(n).toMatch(new RegExp(`^${p}back: pod kapp-controller/kapp-controller-\\S+ ready; kapp-controller was away from \\S+ to \\S+`));
+    }
+  });
+}
+
 test('kapp-controller\'s pod deleted during the baseline install: the baseline waits for it, says so, and is installed', async () => {
   const loaded = await loadPackage(repo, 'addons/packages', 'web', '1.0.0');
   const logs: string[] = [];
@@ -238,10 +261,7 @@ test('kapp-controller\'s pod deleted during the baseline install: the baseline w
   const pod = await deleteKappControllerPod();
   const b = await installing;
   expect(b).toMatchObject({ namespace: 'tkg-system', name: 'web', releasedVersion: '1.0.0' });
-  expect(b.faults?.map((f) => f.message)).toEqual([
-    expect.stringMatching(new RegExp(`^during the baseline: pod kapp-controller/${pod} was deleted \\(at \\S+\\); kapp-controller has no ready pod`)),
-    expect.stringMatching(/^during the baseline: back: pod kapp-controller\/kapp-controller-\S+ ready; kapp-controller was away from \S+ to \S+/),
-  ]);
+  expectOutageNotes(b.faults?.map((f) => f.message) ?? [], pod, 'during the baseline: ');
   expect(logs.some((l) => l.includes(`kapp-controller: pod kapp-controller/${pod} was deleted`))).toBe(true);
   expect(await kubectl('get', 'packageinstall', '-n', 'tkg-system', 'web', '-o', 'jsonpath={.status.version}')).toBe('1.0.0');
 }, T);
@@ -254,10 +274,7 @@ test('kapp-controller\'s pod deleted during the dev install: devpkg waits for it
   });
   expect([r.exit.code, r.result.verdict]).toEqual([0, 'won']);
   const notes = r.result.timeline.filter((t) => t.object === 'kapp-controller').map((t) => t.message);
-  expect(notes).toEqual([
-    expect.stringMatching(new RegExp(`^pod kapp-controller/${pod} was deleted \\(at \\S+\\); kapp-controller has no ready pod: nothing reconciles until it is back, devpkg waits$`)),
-    expect.stringMatching(/^back: pod kapp-controller\/kapp-controller-\S+ ready; kapp-controller was away from \S+ to \S+/),
-  ]);
+  expectOutageNotes(notes, pod, '');
 }, T);
 
 test('the API server stops answering for 20s (the node container paused) while devpkg watches: the gap is in the timeline, the watches reopen, the dev version wins (exit 0)', async () => {
