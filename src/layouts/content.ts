@@ -5,15 +5,21 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { fastDocuments } from '../packages/fast-yaml.js';
 import type { FileChange } from '../detect/classify.js';
 
-/** The documents of a YAML text as plain values; undefined when it does not parse. */
+/**
+ * The documents of a YAML text that hold something, as plain values (js-yaml where it reads what
+ * the yaml library reads: fast-yaml.ts); undefined when it does not parse.
+ */
 export function yamlDocuments(text: string): unknown[] | undefined {
+  const fast = fastDocuments(text);
+  if (fast) return fast.map((d) => d.value);
   try {
     const docs = parseAllDocuments(text, { prettyErrors: false });
     if (!Array.isArray(docs)) return [];
     if (docs.some((d) => d.errors.length > 0)) return undefined;
-    return docs.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown);
+    return docs.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown).filter((v) => v !== null && v !== undefined);
   } catch {
     return undefined;
   }

@@ -1,8 +1,9 @@
-import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node } from 'yaml';
 import semver from 'semver';
 import { DevpkgError } from '../errors.js';
 import type { Problem } from './problems.js';
 import { duplicateKey } from './yaml-keys.js';
+import { fastDocuments } from './fast-yaml.js';
 
 export const PACKAGE_API_VERSION = 'data.packaging.carvel.dev/v1alpha1';
 
@@ -114,14 +115,28 @@ export function refNameProblem(refName: string): string | undefined {
   return undefined;
 }
 
-interface ParsedDoc {
-  doc: Document;
+export interface ParsedDoc {
   lines: Record<string, number>;
   value: unknown;
 }
 
-/** Parses every document of a YAML file; YAML errors become DevpkgErrors with a line. */
-function parseDocs(text: string, file: string): ParsedDoc[] {
+/**
+ * Parses every document of a YAML text that holds something; YAML errors become DevpkgErrors
+ * with a line. js-yaml reads it where it reads what the yaml library reads (fast-yaml.ts), the
+ * library everywhere else (and for its errors); `fast: false` asks the library (tests compare).
+ */
+export function parseDocs(text: string, file: string, fast = true): ParsedDoc[] {
+  const docs = fast ? fastDocuments(text) : undefined;
+  if (!docs) return libraryDocs(text, file);
+  let library: ParsedDoc[] | undefined;
+  return docs.map((d, i) => ({
+    value: d.value,
+    lines: lazyRecord({ '': d.line }, () => d.lines() ?? (library ??= libraryDocs(text, file))[i]?.lines ?? { '': d.line }),
+  }));
+}
+
+/** The yaml library's reading: values, errors with lines, the duplicate-key check. */
+function libraryDocs(text: string, file: string): ParsedDoc[] {
   const lineCounter = new LineCounter();
   // uniqueKeys off: the library's check is quadratic in a map's keys; duplicateKey is linear.
   const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
@@ -140,7 +155,7 @@ function parseDocs(text: string, file: string): ParsedDoc[] {
     const dup = duplicateKey(doc);
     if (dup) throw duplicateKeyError(dup, file, lineCounter);
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) continue;
-    out.push({ doc, lines: lazyLines(doc.contents, lineCounter), value: doc.toJS({ maxAliasCount: 100 }) });
+    out.push({ lines: lazyLines(doc.contents, lineCounter), value: doc.toJS({ maxAliasCount: 100 }) });
   }
   return out;
 }
@@ -183,17 +198,24 @@ function lazyLines(contents: Node | null, lc: LineCounter): Record<string, numbe
   const lines: Record<string, number> = {};
   // The document's own line (every Package document is named by it) is known without the rest.
   if (contents?.range) lines[''] = lc.linePos(contents.range[0]).line;
-  let done = false;
-  const fill = () => {
-    if (!done) collectLines(contents, '', lines, lc);
-    done = true;
+  return lazyRecord(lines, () => {
+    collectLines(contents, '', lines, lc);
     return lines;
-  };
-  return new Proxy(lines, {
-    get: (_t, k) => (k === '' && !done ? lines[''] : Reflect.get(fill(), k)),
-    has: (_t, k) => Reflect.has(fill(), k),
-    ownKeys: () => Reflect.ownKeys(fill()),
-    getOwnPropertyDescriptor: (_t, k) => Reflect.getOwnPropertyDescriptor(fill(), k),
+  });
+}
+
+/**
+ * A record whose '' entry is `known` at once and whose other entries `fill` makes on first use;
+ * reads as a plain record (lineOf, a test's toEqual).
+ */
+function lazyRecord(known: Record<string, number>, fill: () => Record<string, number>): Record<string, number> {
+  let full: Record<string, number> | undefined;
+  const get = () => (full ??= fill());
+  return new Proxy(known, {
+    get: (_t, k) => (k === '' && !full ? known[''] : Reflect.get(get(), k)),
+    has: (_t, k) => Reflect.has(get(), k),
+    ownKeys: () => Reflect.ownKeys(get()),
+    getOwnPropertyDescriptor: (_t, k) => Reflect.getOwnPropertyDescriptor(get(), k),
   });
 }
 
