@@ -150,24 +150,29 @@ spec:
       - kapp: {}
 `;
 
-test('mode kind, repository layout: the pull request\'s Package, its own bundle, wins as the upgrade from the released version', async () => {
+test('mode kind, repository layout in a monorepo (working-directory a subfolder): the pull request\'s Package, its own bundle, wins as the upgrade from the released version; a Package outside the subfolder is not read', async () => {
   const registry = await sourceRegistry();
   const released = await releaseBundle(registry, 'released', '1.0.0');
   const next = await releaseBundle(registry, 'upgraded', '1.1.0');
+  // The git repository holds more than the bundle: the bundle is its `release/` folder (issue 35's
+  // monorepo), and a `packages/` folder at the top holds a Package that must not be read.
   const dir = join(work, 'pkgrepo');
-  mkdirSync(join(dir, 'packages', REPO_REF), { recursive: true });
+  const pkgs = join(dir, 'release', 'packages', REPO_REF);
+  mkdirSync(pkgs, { recursive: true });
+  mkdirSync(join(dir, 'packages', 'decoy.devpkg.test'), { recursive: true });
   const g = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: dir, encoding: 'utf8' }).trim();
   g('init', '-q', '-b', 'main');
-  writeFileSync(join(dir, 'packages', REPO_REF, '1.0.0.yml'), repoPackage('1.0.0', released));
+  writeFileSync(join(pkgs, '1.0.0.yml'), repoPackage('1.0.0', released));
   g('add', '-A');
   g('commit', '-qm', '1.0.0');
   const repoBase = g('rev-parse', 'HEAD');
-  writeFileSync(join(dir, 'packages', REPO_REF, '1.1.0.yml'), repoPackage('1.1.0', next));
+  writeFileSync(join(pkgs, '1.1.0.yml'), repoPackage('1.1.0', next));
+  writeFileSync(join(dir, 'packages', 'decoy.devpkg.test', '2.0.0.yml'), repoPackage('2.0.0', `${registry}/not-there@sha256:${'0'.repeat(64)}`).replaceAll(REPO_REF, 'decoy.devpkg.test'));
   g('add', '-A');
-  g('commit', '-qm', '1.1.0');
+  g('commit', '-qm', '1.1.0, and a Package outside the bundle');
   const repoHead = g('rev-parse', 'HEAD');
 
-  const { host, ctx } = kindRun(dir, 'repowin', { 'base-ref': repoBase, 'head-ref': repoHead });
+  const { host, ctx } = kindRun(dir, 'repowin', { 'working-directory': 'release', 'base-ref': repoBase, 'head-ref': repoHead });
   try {
     await runKindMode(ctx);
     const results = JSON.parse(host.outputs.results!) as PackageResult[];
