@@ -7,6 +7,9 @@ import { Docker } from '../tools/docker.js';
 import type { ModeContext } from '../pipeline/context.js';
 import { finishRun, plannedRefs, pushApplyVerify, readToolPins, toolNeeds } from '../pipeline/steps.js';
 import { checkNeeds } from '../tools/needs.js';
+import { failedResult } from '../pipeline/problems.js';
+import type { PackageVersionRef } from '../detect/index.js';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { parseAssertions } from '../verify/assertions.js';
 import { clusterReleasedLookup } from '../cluster/released.js';
 import { parseRefNameMap } from '../packages/refname.js';
@@ -48,21 +51,34 @@ export async function run(ctx: ModeContext): Promise<void> {
     return;
   }
   const assertions = parseAssertions(inputs.assert);
-  const kc = await loadKubeConfig(kubeconfigPath, 'input kubeconfig');
-  if (needs.length) await checkNeeds('cluster', needs, ctx.install, (m) => host.info(m));
-  let results: Awaited<ReturnType<typeof pushApplyVerify>> = [];
-  if (refs.length) {
-    // Pushing to localhost without cluster-registry: the cluster's local registry says where it pulls from.
-    const client = await ClusterClient.create(kc);
-    const pull = await resolvePullRegistry(inputs.registry, inputs.clusterRegistry, {
-      readHosting: () => client.readConfigMapKey(REGISTRY_HOSTING.namespace, REGISTRY_HOSTING.name, REGISTRY_HOSTING.key),
-      docker: () => Docker.create(ctx.exec),
-      nodes: () => client.nodeNames(),
-      names: { push: 'input registry', pull: 'input cluster-registry' },
-      log: (m) => host.info(m),
-    });
-    if (pull.warning) host.warning(pull.warning);
-    results = await pushApplyVerify(ctx, { kc, root, refs, mode: 'cluster', registry: inputs.registry, clusterRegistry: pull.clusterRegistry, seq, assertions });
+  const plannedOf = (ref: PackageVersionRef) => planned.find((p) => p.name === ref.name && p.version === ref.version);
+  // What fails before the first push (the tools, the kubeconfig, the cluster's registry) fails
+  // every planned package, each with its result, and the report is written (never a stale one).
+  let setup: { kc: KubeConfig; clusterRegistry: Awaited<ReturnType<typeof resolvePullRegistry>>['clusterRegistry'] } | undefined;
+  try {
+    const kc = await loadKubeConfig(kubeconfigPath, 'input kubeconfig');
+    if (needs.length) await host.group('Tools', () => checkNeeds('cluster', needs, ctx.install, (m) => host.info(m)));
+    if (refs.length) {
+      // Pushing to localhost without cluster-registry: the cluster's local registry says where it pulls from.
+      const client = await ClusterClient.create(kc);
+      const pull = await resolvePullRegistry(inputs.registry, inputs.clusterRegistry, {
+        readHosting: () => client.readConfigMapKey(REGISTRY_HOSTING.namespace, REGISTRY_HOSTING.name, REGISTRY_HOSTING.key),
+        docker: () => Docker.create(ctx.exec),
+        nodes: () => client.nodeNames(),
+        names: { push: 'input registry', pull: 'input cluster-registry' },
+        log: (m) => host.info(m),
+      });
+      if (pull.warning) host.warning(pull.warning);
+      setup = { kc, clusterRegistry: pull.clusterRegistry };
+    }
+  } catch (err) {
+    host.error(`cluster mode setup failed: ${(err as Error).message}`);
+    const failed = refs.map((ref) => failedResult(ctx, ref, err, 'cluster', { prefix: 'cluster setup failed', quiet: true, planned: plannedOf(ref) }));
+    await finishRun(ctx, [...failed, ...unplanned]);
+    return;
   }
+  const results = setup
+    ? await pushApplyVerify(ctx, { kc: setup.kc, root, refs, mode: 'cluster', registry: inputs.registry, clusterRegistry: setup.clusterRegistry, seq, assertions })
+    : [];
   await finishRun(ctx, [...results, ...unplanned]);
 }

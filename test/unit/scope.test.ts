@@ -310,6 +310,71 @@ describe('kind mode checks every tool the planned packages\' layouts need before
   });
 });
 
+describe('cluster mode checks every tool the planned packages\' layouts need before it asks the cluster anything', () => {
+  test('a kctrl package and no ytt: refused naming ytt; the API server is never asked', async () => {
+    const { createServer } = await import('node:http');
+    const { RecordingHost } = await import('../../src/action/host.js');
+    const { parseInputs } = await import('../../src/inputs.js');
+    const { inputsFrom } = await import('../support/inputs.js');
+    const { execTool } = await import('../../src/tools/exec.js');
+    const { run } = await import('../../src/modes/cluster.js');
+    // The cluster: an API server that records every request (and answers none usefully).
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const { top } = monorepo(CASES[1]!);
+      const work = mkdtempSync(join(tmpdir(), 'devpkg-scope-cluster-'));
+      dirs.push(work);
+      const kubeconfig = join(work, 'kubeconfig');
+      writeFileSync(
+        kubeconfig,
+        [
+          'apiVersion: v1', 'kind: Config', 'current-context: t',
+          `clusters: [{name: t, cluster: {server: "http://127.0.0.1:${port}"}}]`,
+          'users: [{name: t, user: {token: x}}]',
+          'contexts: [{name: t, context: {cluster: t, user: t}}]', '',
+        ].join('\n'),
+      );
+      // No ytt anywhere: not on PATH (only git is), not in an empty tool cache.
+      const bin = join(work, 'bin');
+      mkdirSync(bin);
+      const gitPath = (process.env.PATH ?? '').split(delimiter).map((d) => join(d, 'git')).find((p) => existsSync(p));
+      symlinkSync(gitPath!, join(bin, 'git'));
+      Object.assign(process.env, { PATH: bin, RUNNER_TOOL_CACHE: join(work, 'tool-cache') });
+      const calls: string[][] = [];
+      const exec: typeof execTool = (path, args, o) => {
+        calls.push([path, ...args]);
+        return execTool(path, args, o);
+      };
+      // released-version given: the released version is not looked up in the cluster either.
+      const inputs = parseInputs(
+        inputsFrom({ mode: 'cluster', 'working-directory': 'mono', all: 'true', kubeconfig, registry: 'registry.example.invalid/dev', 'released-version': '1.0.0', comment: 'false' }),
+      );
+      const host = new RecordingHost();
+      const github = {
+        eventName: 'workflow_dispatch', event: {}, sha: '', ref: '', owner: 'example', repo: 'packages', runId: '9', runNumber: 9, runAttempt: 1,
+        serverUrl: 'https://github.com', apiUrl: 'https://api.github.com', workspace: top,
+      };
+      const err = await run({ inputs, github, host, exec, env: { RUNNER_TEMP: work }, resultsDir: join(work, 'results'), install: { refuse: true } }).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(Error);
+      const doc = JSON.parse(readFileSync(join(work, 'results', 'results.json'), 'utf8')) as { results: Array<{ name: string; verdict: string; reason?: string }> };
+      expect(doc.results.map((r) => `${r.name} ${r.verdict}`)).toEqual(['simple-app error']);
+      expect(doc.results[0]!.reason).toMatch(/mode cluster cannot start/);
+      expect(doc.results[0]!.reason).toMatch(/- ytt: not on PATH/);
+      expect(requests).toEqual([]);
+      // Nothing but git ran (no push, no ytt, no imgpkg).
+      expect(calls.filter((c) => !c[0]!.endsWith('git'))).toEqual([]);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
+
 test('kind mode with nothing changed: the log and the report say which range, files and globs, before any tool is asked for', async () => {
   const { RecordingHost } = await import('../../src/action/host.js');
   const { parseInputs } = await import('../../src/inputs.js');
