@@ -46,13 +46,13 @@ const OWN: Record<string, string[]> = {
   'cluster-registry': ['test/unit/cluster-registry.test.ts'],
   'registry-username': ['test/unit/kind-mode.test.ts'],
   'registry-password': ['test/unit/kind-mode.test.ts'],
-  'package-install': ['src/verify/verifier.test.ts'],
+  'package-install': ['test/integration/verify.test.ts', 'src/cluster/dev.test.ts'],
   kubeconfig: ['test/integration/cluster-layouts.test.ts'],
   'push-command': ['test/integration/kind-mode.test.ts'],
   'push-timeout': ['src/bundle/push.test.ts', 'test/integration/faults.test.ts'],
-  'lock-images': ['src/bundle/push.test.ts'],
-  settle: ['src/verify/verifier.test.ts'],
-  timeout: ['src/verify/verifier.test.ts'],
+  'lock-images': ['test/integration/bundle.test.ts', 'src/commands/push.test.ts'],
+  settle: ['src/verify/verifier.flow.test.ts', 'test/integration/verdicts.test.ts'],
+  timeout: ['src/verify/verifier.flow.test.ts', 'test/integration/verdicts.test.ts'],
   assert: ['src/verify/assertions.test.ts'],
   'github-token': ['test/unit/report-comment.test.ts'],
   comment: ['test/unit/report-comment.test.ts'],
@@ -60,40 +60,57 @@ const OWN: Record<string, string[]> = {
   'artifact-name': ['test/unit/report-mode.test.ts'],
   'results-path': ['test/unit/report-mode.test.ts'],
   'kind-version': ['test/unit/kind-first-try.test.ts'],
-  'kind-sha256': ['test/unit/kind-first-try.test.ts'],
+  'kind-sha256': ['src/cluster/kind.test.ts'],
   'kind-node-image': ['test/unit/kind-mode.test.ts'],
   'kind-config': ['src/cluster/kind-config.test.ts'],
-  'registry-image': ['src/cluster/kind.test.ts'],
+  'registry-image': ['test/unit/kind-mode.test.ts'],
   'kapp-controller-version': ['src/cluster/kind.test.ts'],
   'kapp-controller-manifest': ['test/unit/kind-mode.test.ts'],
   'kapp-controller-sha256': ['src/cluster/kind.test.ts'],
-  'imgpkg-version': ['src/tools/carvel.test.ts'],
+  'imgpkg-version': ['src/tools/releases.test.ts', 'test/unit/bad-inputs.test.ts'],
   'imgpkg-sha256': ['src/tools/carvel.test.ts'],
-  'kbld-version': ['src/tools/carvel.test.ts'],
+  'kbld-version': ['test/unit/bad-inputs.test.ts'],
   'kbld-sha256': ['src/tools/carvel.test.ts'],
-  'ytt-version': ['src/tools/carvel.test.ts'],
-  'ytt-sha256': ['src/tools/carvel.test.ts'],
-  'tool-checksums': ['src/tools/checksum.test.ts'],
-  'tanzu-cli': ['src/tools/tanzu.test.ts'],
-  'tanzu-cli-url': ['src/tools/tanzu.test.ts'],
-  'tanzu-cli-sha256': ['src/tools/tanzu.test.ts'],
+  'ytt-version': ['src/tools/releases.test.ts', 'test/unit/bad-inputs.test.ts'],
+  'ytt-sha256': ['src/tools/install.test.ts'],
+  'tool-checksums': ['src/tools/releases.test.ts', 'test/unit/bad-inputs.test.ts'],
+  'tanzu-cli': ['test/integration/bootstrap.test.ts'],
+  'tanzu-cli-url': ['src/providers/tanzu-cli.test.ts'],
+  'tanzu-cli-sha256': ['src/providers/tanzu-cli.test.ts'],
   'tanzu-dir': ['src/providers/paths.test.ts'],
   'cluster-config': ['test/unit/bootstrap-mode-inputs.test.ts'],
-  'bootstrap-timeout': ['src/bootstrap/run.test.ts'],
-  'host-check': ['src/bootstrap/host.test.ts'],
+  'bootstrap-timeout': ['test/unit/dev-version-modes.test.ts', 'test/unit/bad-inputs.test.ts'],
+  'host-check': ['test/unit/bootstrap-mode-inputs.test.ts'],
   'tkg-custom-image-repository': ['src/providers/image-repository.test.ts'],
   'tkg-custom-image-repository-skip-tls-verify': ['src/providers/image-repository.test.ts'],
   'tkg-custom-image-repository-ca-certificate': ['src/providers/image-repository.test.ts'],
+};
+
+/** Where an own input reaches a function under another name, that name (the test names it so). */
+const SEAM: Record<string, string> = {
+  'tanzu-cli-url': 'url',
+  'tanzu-cli-sha256': 'sha256',
 };
 
 test('every input of action.yml is placed: a plan-request input of the modes that document it, or a mode\'s own with its test', () => {
   const planInputs = new Set(Object.values(DOCUMENTED).flat());
   const unplaced = Object.keys(ACTION.inputs).filter((i) => !planInputs.has(i) && !(i in OWN));
   expect(unplaced).toEqual([]);
+  // Each named test exists and names the input: as the action does (`push-timeout`), as the CLI
+  // does (`--push-timeout`), as Inputs holds it (`pushTimeoutMs`), or as the function it reaches
+  // takes it (SEAM): a test that never names it cannot be what proves it.
+  const missing: string[] = [];
   for (const [input, files] of Object.entries(OWN)) {
     expect(Object.keys(ACTION.inputs)).toContain(input);
-    for (const f of files) expect(existsSync(resolve(f))).toBe(true);
+    const camel = input.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+    for (const f of files) {
+      expect(existsSync(resolve(f))).toBe(true);
+      const text = readFileSync(resolve(f), 'utf8');
+      const names = [input, `--${input}`, camel, `${camel}Ms`, ...(SEAM[input] ? [SEAM[input]] : [])];
+      if (!names.some((n) => new RegExp(`(^|[^\\w-])${n.replace(/[-]/g, '\\-')}([^\\w-]|$)`).test(text))) missing.push(`${input}: ${f}`);
+    }
   }
+  expect(missing).toEqual([]);
 });
 
 /**
