@@ -208,7 +208,7 @@ describe('examples/plain', () => {
   });
 
   test('this repository, searched, does not read it', async () => {
-    const refs = await Layouts.open('auto', {}).list(workTree(ROOT)).catch(() => []);
+    const refs = await Layouts.open('auto', {}).list(workTree(ROOT));
     expect(refs.filter((r) => r.layout === 'plain')).toEqual([]);
   });
 });
