@@ -1,10 +1,9 @@
-import { parseList } from '../flags.js';
 import type { PackageVersionRef } from '../detect/index.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
 import { nothingChanged, plan } from '../pipeline/plan.js';
 import { parseCommand, type CliIO } from './io.js';
 import { booleans, LAYOUT_WORDS, SELECTION_FLAGS, strings } from './options.js';
-import { openScope, selectionFromFlags } from './scope.js';
+import { openScope, scopedPlanRequest, selectionFromFlags } from './scope.js';
 
 const USAGE = `Usage: devpkg detect --repo DIR (--base REF [--head REF] [--range] | --all) [flags]
 
@@ -45,19 +44,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const selection = selectionFromFlags(values, 'devpkg detect', { packages: false });
   const scope = await openScope(values, io);
   // The same request plan builds: the same packages, read and checked the same way.
-  const out = await plan({
-    root: scope.repo.root,
-    repo: scope.repo,
-    packagesDir: scope.packagesDir,
-    layout: scope.layout,
-    ...(scope.releasedVersion ? { releasedVersion: scope.releasedVersion } : {}),
-    selection,
-    refName: '',
-    seq: { timestamp: new Date() },
-    ignore: values.ignore === undefined ? undefined : parseList(values.ignore),
-    mode: 'detect',
-    log: (m) => io.stderr(`devpkg detect: ${m}\n`),
-  });
+  const out = await plan({ ...scopedPlanRequest(scope, selection, values, { log: (m) => io.stderr(`devpkg detect: ${m}\n`) }), mode: 'detect' });
   const packages = out.refs.map(strip);
   const removed = out.removed.map(strip);
   if (values.json) {

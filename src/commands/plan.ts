@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { parseList, parseRegistry, parseVersionFlag } from '../flags.js';
+import { parseRegistry, parseVersionFlag } from '../flags.js';
 import { packageSummary, plan, renderPlanText, type PlanOutput } from '../pipeline/plan.js';
 import { DEFAULT_OUT } from '../pipeline/plan-commands.js';
 import { checkOutDir, dropStage, finishPlanDir, stagePlanDir } from '../pipeline/plan-out.js';
 import { errorSummary, formatProblem } from '../packages/problems.js';
 import { parseCommand, type CliIO } from './io.js';
 import { booleans, DEV_PACKAGE_FLAGS, LAYOUT_WORDS, SELECTION_FLAGS, strings } from './options.js';
-import { openScope, selectionFromFlags } from './scope.js';
+import { openScope, scopedPlanRequest, selectionFromFlags } from './scope.js';
 
 export const USAGE = `Usage: devpkg plan --repo DIR (--base REF [--head REF] | --all | --packages NAME/VERSION,...) [flags]
 
@@ -74,23 +74,15 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   let json: Record<string, unknown>;
   try {
     out = await plan({
-      root,
-      repo: scope.repo,
-      packagesDir: scope.packagesDir,
-      layout: scope.layout,
-      ...(scope.releasedVersion ? { releasedVersion: scope.releasedVersion } : {}),
-      selection,
+      ...scopedPlanRequest(scope, selection, values, { log: (m) => io.stderr(`${m}\n`) }),
       registry,
       refName: values['ref-name'] ?? '',
-      seq: { timestamp: new Date() },
       devVersion,
       addonType: values['addon-type'],
-      ignore: values.ignore === undefined ? undefined : parseList(values.ignore),
       place: { cwd: io.cwd, out: outDir ?? path.resolve(io.cwd, DEFAULT_OUT), written: outDir !== undefined, unwritten: 'comment' },
       build: values.build === true,
       ...(stage ? { buildInto: stage } : {}),
       env: io.env,
-      log: (m) => io.stderr(`${m}\n`),
     });
     const packages = out.packages.map((p) => packageSummary(p, true, outDir));
     json = { base: out.base, head: out.head, out: outDir ?? null, packages, removed: out.removed, problems: out.problems, scope: out.scope };

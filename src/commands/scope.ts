@@ -6,10 +6,10 @@
  */
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { parsePackageList, parseVersionFlag } from '../flags.js';
+import { parseList, parsePackageList, parseVersionFlag } from '../flags.js';
 import { parseLayoutChoice, type LayoutChoice, type LoadedPackage } from '../layouts/index.js';
 import { DEFAULT_PACKAGES_DIR, openRepository, type Repo } from '../pipeline/repo.js';
-import type { Selection } from '../pipeline/plan.js';
+import type { PlanRequest, Selection } from '../pipeline/plan.js';
 import { requireFolder, type CliIO } from './io.js';
 
 export interface ScopeFlags {
@@ -51,6 +51,30 @@ export async function openScope(values: ScopeFlags, io: CliIO): Promise<OpenedSc
   const packagesDir = values['packages-dir'] ?? DEFAULT_PACKAGES_DIR;
   const repo = await openRepository({ root, layout, packagesDir, releasedVersion, names: { layout: '--layout', packagesDir: '--packages-dir' } });
   return { repo, layout, packagesDir, ...(releasedVersion ? { releasedVersion } : {}) };
+}
+
+/**
+ * The CLI's plan request as the scope and the selection flags make it: plan and detect start
+ * from this one (the same packages, read and checked the same way), plan adding its own flags.
+ */
+export function scopedPlanRequest(
+  scope: OpenedScope,
+  selection: Selection,
+  values: { ignore?: string },
+  o: { log: (m: string) => void; timestamp?: Date },
+): PlanRequest {
+  return {
+    root: scope.repo.root,
+    repo: scope.repo,
+    packagesDir: scope.packagesDir,
+    layout: scope.layout,
+    ...(scope.releasedVersion ? { releasedVersion: scope.releasedVersion } : {}),
+    selection,
+    refName: '',
+    seq: { timestamp: o.timestamp ?? new Date() },
+    ignore: values.ignore === undefined ? undefined : parseList(values.ignore),
+    log: o.log,
+  };
 }
 
 /**
