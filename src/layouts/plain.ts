@@ -10,6 +10,7 @@
  * The rules are small pure functions (where the bundle comes from, which version is released,
  * which versions a change touches); the Layout object below only reads the tree for them.
  */
+import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { DevpkgError } from '../errors.js';
 import { globMatcher } from '../detect/glob.js';
@@ -21,7 +22,7 @@ import type { PackageVersionRef, UpgradeFrom } from '../results.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
 import { isPureRename, sameDocuments } from './content.js';
 import { folderOf, inSkippedFolder, packageFolderOf, PLAIN_PACKAGE_FILE, plainVersionFolderOf, saysPackage, tcePackageFolders, TCE_PACKAGE_FILE, underAny, versionFolderOf } from './evidence.js';
-import { commitTree, isUnder, workTree } from './tree.js';
+import { exportFolderAtRef, isUnder, memoryTree, workTree } from './tree.js';
 import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, PushPlan, ReleasedSource, Tree } from './types.js';
 
 export const PLAIN_METADATA_FILE = 'metadata.yml';
@@ -189,12 +190,22 @@ export function plainLayout(packagesDir?: string): Layout {
 
   /** The released version as kind mode installs it first: the version folder `loaded.released` at the base ref (or the working tree). */
   const releasedAt = async (loaded: { path: string; released: string; pinnedNone: boolean }, o: BuildOptions & { baseRef?: string }): Promise<ReleasedSource | undefined> => {
-    const { Git } = await import('../tools/git.js');
-    const tree = o.baseRef ? commitTree(await Git.create(o.root, o.exec), o.baseRef) : workTree(o.root);
     const vf = `${folderOf(loaded.path)}/${loaded.released}`;
-    const pkg = loaded.pinnedNone ? undefined : await packageAt(tree, vf);
+    const where = o.baseRef ? o.baseRef.slice(0, 12) : 'the working tree';
+    if (loaded.pinnedNone) {
+      o.log(`${vf}: no released version to install first (pinned to none)`);
+      return undefined;
+    }
+    // The version folder as it was at the base, exported as the scope names it (git archive run
+    // in the scope, as TCE's and kctrl's are): a monorepo's scope is a subfolder of the top level.
+    let tree: Tree = workTree(o.root);
+    if (o.baseRef) {
+      const tmp = await mkdtemp(path.join(o.tmp, 'plain-base-'));
+      tree = (await exportFolderAtRef(o.exec, o.root, o.baseRef, vf, tmp)) ? { ...workTree(tmp), label: o.baseRef.slice(0, 12) } : memoryTree({}, o.baseRef.slice(0, 12));
+    }
+    const pkg = await packageAt(tree, vf);
     if (!pkg) {
-      o.log(`${vf} is not in ${tree.label}: no released version to install first`);
+      o.log(`${vf} is not in ${where}: no released version to install first`);
       return undefined;
     }
     const plan = pushPlanOf(vf, await tree.files([vf]));

@@ -189,3 +189,38 @@ test('mode kind, repository layout in a monorepo (working-directory a subfolder)
     await runPost(host);
   }
 }, T);
+
+test('mode kind, plain layout in a monorepo (packages/<name>/<version>/package.yml with bundle/, working-directory a subfolder): the baseline from the base commit, then the pull request\'s bundle wins', async () => {
+  const dir = join(work, 'plainrepo');
+  const version = join(dir, 'carvel', 'packages', 'simple-plain', '1.0.0');
+  mkdirSync(join(version, 'bundle', 'config'), { recursive: true });
+  mkdirSync(join(version, 'bundle', '.imgpkg'), { recursive: true });
+  const cm = (greeting: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: simple-plain\n  namespace: default\ndata:\n  greeting: ${greeting}\n`;
+  writeFileSync(join(version, 'bundle', 'config', 'cm.yml'), cm('released'));
+  writeFileSync(join(version, 'bundle', '.imgpkg', 'images.yml'), 'apiVersion: imgpkg.carvel.dev/v1alpha1\nkind: ImagesLock\nimages: []\n');
+  writeFileSync(join(version, 'package.yml'), repoPackage('1.0.0', `registry.example.invalid/simple-plain@sha256:${'1'.repeat(64)}`).replaceAll(REPO_REF, 'simple-plain.devpkg.test'));
+  const g = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+  g('init', '-q', '-b', 'main');
+  g('add', '-A');
+  g('commit', '-qm', 'simple-plain 1.0.0');
+  const plainBase = g('rev-parse', 'HEAD');
+  writeFileSync(join(version, 'bundle', 'config', 'cm.yml'), cm('from the pull request'));
+  g('commit', '-qam', 'simple-plain: a new greeting');
+  const plainHead = g('rev-parse', 'HEAD');
+
+  const { host, ctx } = kindRun(dir, 'plainwin', { 'working-directory': 'carvel', 'base-ref': plainBase, 'head-ref': plainHead });
+  try {
+    await runKindMode(ctx);
+    const results = JSON.parse(host.outputs.results!) as PackageResult[];
+    expect(results).toHaveLength(1);
+    const r = results[0]!;
+    expect(r).toMatchObject({ name: 'simple-plain', version: '1.0.0', refName: 'simple-plain.devpkg.test', mode: 'kind', verdict: 'won' });
+    expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', 'baseline simple-plain 1.0.0', 'dev Package applied', 'won']);
+    const kubeconfig = CleanupList.fromState(host.getState(CLEANUP_STATE)).find((i) => i.kind === 'kind-cluster')?.kubeconfig;
+    const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig!, ...args]).then((x) => x.stdout.trim());
+    expect(await kubectl('get', 'configmap', '-n', 'default', 'simple-plain', '-o', 'jsonpath={.data.greeting}')).toBe('from the pull request');
+    expect(host.logs.join('\n')).toMatch(/layout plain/);
+  } finally {
+    await runPost(host);
+  }
+}, T);
