@@ -274,6 +274,15 @@ describe('"nothing changed" explains itself', () => {
   });
 });
 
+/** No ytt (or any tool but git) anywhere: not on PATH (only git is), not in an empty tool cache under `work`. */
+function onlyGitOnPath(work: string): void {
+  const bin = join(work, 'bin');
+  mkdirSync(bin);
+  const gitPath = (process.env.PATH ?? '').split(delimiter).map((d) => join(d, 'git')).find((p) => existsSync(p));
+  symlinkSync(gitPath!, join(bin, 'git'));
+  Object.assign(process.env, { PATH: bin, RUNNER_TOOL_CACHE: join(work, 'tool-cache') });
+}
+
 describe('kind mode checks every tool the planned packages\' layouts need before anything starts', () => {
   test('a kctrl package and no ytt: refused naming ytt, and no kind cluster is created', async () => {
     const { failingKindTools } = await import('../support/kind-tools.js');
@@ -285,12 +294,7 @@ describe('kind mode checks every tool the planned packages\' layouts need before
     const work = mkdtempSync(join(tmpdir(), 'devpkg-scope-kind-'));
     dirs.push(work);
     writeFileSync(join(top, 'mono/kapp-controller.yml'), 'apiVersion: v1\nkind: Namespace\nmetadata: {name: kapp-controller}\n');
-    // No ytt anywhere: not on PATH (only git is), not in an empty tool cache.
-    const bin = join(work, 'bin');
-    mkdirSync(bin);
-    const gitPath = (process.env.PATH ?? '').split(delimiter).map((d) => join(d, 'git')).find((p) => existsSync(p));
-    symlinkSync(gitPath!, join(bin, 'git'));
-    Object.assign(process.env, { PATH: bin, RUNNER_TOOL_CACHE: join(work, 'tool-cache') });
+    onlyGitOnPath(work);
     const t = failingKindTools('kind create must not be reached\n');
     const inputs = parseInputs(
       inputsFrom({ mode: 'kind', 'working-directory': 'mono', all: 'true', 'push-command': 'true', 'kapp-controller-manifest': 'kapp-controller.yml', comment: 'false' }),
@@ -340,12 +344,7 @@ describe('cluster mode checks every tool the planned packages\' layouts need bef
           'contexts: [{name: t, context: {cluster: t, user: t}}]', '',
         ].join('\n'),
       );
-      // No ytt anywhere: not on PATH (only git is), not in an empty tool cache.
-      const bin = join(work, 'bin');
-      mkdirSync(bin);
-      const gitPath = (process.env.PATH ?? '').split(delimiter).map((d) => join(d, 'git')).find((p) => existsSync(p));
-      symlinkSync(gitPath!, join(bin, 'git'));
-      Object.assign(process.env, { PATH: bin, RUNNER_TOOL_CACHE: join(work, 'tool-cache') });
+      onlyGitOnPath(work);
       const calls: string[][] = [];
       const exec: typeof execTool = (path, args, o) => {
         calls.push([path, ...args]);
