@@ -20,7 +20,10 @@ import { Schema } from 'yaml';
 /** One document read on the fast path. */
 export interface FastDoc {
   value: unknown;
-  /** The 1-based line of every path (as model.ts names them: `spec.template.spec.fetch.0`), or undefined when the events do not agree with the value. */
+  /**
+   * The 1-based line of every path (as model.ts names them: `spec.template.spec.fetch.0`), or
+   * undefined when the events do not agree with the value. Computed on each call: the caller keeps it.
+   */
   lines(): Record<string, number> | undefined;
   /** The document's own line (its content's first line). */
   line: number;
@@ -110,15 +113,7 @@ export function fastDocuments(text: string): FastDoc[] | undefined {
   const index = new LineIndex(text);
   return held.map((value, i) => {
     const root = tops[i]!;
-    let lines: Record<string, number> | undefined | null = null;
-    return {
-      value,
-      line: index.lineAt(contentStart(text, root.pos)),
-      lines: () => {
-        if (lines === null) lines = collect(text, index, root, value);
-        return lines;
-      },
-    };
+    return { value, line: index.lineAt(contentStart(text, root.pos)), lines: () => collect(text, index, root, value) };
   });
 }
 
