@@ -161,6 +161,46 @@ describe('one git cat-file --batch per run for the base side and commit trees', 
     expect(six.filter((c) => /cat-file blob|(^| )show( |$)/.test(c))).toEqual([]);
     expect(six.length).toBe(two.length);
   });
+
+  test("kind mode's baseline: every package's released folder exported through the same one git cat-file --batch, as the base holds it", async () => {
+    const bin = tmp();
+    const log = join(bin, 'git.log');
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`);
+    chmodSync(join(bin, 'git'), 0o755);
+    const runs: string[][] = [];
+    for (const n of [2, 6]) {
+      const r = TestRepo.init();
+      for (let p = 0; p < n; p++) r.addVersion('mono/addons/packages', `p${p}`, '1.0.0', { 'bundle/config/values.yaml': `at: A\n` });
+      const a = r.commit('A');
+      for (let p = 0; p < n; p++) r.write({ [`mono/addons/packages/p${p}/1.0.0/bundle/config/values.yaml`]: 'at: B\n' });
+      r.commit('B');
+      const scope = join(r.dir, 'mono');
+      const layouts = Layouts.open('tce', { packagesDir: 'addons/packages' });
+      const tree = workTree(scope);
+      const refs = await layouts.list(tree);
+      expect(refs).toHaveLength(n);
+      rmSync(log, { force: true });
+      const path = process.env.PATH;
+      process.env.PATH = `${bin}:${path}`;
+      try {
+        for (const ref of refs) {
+          const loaded = await layouts.load(tree, ref);
+          const got = await loaded.releasedSource({ root: scope, exec: execTool, tmp: tmp(), log: () => undefined, baseRef: a });
+          expect(got?.atBase).toBe(true);
+          const folder = got && 'folder' in got.bundle ? got.bundle.folder : '';
+          expect(readFileSync(join(folder, 'config/values.yaml'), 'utf8')).toBe('at: A\n');
+        }
+      } finally {
+        process.env.PATH = path;
+        await closeGitReaders();
+      }
+      runs.push(readFileSync(log, 'utf8').trim().split('\n'));
+    }
+    const [two, six] = runs as [string[], string[]];
+    expect(six).toEqual(['cat-file --batch']);
+    expect(two).toEqual(six);
+  });
 });
 
 describe('a change is a change of content', () => {

@@ -340,7 +340,7 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
     const dir = loaded.path === '.' ? '' : loaded.path;
     if (!b.baseRef) return undefined;
     const tmp = await mkdtemp(path.join(b.tmp, 'kctrl-base-'));
-    if (!(await exportFolderAtRef(b.exec, b.root, b.baseRef, dir, tmp))) return undefined;
+    if (!(await exportFolderAtRef(b.root, b.baseRef, dir, tmp))) return undefined;
     const { workTree } = await import('./tree.js');
     const baseTree = workTree(tmp);
     const build = await readBuild(baseTree, dir);

@@ -201,7 +201,7 @@ export function plainLayout(packagesDir?: string): Layout {
     let tree: Tree = workTree(o.root);
     if (o.baseRef) {
       const tmp = await mkdtemp(path.join(o.tmp, 'plain-base-'));
-      tree = (await exportFolderAtRef(o.exec, o.root, o.baseRef, vf, tmp)) ? { ...workTree(tmp), label: o.baseRef.slice(0, 12) } : memoryTree({}, o.baseRef.slice(0, 12));
+      tree = (await exportFolderAtRef(o.root, o.baseRef, vf, tmp)) ? { ...workTree(tmp), label: o.baseRef.slice(0, 12) } : memoryTree({}, o.baseRef.slice(0, 12));
     }
     const pkg = await packageAt(tree, vf);
     if (!pkg) {

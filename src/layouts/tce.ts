@@ -212,7 +212,7 @@ export function tceLayout(packagesDir?: string): Layout {
 async function releasedAt(loaded: LoadedVersion, head: Tree, o: BuildOptions & { baseRef?: string }): Promise<ReleasedSource> {
   if (o.baseRef) {
     const tmp = await mkdtemp(path.join(o.tmp, 'tce-'));
-    if (await exportFolderAtRef(o.exec, o.root, o.baseRef, loaded.path, tmp)) {
+    if (await exportFolderAtRef(o.root, o.baseRef, loaded.path, tmp)) {
       const pkg = parsePackageFile(await readFile(path.join(tmp, loaded.path, PACKAGE_FILE), 'utf8'), `${loaded.path}/${PACKAGE_FILE}@${o.baseRef}`);
       const folder = path.join(tmp, loaded.path, 'bundle');
       const bundle = existsSync(folder) ? { folder } : { image: ownImage(pkg) };

@@ -1,7 +1,6 @@
 import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fsReader, type TreeReader } from './tce-folders.js';
-import type { ExecFn } from '../tools/exec.js';
 import type { Tree } from './types.js';
 
 /** Folders no layout looks into. */
@@ -161,10 +160,11 @@ export function isUnder(file: string, dir: string): boolean {
 }
 
 /**
- * Copies `folder` (relative to the repository root) as it was at `ref` into `dest` with git
- * archive + tar (no shell). Returns false when the folder does not exist at that ref.
+ * Copies `folder` (relative to `root`, the scope: a monorepo's is a subfolder of the repository) as
+ * it was at `ref` into `dest/<folder>`, through the run's one `git cat-file --batch` of `root`.
+ * Returns false when the folder does not exist at that ref.
  */
-export async function exportFolderAtRef(exec: ExecFn, root: string, ref: string, folder: string, dest: string): Promise<boolean> {
-  const { exportFolderWith } = await import('../tools/git.js');
-  return exportFolderWith((args, allowFail) => exec('git', ['-C', root, ...args], { allowFail }), exec, ref, folder, dest);
+export async function exportFolderAtRef(root: string, ref: string, folder: string, dest: string): Promise<boolean> {
+  const { exportTree } = await import('../tools/git.js');
+  return exportTree(root, 'git', ref, folder, dest);
 }

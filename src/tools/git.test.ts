@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { detectChanges } from '../detect/detect.js';
 import { tceDiff } from '../../test/support/detect.js';
 import { execTool, type ExecFn } from './exec.js';
-import { batchProcessesStarted, closeGitReaders, Git, gitArgs, gitTopLevel, parseBatchOutput, parseGitVersion, parseLsTreeZ, parseNameStatusZ } from './git.js';
+import { batchProcessesStarted, closeGitReaders, exportTree, Git, gitArgs, gitTopLevel, parseBatchOutput, parseGitVersion, parseLsTreeZ, parseNameStatusZ, parseTreeObject } from './git.js';
 
 describe('gitArgs', () => {
   test.each<[string, string[], string[]]>([
@@ -251,7 +251,7 @@ describe('git cat-file --batch', () => {
     const one = Buffer.from(`${'a'.repeat(40)} blob 5\nhello\n${'b'.repeat(40)} missing\n`);
     const part = Buffer.from(`${'c'.repeat(40)} blob 10\nhal`);
     const { answers, rest } = parseBatchOutput(Buffer.concat([one, part]));
-    expect(answers).toEqual([{ type: 'blob', content: Buffer.from('hello') }, undefined]);
+    expect(answers).toEqual([{ oid: 'a'.repeat(40), type: 'blob', content: Buffer.from('hello') }, undefined]);
     expect(rest.toString()).toBe(`${'c'.repeat(40)} blob 10\nhal`);
     expect(() => parseBatchOutput(Buffer.from('what is this\n'))).toThrow(/unexpected answer/);
   });
@@ -280,5 +280,93 @@ describe('git cat-file --batch', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** Every file, folder and link below `dir` with what git archive would keep of it: content, executable bit, link target. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(dir, rel)).sort()) {
+      const p = rel ? `${rel}/${name}` : name;
+      const st = lstatSync(join(dir, p));
+      if (st.isSymbolicLink()) out[p] = `link -> ${readlinkSync(join(dir, p))}`;
+      else if (st.isDirectory()) {
+        out[p] = 'dir';
+        walk(p);
+      } else out[p] = `${st.mode & 0o100 ? 'exec' : 'file'} ${readFileSync(join(dir, p)).toString('base64')}`;
+    }
+  };
+  walk('');
+  return out;
+}
+
+describe('exportTree: a folder at a commit, from the one git cat-file --batch', () => {
+  test('writes what git archive writes (nested folders, executable bit, links, bytes, a submodule), from the commit and not the working tree', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devpkg-export-'));
+    try {
+      const repo = join(dir, 'repo');
+      mkdirSync(repo);
+      const g = (...a: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@devpkg.invalid', '-c', 'commit.gpgsign=false', ...a], { cwd: repo, encoding: 'utf8' });
+      g('init', '-q', '-b', 'main');
+      // A monorepo: the scope is mono/, the package folder pkgs/hello/1.0.0 below it.
+      const vf = join(repo, 'mono', 'pkgs', 'hello', '1.0.0');
+      mkdirSync(join(vf, 'bundle', 'config', 'deep er'), { recursive: true });
+      writeFileSync(join(vf, 'package.yaml'), 'apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\n');
+      writeFileSync(join(vf, 'bundle', 'config', 'deep er', 'värde.yml'), 'a: 1\n');
+      writeFileSync(join(vf, 'bundle', 'blob.bin'), Buffer.from([0, 255, 10, 13, 0xc3, 0x28, 0]));
+      writeFileSync(join(vf, 'bundle', 'run.sh'), '#!/bin/sh\necho hi\n');
+      chmodSync(join(vf, 'bundle', 'run.sh'), 0o755);
+      symlinkSync('config/deep er/värde.yml', join(vf, 'bundle', 'values.yml'));
+      writeFileSync(join(repo, 'mono', 'other.txt'), 'not in the folder\n');
+      g('add', '-A');
+      g('update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},mono/pkgs/hello/1.0.0/bundle/vendored`);
+      g('commit', '-q', '-m', 'one');
+      const head = g('rev-parse', 'HEAD').trim();
+      // The working tree moves on: the export must not see it.
+      writeFileSync(join(vf, 'package.yaml'), 'edited after the commit\n');
+      writeFileSync(join(vf, 'bundle', 'new.yml'), 'b: 2\n');
+
+      const ours = join(dir, 'ours');
+      await expect(exportTree(join(repo, 'mono'), 'git', head, 'pkgs/hello/1.0.0', ours)).resolves.toBe(true);
+      const theirs = join(dir, 'theirs');
+      mkdirSync(theirs);
+      execFileSync('sh', ['-c', `git archive --format=tar ${head} -- pkgs/hello/1.0.0 | tar -xf - -C ${JSON.stringify(theirs)}`], { cwd: join(repo, 'mono') });
+      const want = snapshot(theirs);
+      expect(want['pkgs/hello/1.0.0/bundle/run.sh']).toMatch(/^exec /);
+      expect(want['pkgs/hello/1.0.0/bundle/values.yml']).toBe('link -> config/deep er/värde.yml');
+      expect(want['pkgs/hello/1.0.0/bundle/vendored']).toBe('dir');
+      expect(snapshot(ours)).toEqual(want);
+      expect(readFileSync(join(ours, 'pkgs/hello/1.0.0/package.yaml'), 'utf8')).toContain('kind: Package');
+
+      // The scope's root, and a trailing slash, name the same folders; a file or a missing folder is no folder.
+      await expect(exportTree(join(repo, 'mono'), 'git', head, '', join(dir, 'all'))).resolves.toBe(true);
+      expect(Object.keys(snapshot(join(dir, 'all')))).toContain('other.txt');
+      await expect(exportTree(join(repo, 'mono'), 'git', head, 'pkgs/hello/', join(dir, 'slash'))).resolves.toBe(true);
+      expect(snapshot(join(dir, 'slash'))).toEqual(snapshot(ours));
+      await expect(exportTree(join(repo, 'mono'), 'git', head, 'other.txt', join(dir, 'file'))).resolves.toBe(false);
+      await expect(exportTree(join(repo, 'mono'), 'git', head, 'pkgs/nope', join(dir, 'nope'))).resolves.toBe(false);
+      await expect(exportTree(join(repo, 'mono'), 'git', head, '../mono', join(dir, 'up'))).rejects.toThrow('../mono: not a folder inside');
+      // Every read went through one process for the scope.
+      expect(batchProcessesStarted(join(repo, 'mono'))).toBe(1);
+    } finally {
+      await closeGitReaders();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('parseTreeObject: entries with their mode and id; a name git would not write, or a cut entry, is refused by name', () => {
+    const entry = (mode: string, name: Buffer | string, oid: string) => Buffer.concat([Buffer.from(`${mode} `), Buffer.from(name), Buffer.from([0]), Buffer.from(oid, 'hex')]);
+    const a = 'ab'.repeat(20);
+    const b = 'cd'.repeat(20);
+    expect(parseTreeObject(Buffer.concat([entry('40000', 'config', a), entry('100755', 'run.sh', b)]), 20, 'x')).toEqual([
+      { mode: '40000', name: 'config', oid: a },
+      { mode: '100755', name: 'run.sh', oid: b },
+    ]);
+    expect(parseTreeObject(entry('100644', 'f', 'ef'.repeat(32)), 32, 'x')).toEqual([{ mode: '100644', name: 'f', oid: 'ef'.repeat(32) }]);
+    expect(() => parseTreeObject(entry('100644', '..', a), 20, 'abc:pkgs')).toThrow('git tree abc:pkgs: the entry ".." is not a file name devpkg can write');
+    expect(() => parseTreeObject(entry('100644', 'a/b', a), 20, 'x')).toThrow('"a/b" is not a file name');
+    expect(() => parseTreeObject(entry('100644', Buffer.from([0x66, 0xff]), a), 20, 'x')).toThrow('is not a file name');
+    expect(() => parseTreeObject(entry('100644', 'f', a).subarray(0, 20), 20, 'x')).toThrow('git tree x: malformed entry at byte 0');
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { DevpkgError, UsageError } from '../errors.js';
@@ -74,8 +74,6 @@ export const gitArgs = {
   ],
   show: (ref: string, path: string): string[] => ['cat-file', 'blob', `${ref}:${path}`],
   catFileBatch: (): string[] => ['cat-file', '--batch'],
-  archive: (ref: string, folder: string, out: string): string[] => ['archive', '--format=tar', '-o', out, ref, '--', folder === '' ? '.' : folder],
-  lsFolder: (ref: string, folder: string): string[] => ['ls-tree', '-d', '--name-only', ref, '--', folder === '' ? '.' : folder],
   anyCommit: (): string[] => ['rev-list', '-n', '1', '--all'],
 };
 
@@ -173,8 +171,9 @@ function checkRef(ref: string): string {
   return ref;
 }
 
-/** One answer of `git cat-file --batch`: the object's type and content, or undefined when it is missing. */
+/** One answer of `git cat-file --batch`: the object's id, type and content, or undefined when it is missing. */
 export interface BatchObject {
+  oid: string;
   type: string;
   content: Buffer;
 }
@@ -195,11 +194,11 @@ export function parseBatchOutput(buf: Buffer): { answers: (BatchObject | undefin
       at = nl + 1;
       continue;
     }
-    const m = /^[0-9a-f]+ (\S+) (\d+)$/.exec(header);
+    const m = /^([0-9a-f]+) (\S+) (\d+)$/.exec(header);
     if (!m) throw new DevpkgError(`git cat-file --batch: unexpected answer "${header}"`);
-    const size = Number(m[2]);
+    const size = Number(m[3]);
     if (buf.length < nl + 1 + size + 1) break;
-    answers.push({ type: m[1]!, content: buf.subarray(nl + 1, nl + 1 + size) });
+    answers.push({ oid: m[1]!, type: m[2]!, content: buf.subarray(nl + 1, nl + 1 + size) });
     at = nl + 1 + size + 1;
   }
   return { answers, rest: buf.subarray(at) };
@@ -328,19 +327,70 @@ export function batchProcessesStarted(repoDir: string, gitPath = 'git'): number 
 
 const FULL_COMMIT = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
+/** One entry of a git tree object. */
+export interface TreeObjectEntry {
+  mode: string;
+  name: string;
+  oid: string;
+}
+
 /**
- * Copies `folder` as it is at `ref` into `dest` (`dest/<folder>/...`): git ls-tree to see it is
- * there, git archive, tar (no shell); `git` runs git in the repository. False when the folder
- * does not exist at that ref.
+ * The entries of a tree object's content (pure): `<mode> <name>\0<oid>` repeated, the oid as
+ * `oidBytes` raw bytes (20 for SHA-1, 32 for SHA-256). A name that is not a plain file name
+ * (empty, `.`, `..`, a slash) or not UTF-8 is refused, naming it: it cannot be written as git holds it.
  */
-export async function exportFolderWith(git: (args: string[], allowFail: boolean) => Promise<ExecResult>, exec: ExecFn, ref: string, folder: string, dest: string): Promise<boolean> {
-  const ls = await git(gitArgs.lsFolder(ref, folder), true);
-  if (ls.code !== 0 || ls.stdout.trim() === '') return false;
-  await mkdir(dest, { recursive: true });
-  const tar = path.join(dest, '.devpkg-export.tar');
-  await git(gitArgs.archive(ref, folder, tar), false);
-  await exec('tar', ['-xf', tar, '-C', dest]);
-  await rm(tar, { force: true });
+export function parseTreeObject(content: Buffer, oidBytes: number, where: string): TreeObjectEntry[] {
+  const out: TreeObjectEntry[] = [];
+  let at = 0;
+  while (at < content.length) {
+    const sp = content.indexOf(0x20, at);
+    const nul = sp < 0 ? -1 : content.indexOf(0, sp + 1);
+    if (sp < 0 || nul < 0 || nul + 1 + oidBytes > content.length) throw new DevpkgError(`git tree ${where}: malformed entry at byte ${at}`);
+    const raw = content.subarray(sp + 1, nul);
+    const name = raw.toString('utf8');
+    if (name === '' || name === '.' || name === '..' || name.includes('/') || !Buffer.from(name, 'utf8').equals(raw)) {
+      throw new DevpkgError(`git tree ${where}: the entry ${JSON.stringify(raw.toString('latin1'))} is not a file name devpkg can write; rename it in the repository`);
+    }
+    out.push({ mode: content.toString('latin1', at, sp), name, oid: content.toString('hex', nul + 1, nul + 1 + oidBytes) });
+    at = nul + 1 + oidBytes;
+  }
+  return out;
+}
+
+/**
+ * Writes `folder` (relative to `repoDir`, which may be a subfolder of the repository) as it is at
+ * `ref` into `dest/<folder>/...`, read through the repository's one `git cat-file --batch`: no
+ * process per folder or file. Files keep their executable bit, symbolic links stay links, a
+ * submodule is an empty folder (as git archive leaves it). False when the folder is not a folder at
+ * that ref.
+ */
+export async function exportTree(repoDir: string, gitPath: string, ref: string, folder: string, dest: string): Promise<boolean> {
+  const batch = sharedOf(repoDir, gitPath).batch;
+  const rel = path.posix.normalize(`${folder}/`).replace(/^\.\//, '').replace(/\/+$/, '');
+  const top = rel === '.' ? '' : rel;
+  if (top === '..' || top.startsWith('../') || path.posix.isAbsolute(top)) throw new DevpkgError(`${folder}: not a folder inside ${repoDir}`);
+  const root = await batch.read(`${checkRef(ref)}:./${top}`);
+  if (root?.type !== 'tree') return false;
+  const oidBytes = root.oid.length / 2;
+  const write = async (tree: Buffer, under: string): Promise<void> => {
+    await mkdir(path.join(dest, under), { recursive: true });
+    await Promise.all(
+      parseTreeObject(tree, oidBytes, `${ref.slice(0, 12)}:${under || '.'}`).map(async (e) => {
+        const at = under === '' ? e.name : `${under}/${e.name}`;
+        if (e.mode === '160000') {
+          await mkdir(path.join(dest, at));
+          return;
+        }
+        const o = await batch.read(e.oid);
+        const want = e.mode === '40000' ? 'tree' : 'blob';
+        if (o?.type !== want) throw new DevpkgError(`${at} at ${ref.slice(0, 12)}: git object ${e.oid} (a ${want}) is ${o ? `a ${o.type}` : 'missing'} in ${repoDir}; fetch the commit again`);
+        if (want === 'tree') return write(o.content, at);
+        if (e.mode === '120000') return symlink(o.content.toString('utf8'), path.join(dest, at));
+        await writeFile(path.join(dest, at), o.content, { mode: parseInt(e.mode, 8) & 0o111 ? 0o755 : 0o644 });
+      }),
+    );
+  };
+  await write(root.content, top);
   return true;
 }
 
@@ -520,11 +570,8 @@ export class Git {
     return o?.type === 'blob' ? o.content.toString('utf8') : undefined;
   }
 
-  /**
-   * Copies `folder` as it is at `ref` into `dest` (`dest/<folder>/...`) with git archive and tar
-   * (no shell). Returns false when the folder does not exist at that ref.
-   */
+  /** Copies `folder` as it is at `ref` into `dest` (`dest/<folder>/...`); false when it is not a folder there (see exportTree). */
   exportFolder(ref: string, folder: string, dest: string): Promise<boolean> {
-    return exportFolderWith((args, allowFail) => this.run(args, allowFail), this.exec, checkRef(ref), folder, dest);
+    return exportTree(this.repoDir, this.gitPath, ref, folder, dest);
   }
 }
