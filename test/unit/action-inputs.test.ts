@@ -2,7 +2,7 @@
 // either one that shapes the plan request (the one request every mode builds in
 // src/pipeline/request.ts), proven here mode by mode, or a mode's own input, named with the test
 // that proves it. A new input of action.yml fails this test until it is placed in one of them.
-// Kind mode's own inputs are also proven for kind mode itself, in process: mode-own-inputs.test.ts.
+// Kind and cluster mode's own inputs are also proven for each of the two modes, in process: mode-own-inputs.test.ts.
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

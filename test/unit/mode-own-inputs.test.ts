@@ -1,19 +1,27 @@
-// Issue 35: every input kind mode documents changes what kind mode does (its own inputs; the
-// plan-request ones are proven mode by mode in action-inputs.test.ts). Kind mode runs in process
-// with kind and docker stood in by a recorder whose `kind create` fails, and tool downloads going
-// to a release stand-in that has nothing: what the run does before it has a cluster (every
-// command with its arguments, the kind config it wrote, the downloads it tried, its warnings,
-// errors and outputs) must change with each input. The inputs that act only once a cluster is up
-// are named with the kind-mode integration test that uses them.
+// Issue 35: every input kind and cluster mode document changes what that mode does (their own
+// inputs; the plan-request ones are proven mode by mode in action-inputs.test.ts).
+// - Kind mode runs in process with kind and docker stood in by a recorder whose `kind create`
+//   fails, and tool downloads going to a release stand-in that has nothing: what the run does
+//   before it has a cluster (every command with its arguments, the kind config it wrote, the
+//   downloads it tried, its warnings, errors and outputs) must change with each input. The inputs
+//   that act only once a cluster is up are named with the kind-mode integration test that uses them.
+// - Cluster mode runs in process against a stand-in API server (no kapp-controller: nothing ever
+//   reconciles, so every run ends timed-out) and a stand-in registry: what it asks the API server
+//   (bodies included), the commands it runs with their environment, the downloads, the verdict.
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parse } from 'yaml';
 import { RecordingHost } from '../../src/action/host.js';
 import type { GithubContext } from '../../src/action/context.js';
 import { parseInputs } from '../../src/inputs.js';
 import { run as kindMode } from '../../src/modes/kind.js';
+import { run as clusterMode } from '../../src/modes/cluster.js';
+import { execTool } from '../../src/tools/exec.js';
 import type { ExecFn } from '../../src/tools/exec.js';
 import { actionTestScope } from '../support/action-scope.js';
 import { inputsFrom } from '../support/inputs.js';
@@ -137,3 +145,166 @@ test('each input kind mode reads before its cluster is up changes what it does',
   }
   expect(same).toEqual([]);
 }, 120_000);
+
+/** Inputs cluster mode documents besides its `cluster mode:` ones (README "Inputs"), not read through the plan request. */
+const CLUSTER_ALSO = ['cluster-registry', 'registry-username', 'registry-password', 'push-command', 'push-timeout', 'lock-images', 'settle', 'timeout', 'assert', 'imgpkg-version', 'imgpkg-sha256', 'kbld-version', 'kbld-sha256', 'tool-checksums', 'artifact-name'];
+
+/**
+ * Each with a value that must change what cluster mode does, and where it is known, what the
+ * change must show. `with`: the other inputs it needs to act; `imgpkgOnPath`: a stand-in imgpkg
+ * on PATH (it answers its version and fails every push), for the inputs only imgpkg's push reads.
+ */
+const CLUSTER_HERE: Record<string, { value: string; with?: Record<string, string>; imgpkgOnPath?: boolean; shows?: RegExp }> = {
+  kubeconfig: { value: 'no-such-kubeconfig', shows: /no-such-kubeconfig/ },
+  'package-install': { value: 'tkg-system/other', shows: /GET \/apis\/packaging\.carvel\.dev\/v1alpha1\/namespaces\/tkg-system\/packageinstalls\/other/ },
+  // The dev Package applied names the bundle at the pull address.
+  'cluster-registry': { value: 'elsewhere.example.invalid:5000', shows: /elsewhere\.example\.invalid:5000\/dev\/antrea-bundle@sha256:/ },
+  'push-command': { value: 'echo another push', shows: /echo another push/ },
+  'push-timeout': { value: '1s', with: { 'push-command': 'sleep 5' }, shows: /did not finish within 1s/ },
+  timeout: { value: '3s', shows: /did not win within 3s/ },
+  // The run's Lease is held for push-timeout + settle + timeout: 600 + 2 + 2 s.
+  settle: { value: '2s', shows: /\\"leaseDurationSeconds\\":604/ },
+  'registry-username': { value: 'me', with: { 'push-command': '', 'registry-password': 'secret' }, imgpkgOnPath: true, shows: /"IMGPKG_REGISTRY_USERNAME_\d+\\":\\"me\\"/ },
+  'registry-password': { value: 'other-secret', with: { 'push-command': '', 'registry-username': 'me' }, imgpkgOnPath: true, shows: /"IMGPKG_REGISTRY_PASSWORD_\d+\\":\\"other-secret\\"/ },
+  'lock-images': { value: 'true', shows: /kbld/ },
+  'imgpkg-version': { value: 'v0.48.2', with: { 'push-command': '' }, shows: /imgpkg\/releases\/download\/v0\.48\.2\// },
+  'imgpkg-sha256': { value: 'd'.repeat(64), with: { 'push-command': '' } },
+  'kbld-version': { value: 'v0.41.0', with: { 'lock-images': 'true' }, shows: /v0\.41\.0/ },
+  'kbld-sha256': { value: 'e'.repeat(64), with: { 'lock-images': 'true' } },
+  'tool-checksums': { value: 'no-such-sums.txt', shows: /no-such-sums\.txt/ },
+  'artifact-name': { value: 'other-results', shows: /other-results/ },
+};
+
+/** Cluster mode's inputs that act only once the dev version has won, and the cluster-mode integration test that shows each acting. */
+const CLUSTER_ONCE_WON: Record<string, { file: string; shows: RegExp }> = {
+  assert: { file: 'test/integration/verify.test.ts', shows: /clusterMode\(\{ packages: 'antrea\/1\.5\.3', 'package-install': `\$\{ns\}\/antrea`, assert: / },
+};
+
+/** A stand-in API server: the PackageInstall asked for, empty lists, writes echoed, watches held open; every request recorded with its body. */
+async function standInApiServer(): Promise<{ url: string; requests: string[]; server: Server }> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      requests.push(`${req.method} ${req.url} ${body}`);
+      const u = new URL(req.url!, 'http://stand-in');
+      const json = (code: number, o: unknown) => res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(o));
+      // A watch: its headers now (the connection is open), then silence.
+      if (u.searchParams.get('watch') === 'true') return void res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders();
+      if (req.method === 'DELETE') return json(200, { kind: 'Status', apiVersion: 'v1', status: 'Success' });
+      if (req.method !== 'GET') {
+        const o = (body ? JSON.parse(body) : {}) as { metadata?: object };
+        return json(201, { ...o, metadata: { ...o.metadata, resourceVersion: '2' } });
+      }
+      if (u.pathname === '/apis/data.packaging.carvel.dev/v1alpha1') {
+        return json(200, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'data.packaging.carvel.dev/v1alpha1', resources: [{ name: 'packages', singularName: 'package', namespaced: true, kind: 'Package', verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] });
+      }
+      const pkgi = /\/namespaces\/([^/]+)\/packageinstalls\/([^/]+)$/.exec(u.pathname);
+      if (pkgi) {
+        return json(200, {
+          apiVersion: 'packaging.carvel.dev/v1alpha1', kind: 'PackageInstall', metadata: { name: pkgi[2], namespace: pkgi[1], resourceVersion: '1', generation: 1 },
+          spec: { packageRef: { refName: 'antrea.community.tanzu.vmware.com', versionSelection: { constraints: '>=1.5.3' } } },
+          status: { version: '1.5.3', observedGeneration: 1, conditions: [{ type: 'ReconcileSucceeded', status: 'True' }] },
+        });
+      }
+      if (/\/(packageinstalls|packages|apps|events|pods)$/.test(u.pathname)) return json(200, { kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] });
+      json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not in the stand-in' });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, server };
+}
+
+/** A stand-in registry: it answers, and holds every tag asked for at one digest. */
+async function standInRegistry(requests: string[]): Promise<{ host: string; server: Server }> {
+  const server = createServer((req, res) => {
+    requests.push(`REGISTRY ${req.method} ${req.url}`);
+    if (req.url === '/v2/') return void res.writeHead(200).end('{}');
+    if (req.url!.includes('/manifests/')) return void res.writeHead(200, { 'docker-content-digest': `sha256:${'d'.repeat(64)}`, 'content-type': 'application/vnd.oci.image.manifest.v1+json' }).end('{}');
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { host: `127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+/** What cluster mode does with these inputs against the stand-ins, with the run's times, ports and folders made alike. */
+async function clusterDoes(values: Record<string, string>, imgpkgOnPath = false): Promise<string> {
+  const { work, repo } = workspace();
+  server.reset();
+  const api = await standInApiServer();
+  const registry = await standInRegistry(api.requests);
+  writeFileSync(join(repo, 'kubeconfig'), `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "${api.url}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n`);
+  const savedPath = process.env.PATH;
+  if (imgpkgOnPath) {
+    const bin = join(work, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'imgpkg'), '#!/bin/sh\n[ "$1" = version ] && { echo "imgpkg version 0.41.1"; exit 0; }\necho "stand-in imgpkg: no push" >&2\nexit 1\n');
+    chmodSync(join(bin, 'imgpkg'), 0o755);
+    process.env.PATH = `${bin}:${savedPath}`;
+  }
+  const calls: string[][] = [];
+  const exec: ExecFn = async (p, args, o) => {
+    calls.push([p, ...args, JSON.stringify(o?.env ?? {})]);
+    return execTool(p, args, o);
+  };
+  const github: GithubContext = {
+    eventName: 'workflow_dispatch', event: {}, sha: '', ref: '', owner: 'example', repo: 'packages', runId: '4242', runNumber: 7, runAttempt: 1,
+    serverUrl: 'https://github.com', apiUrl: 'https://api.github.com', workspace: repo,
+  };
+  const host = new RecordingHost();
+  let err = '';
+  try {
+    const inputs = parseInputs(inputsFrom({ mode: 'cluster', packages: 'antrea/1.5.3', comment: 'false', registry: `${registry.host}/dev`, ...values }));
+    await clusterMode({ inputs, github, host, exec, env: { RUNNER_TEMP: work }, install: { github: server.url } });
+  } catch (e) {
+    err = (e as Error).message;
+  } finally {
+    process.env.PATH = savedPath;
+    for (const s of [api.server, registry.server]) {
+      s.closeAllConnections();
+      s.close();
+    }
+  }
+  return JSON.stringify({ err, calls, requests: api.requests, downloads: [...server.requests], warnings: host.warnings, errors: host.errors, outputs: host.outputs })
+    .replaceAll(work, 'WORK')
+    .replaceAll(server.url, 'SERVER')
+    .replaceAll(api.url, 'API')
+    .replaceAll(registry.host, 'REGISTRY')
+    .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TIME')
+    .replace(/pid \d+/g, 'pid N')
+    .replace(/\/tmp\/devpkg-[^/"\\]+/g, 'TMP')
+    .replace(/timeoutSeconds=\d+/g, 'timeoutSeconds=N');
+}
+
+test('every input cluster mode documents is placed: shown acting here, or once the dev version won by a named cluster-mode test', () => {
+  const documented = [...Object.keys(ACTION.inputs).filter((i) => ACTION.inputs[i]!.description.startsWith('cluster mode:')), ...CLUSTER_ALSO];
+  const placed = new Set([...Object.keys(CLUSTER_HERE), ...Object.keys(CLUSTER_ONCE_WON)]);
+  expect(documented.filter((i) => !placed.has(i))).toEqual([]);
+  expect([...placed].filter((i) => !documented.includes(i))).toEqual([]);
+  for (const i of CLUSTER_ALSO) expect(Object.keys(ACTION.inputs)).toContain(i);
+  for (const [input, { file, shows }] of Object.entries(CLUSTER_ONCE_WON)) {
+    expect({ input, shows: existsSync(resolve(file)) && shows.test(readFileSync(resolve(file), 'utf8')) }).toEqual({ input, shows: true });
+  }
+});
+
+test('each input cluster mode documents changes what it does, against a stand-in API server and registry', async () => {
+  const base = { kubeconfig: 'kubeconfig', 'package-install': 'tkg-system/antrea', 'cluster-registry': 'pull.example.invalid:5000', 'push-command': 'true', settle: '1s', timeout: '2s' };
+  const controls = new Map<string, string>();
+  const wrong: string[] = [];
+  for (const [input, { value, with: also = {}, imgpkgOnPath = false, shows }] of Object.entries(CLUSTER_HERE)) {
+    const key = JSON.stringify([also, imgpkgOnPath]);
+    if (!controls.has(key)) {
+      const before = await clusterDoes({ ...base, ...also }, imgpkgOnPath);
+      // The control: the run reached a result (against the stand-ins, timed-out where it gets that
+      // far: nothing reconciles), and the same inputs do the same.
+      expect(before).toContain('"verdicts":');
+      expect(await clusterDoes({ ...base, ...also }, imgpkgOnPath)).toBe(before);
+      controls.set(key, before);
+    }
+    const after = await clusterDoes({ ...base, ...also, [input]: value }, imgpkgOnPath);
+    if (after === controls.get(key)) wrong.push(`${input}: no change`);
+    else if (shows && !shows.test(after)) wrong.push(`${input}: changed, but does not show ${shows}`);
+  }
+  expect(wrong).toEqual([]);
+}, 300_000);
