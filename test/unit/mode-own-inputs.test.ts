@@ -12,11 +12,12 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse } from 'yaml';
 import { RecordingHost } from '../../src/action/host.js';
+import { CLEANUP_STATE, CleanupList } from '../../src/cleanup.js';
 import type { GithubContext } from '../../src/action/context.js';
 import { parseInputs } from '../../src/inputs.js';
 import { run as kindMode } from '../../src/modes/kind.js';
@@ -29,6 +30,8 @@ import { failingKindTools } from '../support/kind-tools.js';
 import { releaseServerForFile } from '../support/release-server.js';
 
 const dirs = actionTestScope();
+/** A folder devpkg made in the temp folder (its random part differs from run to run). */
+const TEMP_FOLDER = new RegExp(`${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/devpkg-[^/"\\\\]+`, 'g');
 const server = releaseServerForFile();
 const ACTION = parse(readFileSync(resolve('action.yml'), 'utf8')) as { inputs: Record<string, { description: string }> };
 
@@ -107,12 +110,15 @@ async function kindDoes(values: Record<string, string>): Promise<string> {
     await kindMode({ inputs, github, host, exec, env: { RUNNER_TEMP: work }, install: { github: server.url } });
   } catch (e) {
     err = (e as Error).message;
+  } finally {
+    // What the run recorded for the post step (the kind config folder), removed as the post step would.
+    for (const item of CleanupList.fromState(host.getState(CLEANUP_STATE))) if (item.kind === 'temp-dir') rmSync(item.path, { recursive: true, force: true });
   }
   return JSON.stringify({ err, calls, downloads: [...server.requests], warnings: host.warnings, errors: host.errors, outputs: host.outputs })
     .replaceAll(work, 'WORK')
     .replaceAll(server.url, 'SERVER')
     .replace(/devpkg-4242[0-9a-z]{6}-1/g, 'CLUSTER')
-    .replace(/\/tmp\/devpkg-[^/"\\]+/g, 'TMP')
+    .replace(TEMP_FOLDER, 'TMP')
     .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TIME')
     .replace(/(pid(-start)?=)\d+/g, '$1N');
 }
@@ -273,7 +279,7 @@ async function clusterDoes(values: Record<string, string>, imgpkgOnPath = false)
     .replaceAll(registry.host, 'REGISTRY')
     .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TIME')
     .replace(/pid \d+/g, 'pid N')
-    .replace(/\/tmp\/devpkg-[^/"\\]+/g, 'TMP')
+    .replace(TEMP_FOLDER, 'TMP')
     .replace(/timeoutSeconds=\d+/g, 'timeoutSeconds=N');
 }
 
