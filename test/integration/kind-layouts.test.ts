@@ -1,4 +1,7 @@
 // Issue 29: kind mode on the kctrl and package repository layouts, on the kind harness.
+// Issue 35: every layout in a monorepo (working-directory a subfolder of the git repository),
+// past planning: TCE and kctrl together in one scope (one cluster), the repository and plain
+// layouts each in their own.
 // - kctrl (examples/kctrl, a ConfigMap): devpkg builds the package from the base ref as the
 //   baseline (the released version from the git tag), then the pull request's build as the dev
 //   version, and verifies it wins.
@@ -220,6 +223,57 @@ test('mode kind, plain layout in a monorepo (packages/<name>/<version>/package.y
     const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig!, ...args]).then((x) => x.stdout.trim());
     expect(await kubectl('get', 'configmap', '-n', 'default', 'simple-plain', '-o', 'jsonpath={.data.greeting}')).toBe('from the pull request');
     expect(host.logs.join('\n')).toMatch(/layout plain/);
+  } finally {
+    await runPost(host);
+  }
+}, T);
+
+test('mode kind, TCE and kctrl layouts together in a monorepo (working-directory a subfolder): each baseline from the base commit, each pull request\'s change wins; a changed package outside the subfolder is not read', async () => {
+  const dir = join(work, 'mono');
+  const scope = join(dir, 'platform');
+  const cm = (name: string, greeting: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: default\ndata:\n  greeting: ${greeting}\n`;
+  const tcePackage = (where: string, name: string) => {
+    const version = join(where, 'addons', 'packages', name, '1.0.0');
+    mkdirSync(join(version, 'bundle', 'config'), { recursive: true });
+    mkdirSync(join(version, 'bundle', '.imgpkg'), { recursive: true });
+    writeFileSync(join(version, 'bundle', 'config', 'cm.yml'), cm(name, 'released'));
+    writeFileSync(join(version, 'bundle', '.imgpkg', 'images.yml'), 'apiVersion: imgpkg.carvel.dev/v1alpha1\nkind: ImagesLock\nimages: []\n');
+    writeFileSync(join(version, 'package.yaml'), repoPackage('1.0.0', `registry.example.invalid/${name}:1.0.0`).replaceAll(REPO_REF, `${name}.devpkg.test`));
+    writeFileSync(join(where, 'addons', 'packages', name, 'metadata.yaml'), `apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: PackageMetadata\nmetadata:\n  name: ${name}.devpkg.test\nspec:\n  displayName: ${name}\n`);
+    return join(version, 'bundle', 'config', 'cm.yml');
+  };
+  const tceValues = tcePackage(scope, 'simple-tce');
+  // A TCE tree at the top of the git repository, outside the scope: changed too, never read.
+  const decoy = tcePackage(dir, 'decoy');
+  cpSync(join(repoRoot, 'examples', 'kctrl', 'simple-app'), join(scope, 'apps', 'simple-app'), { recursive: true });
+  const g = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+  g('init', '-q', '-b', 'main');
+  g('add', '-A');
+  g('commit', '-qm', 'released');
+  g('tag', 'v1.0.0');
+  const monoBase = g('rev-parse', 'HEAD');
+  writeFileSync(tceValues, cm('simple-tce', 'from the pull request'));
+  writeFileSync(decoy, cm('decoy', 'must not be read'));
+  writeFileSync(join(scope, 'apps', 'simple-app', 'config', 'values.yml'), '#@data/values\n---\nnamespace: default\ngreeting: kctrl from the pull request\n');
+  g('commit', '-qam', 'simple-tce and simple-app: new greetings; decoy too');
+  const monoHead = g('rev-parse', 'HEAD');
+
+  const { host, ctx } = kindRun(dir, 'monowin', { 'working-directory': 'platform', 'base-ref': monoBase, 'head-ref': monoHead });
+  try {
+    await runKindMode(ctx);
+    const results = (JSON.parse(host.outputs.results!) as PackageResult[]).sort((a, b) => a.name.localeCompare(b.name));
+    expect(results.map((r) => [r.name, r.version, r.refName, r.verdict, r.releasedVersion])).toEqual([
+      ['simple-app', '1.0.0', 'simple-app.devpkg.example.com', 'won', '1.0.0'],
+      ['simple-tce', '1.0.0', 'simple-tce.devpkg.test', 'won', '1.0.0'],
+    ]);
+    for (const r of results) expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', `baseline ${r.name} 1.0.0`, 'dev Package applied', 'won']);
+    const kubeconfig = CleanupList.fromState(host.getState(CLEANUP_STATE)).find((i) => i.kind === 'kind-cluster')?.kubeconfig;
+    const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig!, ...args]).then((x) => x.stdout.trim());
+    expect(await kubectl('get', 'configmap', '-n', 'default', 'simple-tce', '-o', 'jsonpath={.data.greeting}')).toBe('from the pull request');
+    expect(await kubectl('get', 'configmap', '-n', 'default', 'simple-app', '-o', 'jsonpath={.data.greeting}')).toBe('kctrl from the pull request');
+    const log = host.logs.join('\n');
+    expect(log).toContain('simple-app');
+    expect(log).not.toContain('decoy');
   } finally {
     await runPost(host);
   }
