@@ -318,7 +318,7 @@ test('`devpkg dev` whose push command fails: exit 1 naming the command; it held 
   // The push command reads the Lease itself: held by this very run while it pushes.
   const cmd = `kubectl get lease -n ${ns} devpkg-web -o jsonpath='holder={.spec.holderIdentity}{"\\n"}'; exit 4`;
   const before = await packageVersions();
-  const run = start(built.cli, ['dev', '--package', versionDir, '--registry', registry, '--package-install', `${ns}/web`, '--push-command', cmd, '--settle', '2s', '--timeout', WAIT], { env: process.env, cwd: work });
+  const run = start(built.cli, ['dev', '--package', versionDir, '--registry', registry, '--package-install', `${ns}/web`, '--push-command', cmd, '--settle', '2s', '--timeout', WAIT, '--diagnostics', path.join(work, 'diagnostics')], { env: process.env, cwd: work });
   const { code } = await run.exited;
   expect(code).toBe(1);
   expect(run.stderr()).toContain(`push command \`${cmd}\` failed (exit 4)`);

@@ -480,7 +480,7 @@ test('devpkg dev on a kept kind cluster, pushing to localhost without --cluster-
 
     const dev = { stdout: '', stderr: '' };
     const code = await runCli(
-      ['dev', '--package', join(repo, VERSION_DIR), '--registry', `${hosting.host}/devpkg`, '--kubeconfig', kubeconfig, '--push-command', 'bash hack/push.sh', '--settle', '5s', '--timeout', '4m', '--json'],
+      ['dev', '--package', join(repo, VERSION_DIR), '--registry', `${hosting.host}/devpkg`, '--kubeconfig', kubeconfig, '--push-command', 'bash hack/push.sh', '--settle', '5s', '--timeout', '4m', '--diagnostics', join(work, 'diagnostics'), '--json'],
       { stdout: (t) => void (dev.stdout += t), stderr: (t) => void (dev.stderr += t), env: process.env, cwd: work },
     );
     const results = JSON.parse(dev.stdout) as PackageResult[];

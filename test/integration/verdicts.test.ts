@@ -223,7 +223,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
 
   test('devpkg verify heads its result with the package and the released version', async () => {
     const win = results.pull!;
-    const r = await cli(['verify', '--package-install', `${ns}/web`, '--expect-version', win.devVersion!, '--bundle', win.bundle!, '--settle', '0', '--timeout', '60s']);
+    const r = await cli(['verify', '--package-install', `${ns}/web`, '--expect-version', win.devVersion!, '--bundle', win.bundle!, '--settle', '0', '--timeout', '60s', '--diagnostics', path.join(work, 'diagnostics')]);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe(`web/1.0.0: WON: dev version ${win.devVersion} (${win.bundle})`);
     expect(r.stderr).toMatch(new RegExp(`^${ns}/web: won: PackageInstall ${ns}/web reconciled ${win.devVersion!.replace(/[.]/g, '\\.')} and its App succeeded`, 'm'));

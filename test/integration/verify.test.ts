@@ -225,7 +225,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
 
   test('devpkg verify: a wrong bundle digest is not a win, decided once the App settled on the other bundle (not at the time-out)', async () => {
     const win = results.win!;
-    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', win.devVersion!, '--bundle', `sha256:${'0'.repeat(64)}`, '--settle', '0', '--timeout', '120s', '--json']);
+    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', win.devVersion!, '--bundle', `sha256:${'0'.repeat(64)}`, '--settle', '0', '--timeout', '120s', '--json', '--diagnostics', path.join(work, 'diagnostics')]);
     expect(r.code).toBe(1);
     const res = JSON.parse(r.stdout) as PackageResult;
     expect(res.verdict).toBe('not-selected');
@@ -424,7 +424,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
 
     // What the refusal spares the user, seen for real: kapp-controller's own guard, and the verdict that names it.
     await applyPackageCopy('1.5.4-dev.1');
-    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', '1.5.4-dev.1', '--settle', '0', '--timeout', WAIT, '--json']);
+    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', '1.5.4-dev.1', '--settle', '0', '--timeout', WAIT, '--json', '--diagnostics', path.join(work, 'diagnostics')]);
     expect(r.code).toBe(1);
     const res = JSON.parse(r.stdout) as PackageResult;
     expect(res!.verdict).toBe('downgrade-blocked');
@@ -457,7 +457,7 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     expect(refused.stderr).toMatch(/dev-version 1\.5\.4-dev\.2 would not be selected under the versionSelection of PackageInstall [a-z0-9-]+\/antrea \(.*1\.5\.3.*\); kapp-controller would keep 1\.5\.3\./);
 
     await applyPackageCopy('1.5.4-dev.2');
-    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', '1.5.4-dev.2', '--settle', '0', '--timeout', WAIT, '--json']);
+    const r = await cli(['verify', '--package-install', `${ns}/antrea`, '--expect-version', '1.5.4-dev.2', '--settle', '0', '--timeout', WAIT, '--json', '--diagnostics', path.join(work, 'diagnostics')]);
     expect(r.code).toBe(1);
     const res = JSON.parse(r.stdout) as PackageResult;
     expect(res!.verdict).toBe('not-selected');
