@@ -21,7 +21,7 @@ import { duplicateKey } from '../packages/yaml-keys.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
 import { folderOf, inSkippedFolder, underAny } from './evidence.js';
 import { below, isPureRename, sameDocuments } from './content.js';
-import { exportFolderAtRef, isUnder } from './tree.js';
+import { folderAtRef, isUnder } from './tree.js';
 import { chooseReleased, needsCluster, type ClusterReleasedLookup, type ReleasedChoice, type TagFound } from './released.js';
 import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, Owned, ReleasedSource, Tree } from './types.js';
 
@@ -339,15 +339,13 @@ export function kctrlLayout(o: KctrlOptions = {}): Layout {
   const releasedAt = async (loaded: { name: string; path: string; released: string }, b: BuildOptions & { baseRef?: string }): Promise<ReleasedSource | undefined> => {
     const dir = loaded.path === '.' ? '' : loaded.path;
     if (!b.baseRef) return undefined;
-    const tmp = await mkdtemp(path.join(b.tmp, 'kctrl-base-'));
-    if (!(await exportFolderAtRef(b.root, b.baseRef, dir, tmp))) return undefined;
-    const { workTree } = await import('./tree.js');
-    const baseTree = workTree(tmp);
+    const baseTree = await folderAtRef(b, b.baseRef, dir, 'kctrl-base-');
+    if (!baseTree) return undefined;
     const build = await readBuild(baseTree, dir);
     if (!build) return undefined;
     // The exported folder has no git tags: the base is the released version the plan already chose.
     const base = await kctrlLayout({ ...o, releasedVersion: loaded.released }).load(baseTree, { name: loaded.name, version: loaded.released, path: loaded.path }, { files: [], roots: [] });
-    const folder = await buildBundle(build, path.join(tmp, dir), b);
+    const folder = await buildBundle(build, path.join(baseTree.root, dir), b);
     return { pkg: base.pkg, bundle: { folder }, from: `${build.file} as of ${b.baseRef}`, atBase: true };
   };
   return self;

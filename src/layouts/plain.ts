@@ -10,7 +10,6 @@
  * The rules are small pure functions (where the bundle comes from, which version is released,
  * which versions a change touches); the Layout object below only reads the tree for them.
  */
-import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { DevpkgError } from '../errors.js';
 import { globMatcher } from '../detect/glob.js';
@@ -22,7 +21,7 @@ import type { PackageVersionRef, UpgradeFrom } from '../results.js';
 import { compareVersions, parseVersion } from '../versions/index.js';
 import { isPureRename, sameDocuments } from './content.js';
 import { folderOf, inSkippedFolder, packageFolderOf, PLAIN_PACKAGE_FILE, plainVersionFolderOf, saysPackage, tcePackageFolders, TCE_PACKAGE_FILE, underAny, versionFolderOf } from './evidence.js';
-import { exportFolderAtRef, isUnder, memoryTree, workTree } from './tree.js';
+import { folderAtRef, isUnder, memoryTree, workTree } from './tree.js';
 import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, PushPlan, ReleasedSource, Tree } from './types.js';
 
 export const PLAIN_METADATA_FILE = 'metadata.yml';
@@ -196,13 +195,9 @@ export function plainLayout(packagesDir?: string): Layout {
       o.log(`${vf}: no released version to install first (pinned to none)`);
       return undefined;
     }
-    // The version folder as it was at the base, exported as the scope names it (git archive run
-    // in the scope, as TCE's and kctrl's are): a monorepo's scope is a subfolder of the top level.
-    let tree: Tree = workTree(o.root);
-    if (o.baseRef) {
-      const tmp = await mkdtemp(path.join(o.tmp, 'plain-base-'));
-      tree = (await exportFolderAtRef(o.root, o.baseRef, vf, tmp)) ? { ...workTree(tmp), label: o.baseRef.slice(0, 12) } : memoryTree({}, o.baseRef.slice(0, 12));
-    }
+    // The version folder as it was at the base, exported as the scope names it (as TCE's and
+    // kctrl's are): a monorepo's scope is a subfolder of the top level.
+    const tree: Tree = o.baseRef ? ((await folderAtRef(o, o.baseRef, vf, 'plain-base-')) ?? memoryTree({}, o.baseRef.slice(0, 12))) : workTree(o.root);
     const pkg = await packageAt(tree, vf);
     if (!pkg) {
       o.log(`${vf} is not in ${where}: no released version to install first`);

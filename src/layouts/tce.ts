@@ -6,7 +6,7 @@
  * puts them behind the Layout interface.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { compareVersionFolders as compareFolders, loadVersion, METADATA_FILE, PACKAGE_FILE, normalizePackagesDir, readVersion } from './tce-folders.js';
 import { lineOf, parsePackageFile, type PackageResource } from '../packages/model.js';
@@ -16,7 +16,7 @@ import { classifyChanges, locatePackagePath, versionFolderPath, versionFoldersFr
 import type { PackageVersionRef } from '../results.js';
 import { folderOf, inSkippedFolder, packageFolderOf, underAny, versionFolderOf } from './evidence.js';
 import { sameDocuments } from './content.js';
-import { exportFolderAtRef, isUnder, treeReader } from './tree.js';
+import { folderAtRef, isUnder, treeReader } from './tree.js';
 import type { BuildOptions, ChangedVersion, Layout, LoadedPackage, LoadedVersion, Owned, ReleasedSource, Tree } from './types.js';
 
 /** TCE's default packages-dir: with it, TCE's version folders are found below any folder named `packages`. */
@@ -211,10 +211,10 @@ export function tceLayout(packagesDir?: string): Layout {
  */
 async function releasedAt(loaded: LoadedVersion, head: Tree, o: BuildOptions & { baseRef?: string }): Promise<ReleasedSource> {
   if (o.baseRef) {
-    const tmp = await mkdtemp(path.join(o.tmp, 'tce-'));
-    if (await exportFolderAtRef(o.root, o.baseRef, loaded.path, tmp)) {
-      const pkg = parsePackageFile(await readFile(path.join(tmp, loaded.path, PACKAGE_FILE), 'utf8'), `${loaded.path}/${PACKAGE_FILE}@${o.baseRef}`);
-      const folder = path.join(tmp, loaded.path, 'bundle');
+    const base = await folderAtRef(o, o.baseRef, loaded.path, 'tce-');
+    if (base) {
+      const pkg = parsePackageFile(await readFile(path.join(base.root, loaded.path, PACKAGE_FILE), 'utf8'), `${loaded.path}/${PACKAGE_FILE}@${o.baseRef}`);
+      const folder = path.join(base.root, loaded.path, 'bundle');
       const bundle = existsSync(folder) ? { folder } : { image: ownImage(pkg) };
       return { pkg, bundle, from: `${loaded.path} as of ${o.baseRef}`, atBase: true };
     }

@@ -33,10 +33,10 @@ async function walk(root: string, rel: string, out: string[]): Promise<void> {
 /** Working trees made by workTree: their reader is the disk itself (empty folders included). */
 const WORK_TREES = new WeakSet<Tree>();
 
-/** The working tree below `root`. */
-export function workTree(root: string): Tree & { root: string } {
+/** The working tree below `root` (or a folder exported from a commit, labelled with it). */
+export function workTree(root: string, label = 'the working tree'): Tree & { root: string } {
   const tree: Tree & { root: string } = {
-    label: 'the working tree',
+    label,
     root,
     async files(paths = []) {
       const out: string[] = [];
@@ -160,11 +160,13 @@ export function isUnder(file: string, dir: string): boolean {
 }
 
 /**
- * Copies `folder` (relative to `root`, the scope: a monorepo's is a subfolder of the repository) as
- * it was at `ref` into `dest/<folder>`, through the run's one `git cat-file --batch` of `root`.
- * Returns false when the folder does not exist at that ref.
+ * `folder` (relative to `o.root`, the scope: a monorepo's is a subfolder of the repository) as it
+ * was at `ref`, exported into a new folder under `o.tmp` (named `prefix`...) through the run's one
+ * `git cat-file --batch`: a tree of that folder on disk, labelled with the commit. Undefined when
+ * the folder does not exist at that ref.
  */
-export async function exportFolderAtRef(root: string, ref: string, folder: string, dest: string): Promise<boolean> {
+export async function folderAtRef(o: { root: string; tmp: string }, ref: string, folder: string, prefix: string): Promise<(Tree & { root: string }) | undefined> {
+  const dest = await mkdtemp(path.join(o.tmp, prefix));
   const { exportTree } = await import('../tools/git.js');
-  return exportTree(root, 'git', ref, folder, dest);
+  return (await exportTree(o.root, 'git', ref, folder, dest)) ? workTree(dest, ref.slice(0, 12)) : undefined;
 }
