@@ -77,6 +77,13 @@ function kindRun(workspace: string, runId: string, extra: Record<string, string>
   return { host, ctx };
 }
 
+/** kubectl on the kind cluster a run made (its kubeconfig as recorded for the post step): the trimmed stdout. */
+function kubectlOfRun(host: RecordingHost): (...args: string[]) => Promise<string> {
+  const kubeconfig = CleanupList.fromState(host.getState(CLEANUP_STATE)).find((i) => i.kind === 'kind-cluster')?.kubeconfig;
+  if (!kubeconfig) throw new Error('the run recorded no kind cluster');
+  return (...args) => runTool('kubectl', ['--kubeconfig', kubeconfig, ...args]).then((x) => x.stdout.trim());
+}
+
 test('mode kind, kctrl layout: the baseline built from the base ref, then the pull request\'s build wins', async () => {
   const { host, ctx } = kindRun(repo, 'kctrlwin', { layout: 'auto', 'base-ref': base, 'head-ref': head });
   try {
@@ -87,8 +94,7 @@ test('mode kind, kctrl layout: the baseline built from the base ref, then the pu
     expect(r).toMatchObject({ name: 'simple-app', version: '1.0.0', refName: 'simple-app.devpkg.example.com', mode: 'kind', verdict: 'won', releasedVersion: '1.0.0' });
     expect(r.devVersion).toMatch(/^1\.0\.1-dev\./);
     expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', 'baseline simple-app 1.0.0', 'dev Package applied', 'won']);
-    const kubeconfig = CleanupList.fromState(host.getState(CLEANUP_STATE)).find((i) => i.kind === 'kind-cluster')?.kubeconfig;
-    const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig!, ...args]).then((x) => x.stdout.trim());
+    const kubectl = kubectlOfRun(host);
     expect(await kubectl('get', 'configmap', '-n', 'default', 'simple-app', '-o', 'jsonpath={.data.greeting}')).toBe('hello from the pull request');
     expect(host.logs.join('\n')).toContain('layout kctrl (recognised by its files: simple-app)');
   } finally {
@@ -185,8 +191,7 @@ test('mode kind, repository layout in a monorepo (working-directory a subfolder)
     // The pull request's own bundle (its digest), from kind mode's registry.
     expect(r.bundle).toMatch(new RegExp(`@${next.split('@')[1]}$`));
     expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', 'baseline simple-repo 1.0.0', 'dev Package applied', 'won']);
-    const kubeconfig = CleanupList.fromState(host.getState(CLEANUP_STATE)).find((i) => i.kind === 'kind-cluster')?.kubeconfig;
-    const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig!, ...args]).then((x) => x.stdout.trim());
+    const kubectl = kubectlOfRun(host);
     expect(await kubectl('get', 'configmap', '-n', 'default', 'simple-repo', '-o', 'jsonpath={.data.greeting}')).toBe('upgraded');
   } finally {
     await runPost(host);
@@ -219,8 +224,7 @@ test('mode kind, plain layout in a monorepo (packages/<name>/<version>/package.y
     const r = results[0]!;
     expect(r).toMatchObject({ name: 'simple-plain', version: '1.0.0', refName: 'simple-plain.devpkg.test', mode: 'kind', verdict: 'won' });
     expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', 'baseline simple-plain 1.0.0', 'dev Package applied', 'won']);
-    const kubeconfig = CleanupList.fromState(host.getState(CLEANUP_STATE)).find((i) => i.kind === 'kind-cluster')?.kubeconfig;
-    const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig!, ...args]).then((x) => x.stdout.trim());
+    const kubectl = kubectlOfRun(host);
     expect(await kubectl('get', 'configmap', '-n', 'default', 'simple-plain', '-o', 'jsonpath={.data.greeting}')).toBe('from the pull request');
     expect(host.logs.join('\n')).toMatch(/layout plain/);
   } finally {
@@ -267,8 +271,7 @@ test('mode kind, TCE and kctrl layouts together in a monorepo (working-directory
       ['simple-tce', '1.0.0', 'simple-tce.devpkg.test', 'won', '1.0.0'],
     ]);
     for (const r of results) expect(r.phases?.map((p) => p.name)).toEqual(['kind cluster', 'registry', 'kapp-controller', `baseline ${r.name} 1.0.0`, 'dev Package applied', 'won']);
-    const kubeconfig = CleanupList.fromState(host.getState(CLEANUP_STATE)).find((i) => i.kind === 'kind-cluster')?.kubeconfig;
-    const kubectl = (...args: string[]) => runTool('kubectl', ['--kubeconfig', kubeconfig!, ...args]).then((x) => x.stdout.trim());
+    const kubectl = kubectlOfRun(host);
     expect(await kubectl('get', 'configmap', '-n', 'default', 'simple-tce', '-o', 'jsonpath={.data.greeting}')).toBe('from the pull request');
     expect(await kubectl('get', 'configmap', '-n', 'default', 'simple-app', '-o', 'jsonpath={.data.greeting}')).toBe('kctrl from the pull request');
     const log = host.logs.join('\n');
