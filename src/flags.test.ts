@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { joinNegativeValues } from './commands/io.js';
-import { MAX_DURATION_MS, parseDuration, parseList, parsePackageList, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
+import { formatDuration, MAX_DURATION_MS, parseDuration, parseList, parsePackageList, parseRegistry, parseVersionFlag, parseWaits } from './flags.js';
 import { UsageError } from './errors.js';
 import { parseInputs } from './inputs.js';
 import { inputsFrom } from '../test/support/inputs.js';
@@ -13,6 +13,17 @@ test.each([
   ['0', 0],
   ['24h', MAX_DURATION_MS],
 ])('duration %s is %d ms', (text, ms) => {
+  expect(parseDuration(text, '--timeout')).toBe(ms);
+});
+
+test.each([
+  [600_000, '10m'],
+  [90_000, '90s'],
+  [1_500, '1500ms'],
+  [0, '0s'],
+  [3_600_000, '60m'],
+])('a limit of %d ms is written %s, which parses back to it', (ms, text) => {
+  expect(formatDuration(ms)).toBe(text);
   expect(parseDuration(text, '--timeout')).toBe(ms);
 });
 

@@ -10,6 +10,13 @@ import { parseStrict } from './versions/semver.js';
 /** The longest wait devpkg accepts (Node's timers overflow past ~24.8 days; no run needs a day). */
 export const MAX_DURATION_MS = 24 * 3600_000;
 
+/** `10m`, `90s`, `1500ms`: a limit written as the inputs and flags take it (parseDuration's inverse for whole units). */
+export function formatDuration(ms: number): string {
+  if (ms > 0 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
 /** Parses durations such as "90", "90s", "5m", "1h30m" into milliseconds, at most 24h. */
 export function parseDuration(text: string, what: string): number {
   const t = text.trim();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DevpkgError, errorMessage } from '../errors.js';
 import { defaultOf } from '../config/schema.js';
-import { parseDuration } from '../flags.js';
+import { formatDuration, parseDuration } from '../flags.js';
 import { execTool, ExecTimeoutError, type ExecFn } from '../tools/exec.js';
 import { Imgpkg, imgpkgAuthEnv, scrubSecrets, type RegistryLogin } from '../tools/imgpkg.js';
 import { Kbld } from '../tools/kbld.js';
@@ -152,13 +152,6 @@ export function explainPushFailure(o: {
   return new DevpkgError(`${o.what} failed (exit ${o.code}):\n${lastLines(out, 15)}`);
 }
 
-/** `10m`, `90s`, `1500ms`: a limit as the inputs take it. */
-function formatMs(ms: number): string {
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  if (ms % 1000 === 0) return `${ms / 1000}s`;
-  return `${ms}ms`;
-}
-
 /**
  * The digest a push command's push left under the tag, checked in the registry before any
  * Package names it: every digest the command printed for the repository must be there, and the
@@ -241,7 +234,7 @@ export async function pushBundle(o: PushBundleOptions): Promise<PushBundleResult
       if (!(err instanceof ExecTimeoutError)) throw err;
       const output = scrub(`${err.stdout}\n${err.stderr}`).trim();
       throw new DevpkgError(
-        `${what} did not finish within ${formatMs(timeoutMs)} (push-timeout; CLI --push-timeout) and was stopped with every process it started ` +
+        `${what} did not finish within ${formatDuration(timeoutMs)} (push-timeout; CLI --push-timeout) and was stopped with every process it started ` +
           `(its process group: SIGTERM, then SIGKILL); nothing was pushed to ${repo}:${tag} that devpkg will use. ` +
           `Find what it waits for (a prompt, a lock, a registry that does not answer) or raise push-timeout` +
           `${output ? `\n${lastLines(output, 10)}` : ''}`,
