@@ -67,6 +67,13 @@ describe('ensureTanzuCli', () => {
     expect((await readdir(dir)).filter((f) => f.startsWith('devpkg-tanzu-cli-'))).toHaveLength(1);
   });
 
+  test('a download that fails leaves no folder behind; a RUNNER_TEMP not made yet is made', async () => {
+    const env = { RUNNER_TEMP: path.join(dir, 'runner', 'temp') };
+    const notFound = (async () => new Response('not found', { status: 404 })) as unknown as typeof fetch;
+    await expect(ensureTanzuCli({ url: 'https://example.com/tanzu', sha256: 'a'.repeat(64), fetch: notFound, env })).rejects.toThrow(/404/);
+    expect(await readdir(env.RUNNER_TEMP)).toEqual([]);
+  });
+
   /** A TCE release archive: tanzu and linux-amd64-default/ with a plugin, unpacked into `release`. */
   async function release(o: Parameters<typeof fakeTanzu>[1] = {}) {
     const rel = path.join(dir, 'unpacked', 'tce-linux-amd64-v0.12.1');

@@ -105,8 +105,14 @@ async function findTanzuCli(o: EnsureTanzuOptions): Promise<string> {
     const expected = (o.sha256 ?? '').trim().toLowerCase();
     if (!/^[0-9a-f]{64}$/.test(expected)) throw new UsageError('tanzu-cli-url needs tanzu-cli-sha256 (64 hex digits): devpkg never runs an unchecked download');
     log(`downloading the tanzu CLI from ${o.url}`);
-    const folder = await mkdtemp(path.join(o.env?.RUNNER_TEMP || os.tmpdir(), 'devpkg-tanzu-cli-'));
-    const file = await downloadFile(o.url, path.join(folder, path.basename(new URL(o.url).pathname) || 'tanzu'), { fetch: o.fetch, log: o.log, what: 'the tanzu CLI (tanzu-cli-url)' });
+    const parent = o.env?.RUNNER_TEMP || os.tmpdir();
+    await mkdir(parent, { recursive: true });
+    const folder = await mkdtemp(path.join(parent, 'devpkg-tanzu-cli-'));
+    const file = await downloadFile(o.url, path.join(folder, path.basename(new URL(o.url).pathname) || 'tanzu'), { fetch: o.fetch, log: o.log, what: 'the tanzu CLI (tanzu-cli-url)' }).catch(async (err: unknown) => {
+      // Nothing is left of a download that failed.
+      await rm(folder, { recursive: true, force: true });
+      throw err;
+    });
     const actual = await sha256File(file);
     if (actual !== expected) {
       await rm(folder, { recursive: true, force: true });
