@@ -20,7 +20,8 @@ import { checkImageRepository, imageRepositoryValues, withConfigValues, type Ima
 import { prepareProviders, validateProviders, type PrepareResult } from '../providers/prepare.js';
 import type { TanzuPaths } from '../providers/paths.js';
 import { clusterNameOf, explainRenderFailure, listSome, type DryRunCheck } from '../providers/validate.js';
-import { execTool, type ExecFn } from '../tools/exec.js';
+import { execTool, ExecTimeoutError, type ExecFn } from '../tools/exec.js';
+import { formatDuration } from '../flags.js';
 import type { ToolPins } from '../tools/releases.js';
 import type { InstallPolicy } from '../tools/toolcache.js';
 import { Tanzu, SUPPRESS_PROVIDERS_UPDATE, tanzuArgs } from '../tools/tanzu.js';
@@ -74,6 +75,8 @@ export interface BootstrapOptions {
   pushCommand?: string;
   /** The push command's limit (input push-timeout). */
   pushTimeoutMs?: number;
+  /** Run kbld on the bundle before the push (input lock-images). */
+  lockImages?: boolean;
   /** The imgpkg release to install for a push, when none is on PATH. */
   tools?: ToolPins;
   /** May devpkg install a missing imgpkg for the push (default yes; --no-install refuses). */
@@ -215,6 +218,7 @@ async function prepareBootstrap(o: BootstrapOptions): Promise<PreparedBootstrap>
       tag: plan.tag,
       credentials: o.credentials,
       pushCommand: o.pushCommand,
+      lockImages: o.lockImages,
       // The run's signal stops the push command with its process group, as push-timeout does.
       ...pushLimits(o.pushTimeoutMs, o.signal),
       tools: o.tools,
@@ -338,6 +342,7 @@ export async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap)
   log(`creating management cluster ${clusterName}: ${createCommand}`);
   const heartbeat = setInterval(() => log(`... tanzu management-cluster create still running (${Math.round((Date.now() - started) / 1000)}s; log ${tanzuLog})`), o.heartbeatMs ?? 60_000);
   let created;
+  let overran = false;
   try {
     created = await tanzu.create({
       file: clusterConfig,
@@ -351,7 +356,8 @@ export async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap)
       signal: o.signal,
     });
   } catch (err) {
-    created = { code: -1, stdout: '', stderr: errorMessage(err) };
+    overran = err instanceof ExecTimeoutError;
+    created = err instanceof ExecTimeoutError ? { code: -1, stdout: err.stdout, stderr: err.stderr } : { code: -1, stdout: '', stderr: errorMessage(err) };
   } finally {
     clearInterval(heartbeat);
   }
@@ -364,7 +370,10 @@ export async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap)
     outcome.result = {
       ...base,
       verdict: 'error',
-      reason: `tanzu management-cluster create failed (exit ${created.code}) after ${Math.round((Date.now() - started) / 1000)}s; a dev Package that does not install stalls phase 1 until the time-out. Last output:\n${tail}`,
+      reason: overran
+        ? `tanzu management-cluster create did not finish within ${formatDuration(o.bootstrapTimeoutMs)} (bootstrap-timeout; CLI --bootstrap-timeout) and was stopped; ` +
+          `the management cluster ${clusterName} may be there, partly made: delete it with ${deleteCommand}, or raise bootstrap-timeout. Last output:\n${tail || '(none)'}`
+        : `tanzu management-cluster create failed (exit ${created.code}) after ${Math.round((Date.now() - started) / 1000)}s; a dev Package that does not install stalls phase 1 until the time-out. Last output:\n${tail}`,
       timeline: [],
       phases,
       diagnostics: { dir: o.workDir, excerpt: tail },

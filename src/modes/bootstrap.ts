@@ -33,6 +33,7 @@ export async function run(ctx: ModeContext): Promise<void> {
   // The releases asked for, checked before any work: a version without its sha256 is a usage error.
   checkPin('ytt', tools.ytt, hostPlatform());
   if (!inputs.pushCommand) checkPin('imgpkg', tools.imgpkg, hostPlatform());
+  if (inputs.lockImages) checkPin('kbld', tools.kbld, hostPlatform());
   const { refs, nothing } = await host.group('Changed packages', () => changedRefs(ctx, 'bootstrap', seq));
   if (refs.length === 0) {
     host.info('no package version changed; nothing to verify');
@@ -102,6 +103,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         credentials: inputs.registryUsername && inputs.registryPassword ? { username: inputs.registryUsername, password: inputs.registryPassword } : undefined,
         pushCommand: inputs.pushCommand || undefined,
         pushTimeoutMs: inputs.pushTimeoutMs,
+        lockImages: inputs.lockImages,
         tools,
         install: ctx.install,
         devVersion: inputs.devVersion || undefined,
@@ -117,6 +119,7 @@ export async function run(ctx: ModeContext): Promise<void> {
         assertions,
         workDir,
         cleanup,
+        exec: ctx.exec,
         // The runner cancelling the job: the create stops, the result is interrupted; post cleans up.
         signal: ctx.signal,
         log: (m) => host.info(m),
