@@ -419,6 +419,21 @@ test('mode kind: a dev bundle whose image cannot be pulled is reconcile-failed w
   expect(await leftovers(a.cluster)).toEqual([]);
 }, T);
 
+test('mode kind: timeout bounds the waits on the cluster: at 1s the baseline\'s install is not waited for longer, an error result naming the limit; nothing is left', async () => {
+  const a = actionRun({ timeout: '1s' }, 'kindshort');
+  try {
+    await expect(a.run()).rejects.toThrow('1 of 1 package(s) did not win: web/1.0.0 error');
+    const results = JSON.parse(a.host.outputs.results!) as PackageResult[];
+    expect(results.map((r) => [r.name, r.verdict])).toEqual([['web', 'error']]);
+    expect(results[0]!.reason).toMatch(/the baseline \(released web 1\.0\.0\) did not install: timed-out: [^\n]* within 1s/);
+    // The cluster was up: the limit ended a wait on it, not the set-up.
+    expect(results[0]!.phases?.map((p) => p.name)).toEqual(expect.arrayContaining(['kind cluster', 'kapp-controller']));
+  } finally {
+    await runPost(a.host);
+  }
+  expect(await leftovers(a.cluster)).toEqual([]);
+}, T);
+
 test('devpkg kind (a real process): SIGINT in the settle window writes the interrupted result, closes the watches before the cluster goes, leaves no temp folder; exit 130', async () => {
   const built = buildDevpkg();
   const tmp = mkdtempSync(join(work, 'tmp-'));

@@ -28,6 +28,7 @@ import { actionTestScope } from '../support/action-scope.js';
 import { inputsFrom } from '../support/inputs.js';
 import { failingKindTools } from '../support/kind-tools.js';
 import { releaseServerForFile } from '../support/release-server.js';
+import { standInRegistry } from '../support/standin-servers.js';
 
 const dirs = actionTestScope();
 /** A folder devpkg made in the temp folder (its random part differs from run to run). */
@@ -38,8 +39,12 @@ const ACTION = parse(readFileSync(resolve('action.yml'), 'utf8')) as { inputs: R
 /** Inputs kind mode documents besides its `kind mode:` ones (README "Inputs"), not read through the plan request. */
 const KIND_ALSO = ['registry-username', 'registry-password', 'push-command', 'push-timeout', 'lock-images', 'settle', 'timeout', 'assert', 'imgpkg-version', 'imgpkg-sha256', 'kbld-version', 'kbld-sha256', 'tool-checksums', 'artifact-name'];
 
-/** Each with a value that must change what kind mode does before its cluster is up (`with`: the other inputs it needs to act). */
-const BEFORE_CLUSTER: Record<string, { value: string; with?: Record<string, string> }> = {
+/**
+ * Each with a value that must change what kind mode does before its cluster is up (`with`: the
+ * other inputs it needs to act). `realPush`: the push command really runs (the pushes start beside
+ * `kind create`, which then fails only once they have ended), and `shows` is what the change must show.
+ */
+const BEFORE_CLUSTER: Record<string, { value: string; with?: Record<string, string>; realPush?: boolean; shows?: RegExp }> = {
   'kind-version': { value: 'v0.32.0' },
   'kind-sha256': { value: 'b'.repeat(64) },
   'kind-node-image': { value: 'example.invalid/node:v1' },
@@ -60,6 +65,9 @@ const BEFORE_CLUSTER: Record<string, { value: string; with?: Record<string, stri
   'kbld-sha256': { value: 'e'.repeat(64), with: { 'lock-images': 'true' } },
   'tool-checksums': { value: 'no-such-sums.txt' },
   'artifact-name': { value: 'other-results' },
+  // The pushes run while the cluster is made: a push command past its limit is stopped, and the
+  // package's result says so (the control's `sleep 3` finishes, and the result is the cluster's failure).
+  'push-timeout': { value: '1s', with: { 'push-command': 'sleep 3' }, realPush: true, shows: /push command `sleep 3` did not finish within 1s \(push-timeout/ },
 };
 
 /** Inputs that act once the cluster is up, and the kind-mode integration test that shows each acting. */
@@ -68,14 +76,10 @@ const ONCE_CLUSTER_UP: Record<string, { file: string; shows: RegExp }> = {
   settle: { file: 'test/integration/kind-mode.test.ts', shows: /'--settle', '300s'[\s\S]*holding for the 300s settle window/ },
   // The assertions' results in the won result.
   assert: { file: 'test/integration/kind-mode.test.ts', shows: /actionRun\(\{ assert \}[\s\S]*r\.assertions/ },
+  // The baseline's install, waited for at most the limit: an error result naming it.
+  timeout: { file: 'test/integration/kind-mode.test.ts', shows: /actionRun\(\{ timeout: '1s' \}[\s\S]*did not install: timed-out: [^\n]* within 1s/ },
 };
 
-/**
- * Not yet shown acting in kind mode by a test of kind mode: both reach it through the code cluster
- * mode shares (pipeline/steps.ts: the verify's limit; the push's limit), where
- * test/integration/faults.test.ts and src/verify/verifier.flow.test.ts show them acting.
- */
-const NOT_YET_IN_KIND = ['timeout', 'push-timeout'];
 
 function workspace() {
   const work = mkdtempSync(join(tmpdir(), 'devpkg-own-'));
@@ -89,15 +93,38 @@ function workspace() {
 }
 
 /** What kind mode does with these inputs until its cluster would be there, with the run's random names, times and folders made alike. */
-async function kindDoes(values: Record<string, string>): Promise<string> {
+async function kindDoes(values: Record<string, string>, realPush = false): Promise<string> {
   const { work, repo } = workspace();
   server.reset();
   const host = new RecordingHost();
   const t = failingKindTools('ERROR: failed to create cluster: stand-in\n');
   const calls: string[][] = [];
+  // With realPush, the push commands (`bash -c`) run for real, and `kind create` waits until the
+  // run's two pushes (baseline and dev) have ended, so they always start before the cluster fails.
+  // They push to a stand-in registry: the registry container's default port is said to be taken,
+  // and the port docker then "chose" is the stand-in's.
+  let pushesEnded = 0;
+  let pushEnded = () => {};
+  const registry = realPush ? await standInRegistry([]) : undefined;
   const exec: ExecFn = async (p, args, o) => {
     const config = args[0] === 'create' ? args.indexOf('--config') : -1;
     calls.push([p, ...args, ...(config > 0 ? [readFileSync(args[config + 1]!, 'utf8')] : [])]);
+    if (registry && p === 'docker' && args[0] === 'run' && args.includes('127.0.0.1:5001:5000')) {
+      return { code: 125, stdout: '', stderr: 'docker: Error response from daemon: Bind for 127.0.0.1:5001 failed: port is already allocated.\n' };
+    }
+    if (registry && p === 'docker' && args[0] === 'port') return { code: 0, stdout: `127.0.0.1:${registry.host.split(':')[1]}\n`, stderr: '' };
+    if (realPush && p === 'bash' && args[0] === '-c') {
+      try {
+        return await execTool(p, args, o);
+      } finally {
+        pushesEnded++;
+        pushEnded();
+      }
+    }
+    if (realPush && args[0] === 'create') {
+      const limit = Date.now() + 30_000;
+      while (pushesEnded < 2 && Date.now() < limit) await new Promise<void>((r) => ((pushEnded = r), setTimeout(r, 1000)));
+    }
     return t.exec(p, args, o);
   };
   const github: GithubContext = {
@@ -113,8 +140,11 @@ async function kindDoes(values: Record<string, string>): Promise<string> {
   } finally {
     // What the run recorded for the post step (the kind config folder), removed as the post step would.
     for (const item of CleanupList.fromState(host.getState(CLEANUP_STATE))) if (item.kind === 'temp-dir') rmSync(item.path, { recursive: true, force: true });
+    registry?.server.closeAllConnections();
+    registry?.server.close();
   }
   return JSON.stringify({ err, calls, downloads: [...server.requests], warnings: host.warnings, errors: host.errors, outputs: host.outputs })
+    .replaceAll(registry?.host.split(':')[1] ?? 'WORK', 'REGISTRY_PORT')
     .replaceAll(work, 'WORK')
     .replaceAll(server.url, 'SERVER')
     .replace(/devpkg-4242[0-9a-z]{6}-1/g, 'CLUSTER')
@@ -125,7 +155,7 @@ async function kindDoes(values: Record<string, string>): Promise<string> {
 
 test('every input kind mode documents is placed: shown acting before the cluster here, or once it is up by a named kind-mode test', () => {
   const documented = [...Object.keys(ACTION.inputs).filter((i) => ACTION.inputs[i]!.description.startsWith('kind mode:')), ...KIND_ALSO];
-  const placed = new Set([...Object.keys(BEFORE_CLUSTER), ...Object.keys(ONCE_CLUSTER_UP), ...NOT_YET_IN_KIND]);
+  const placed = new Set([...Object.keys(BEFORE_CLUSTER), ...Object.keys(ONCE_CLUSTER_UP)]);
   expect(documented.filter((i) => !placed.has(i))).toEqual([]);
   expect([...placed].filter((i) => !documented.includes(i))).toEqual([]);
   for (const i of KIND_ALSO) expect(Object.keys(ACTION.inputs)).toContain(i);
@@ -137,19 +167,21 @@ test('every input kind mode documents is placed: shown acting before the cluster
 
 test('each input kind mode reads before its cluster is up changes what it does', async () => {
   const base = { 'kapp-controller-manifest': 'kapp-controller.yml', 'push-command': 'true' };
-  const same: string[] = [];
+  const wrong: string[] = [];
   const controls = new Map<string, string>();
-  for (const [input, { value, with: also = {} }] of Object.entries(BEFORE_CLUSTER)) {
-    const key = JSON.stringify(also);
+  for (const [input, { value, with: also = {}, realPush = false, shows }] of Object.entries(BEFORE_CLUSTER)) {
+    const key = JSON.stringify([also, realPush]);
     if (!controls.has(key)) {
-      const before = await kindDoes({ ...base, ...also });
+      const before = await kindDoes({ ...base, ...also }, realPush);
       // The control: the same inputs do the same (so a difference is the input's doing).
-      expect(await kindDoes({ ...base, ...also })).toBe(before);
+      expect(await kindDoes({ ...base, ...also }, realPush)).toBe(before);
       controls.set(key, before);
     }
-    if ((await kindDoes({ ...base, ...also, [input]: value })) === controls.get(key)) same.push(input);
+    const after = await kindDoes({ ...base, ...also, [input]: value }, realPush);
+    if (after === controls.get(key)) wrong.push(`${input}: no change`);
+    else if (shows && !shows.test(after)) wrong.push(`${input}: changed, but does not show ${shows}`);
   }
-  expect(same).toEqual([]);
+  expect(wrong).toEqual([]);
 }, 120_000);
 
 /** Inputs cluster mode documents besides its `cluster mode:` ones (README "Inputs"), not read through the plan request. */
@@ -220,18 +252,6 @@ async function standInApiServer(): Promise<{ url: string; requests: string[]; se
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, server };
-}
-
-/** A stand-in registry: it answers, and holds every tag asked for at one digest. */
-async function standInRegistry(requests: string[]): Promise<{ host: string; server: Server }> {
-  const server = createServer((req, res) => {
-    requests.push(`REGISTRY ${req.method} ${req.url}`);
-    if (req.url === '/v2/') return void res.writeHead(200).end('{}');
-    if (req.url!.includes('/manifests/')) return void res.writeHead(200, { 'docker-content-digest': `sha256:${'d'.repeat(64)}`, 'content-type': 'application/vnd.oci.image.manifest.v1+json' }).end('{}');
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { host: `127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
 /** What cluster mode does with these inputs against the stand-ins, with the run's times, ports and folders made alike. */
