@@ -195,7 +195,10 @@ test('TKG 2.x: ClusterBootstrap pins the released version; devpkg says a higher 
   }
 }, T);
 
-test('action mode: the bootstrap mode wins, sets its outputs, and the post step deletes the cluster and restores the providers', async () => {
+/** An assertion on the management cluster after the win (input assert): the PackageInstall runs the dev version. */
+const ASSERT_PACKAGE_INSTALL = '[{kind: PackageInstall, apiVersion: packaging.carvel.dev/v1alpha1, namespace: tkg-system, name: antrea, path: status.version, equals: 1.5.4-dev.3}]';
+
+test('action mode: the bootstrap mode wins, holds through settle, passes its assert, sets its outputs, and the post step deletes the cluster and restores the providers', async () => {
   delete process.env.DEVPKG_STANDIN_PHASE3;
   const host = new RecordingHost();
   const inputs: Record<string, string> = {
@@ -211,6 +214,7 @@ test('action mode: the bootstrap mode wins, sets its outputs, and the post step 
     'dev-version': '1.5.4-dev.3',
     settle: '10s',
     timeout: '150s',
+    assert: ASSERT_PACKAGE_INSTALL,
     'bootstrap-timeout': '5m',
     comment: 'false',
     'artifact-name': 'devpkg-bootstrap-it',
@@ -229,6 +233,10 @@ test('action mode: the bootstrap mode wins, sets its outputs, and the post step 
     });
     expect(host.errors).toEqual([]);
     expect(JSON.parse(host.outputs.verdicts!)).toEqual({ 'antrea/1.5.3': 'won' });
+    // settle and assert acted: the win held through the window, and the check ran on the cluster.
+    const [result] = JSON.parse(host.outputs.results!) as PackageResult[];
+    expect(result!.reason).toMatch(/held through the 10s settle window/);
+    expect(result!.assertions?.map((a) => [a.description, a.ok])).toEqual([[expect.stringContaining('status.version'), true]]);
     const items = CleanupList.fromState(host.state[CLEANUP_STATE]!);
     expect(items.map((i) => i.kind)).toEqual(['providers-backup', 'management-cluster']);
     expect(await packageInstallGone()).toBe(false);

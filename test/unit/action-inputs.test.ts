@@ -2,7 +2,8 @@
 // either one that shapes the plan request (the one request every mode builds in
 // src/pipeline/request.ts), proven here mode by mode, or a mode's own input, named with the test
 // that proves it. A new input of action.yml fails this test until it is placed in one of them.
-// Kind and cluster mode's own inputs are also proven for each of the two modes, in process: mode-own-inputs.test.ts.
+// Kind and cluster mode's own inputs are also proven for each of the two modes, in process: mode-own-inputs.test.ts;
+// bootstrap mode's in test/integration/bootstrap-own-inputs.test.ts (real ytt, the tanzu CLI's stand-in).
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -36,7 +37,8 @@ const DOCUMENTED: Record<Exclude<Mode, 'report'>, string[]> = {
   // kind pushes to the registry it creates (registry is refused there).
   kind: [...SELECTION, 'released-version', 'ref-name', 'dev-version'],
   cluster: [...SELECTION, 'released-version', 'registry', 'ref-name', 'dev-version'],
-  // bootstrap takes one version folder: its own use of registry, ref-name, dev-version, addon-type is proven beside it.
+  // bootstrap takes one version folder: its own use of registry, ref-name, dev-version, addon-type and
+  // every other input it documents is proven in process in test/integration/bootstrap-own-inputs.test.ts.
   bootstrap: SELECTION,
 };
 
