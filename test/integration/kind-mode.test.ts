@@ -420,7 +420,7 @@ test('mode kind: a dev bundle whose image cannot be pulled is reconcile-failed w
 }, T);
 
 test('mode kind: timeout bounds the waits on the cluster: at 1s the baseline\'s install is not waited for longer, an error result naming the limit; nothing is left', async () => {
-  const a = actionRun({ timeout: '1s' }, 'kindshort');
+  const a = actionRun({ timeout: '1s', settle: '0s' }, 'kindshort');
   try {
     await expect(a.run()).rejects.toThrow('1 of 1 package(s) did not win: web/1.0.0 error');
     const results = JSON.parse(a.host.outputs.results!) as PackageResult[];

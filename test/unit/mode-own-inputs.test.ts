@@ -77,7 +77,7 @@ const ONCE_CLUSTER_UP: Record<string, { file: string; shows: RegExp }> = {
   // The assertions' results in the won result.
   assert: { file: 'test/integration/kind-mode.test.ts', shows: /actionRun\(\{ assert \}[\s\S]*r\.assertions/ },
   // The baseline's install, waited for at most the limit: an error result naming it.
-  timeout: { file: 'test/integration/kind-mode.test.ts', shows: /actionRun\(\{ timeout: '1s' \}[\s\S]*did not install: timed-out: [^\n]* within 1s/ },
+  timeout: { file: 'test/integration/kind-mode.test.ts', shows: /actionRun\(\{ timeout: '1s', settle: '0s' \}[\s\S]*did not install: timed-out: [^\n]* within 1s/ },
 };
 
 
