@@ -39,6 +39,10 @@ export async function emptyApiServer(requests: string[]): Promise<{ url: string;
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const kubeconfig = `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "${url}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n`;
-  return { url, server, kubeconfig };
+  return { url, server, kubeconfig: kubeconfigFor(url) };
+}
+
+/** A kubeconfig whose one context talks to the API server at `url` with a token. */
+export function kubeconfigFor(url: string): string {
+  return `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "${url}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n`;
 }

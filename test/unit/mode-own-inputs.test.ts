@@ -28,7 +28,7 @@ import { actionTestScope } from '../support/action-scope.js';
 import { inputsFrom } from '../support/inputs.js';
 import { failingKindTools } from '../support/kind-tools.js';
 import { releaseServerForFile } from '../support/release-server.js';
-import { standInRegistry } from '../support/standin-servers.js';
+import { kubeconfigFor, standInRegistry } from '../support/standin-servers.js';
 
 const dirs = actionTestScope();
 /** A folder devpkg made in the temp folder (its random part differs from run to run). */
@@ -143,8 +143,10 @@ async function kindDoes(values: Record<string, string>, realPush = false): Promi
     registry?.server.closeAllConnections();
     registry?.server.close();
   }
-  return JSON.stringify({ err, calls, downloads: [...server.requests], warnings: host.warnings, errors: host.errors, outputs: host.outputs })
-    .replaceAll(registry?.host.split(':')[1] ?? 'WORK', 'REGISTRY_PORT')
+  const done = JSON.stringify({ err, calls, downloads: [...server.requests], warnings: host.warnings, errors: host.errors, outputs: host.outputs });
+  // The stand-in registry's port, wherever the run wrote its push address.
+  const port = registry?.host.split(':')[1];
+  return (port ? done.replaceAll(`localhost:${port}`, 'localhost:REGISTRY_PORT').replaceAll(`127.0.0.1:${port}`, '127.0.0.1:REGISTRY_PORT') : done)
     .replaceAll(work, 'WORK')
     .replaceAll(server.url, 'SERVER')
     .replace(/devpkg-4242[0-9a-z]{6}-1/g, 'CLUSTER')
@@ -260,7 +262,7 @@ async function clusterDoes(values: Record<string, string>, imgpkgOnPath = false)
   server.reset();
   const api = await standInApiServer();
   const registry = await standInRegistry(api.requests);
-  writeFileSync(join(repo, 'kubeconfig'), `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "${api.url}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n`);
+  writeFileSync(join(repo, 'kubeconfig'), kubeconfigFor(api.url));
   const savedPath = process.env.PATH;
   if (imgpkgOnPath) {
     const bin = join(work, 'bin');
