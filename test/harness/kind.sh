@@ -145,7 +145,11 @@ cmd_down() {
 }
 
 case "${1:-}" in
-  up) cmd_up ;;
+  up)
+    # Two `up`s at once (two test files starting together) take turns: the second finds the engine
+    # up. flock -o: the lock is held by flock itself, not inherited by the dockerd that up starts.
+    if [ "${DEVPKG_KIND_UP_HELD:-}" != 1 ]; then DEVPKG_KIND_UP_HELD=1 exec flock -o "$ENGINE_OWNER.up.lock" bash "$0" up; fi
+    cmd_up ;;
   down) cmd_down ;;
   status) engine_healthy ;;
   env) engine_healthy || die "the kind engine is not up ($ENGINE_DIR)"; print_exports ;;

@@ -112,6 +112,9 @@ function logTails(harnessDir, n = 40) {
 }
 
 export default async function globalSetup() {
+  // A lane of scripts/test-lanes.mjs: the harness is the tier's, brought up before the lanes, its
+  // exports already in this process's environment.
+  if (process.env.DEVPKG_HARNESS_LANE && process.env.DEVPKG_HARNESS_UP === '1') return;
   const harnessDir = process.env.DEVPKG_HARNESS_DIR || '/tmp/devpkg-harness';
   const args = ['up'];
   if (wantKappController()) args.push('--kapp-controller');

@@ -12,6 +12,8 @@ const controlplane = join(root, 'test', 'harness', 'controlplane.sh');
 const kindScript = join(root, 'test', 'harness', 'kind.sh');
 
 export default async function globalTeardown() {
+  // A lane of scripts/test-lanes.mjs: the tier stops the harness (and the kind engine) after both lanes.
+  if (process.env.DEVPKG_HARNESS_LANE) return;
   if (process.env.DEVPKG_HARNESS_KEEP === '1') {
     process.stderr.write(
       `[harness] DEVPKG_HARNESS_KEEP=1: leaving the harness running in ${process.env.DEVPKG_HARNESS_DIR}; ` +

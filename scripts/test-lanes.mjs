@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+// `npm run test:integration` and `npm run test:workflows`: the tier's files two at once, never two
+// that would disturb each other (test/lanes.mjs: what each file needs of the kind engine, the
+// control plane and its controllers, alone or shared). Each file is a jest run of its own in one of
+// two slots, each slot with its own temp folder (the leak check of test/leak-environment.mjs sees
+// only that slot's files, one after another as in band). The integration tier's harness is brought
+// up once here (its globalSetup) before the files and down once (its globalTeardown) after them.
+// Each file's lines are prefixed with its name; a table of the files (slot, start, seconds,
+// outcome) is printed at the end.
+//
+//   node scripts/test-lanes.mjs integration|workflows [jest args...]
+//
+// With jest arguments (e.g. --testPathPatterns kind-mode), or DEVPKG_LANES=0, it is the plain jest
+// run in band of before: one process, the files one after another. DEVPKG_LANES_ONLY=<regex> runs
+// only the files whose path it matches, scheduled as the whole tier would be.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { nextToStart, queueOf } from '../test/lanes.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const FOLDERS = { integration: 'test/integration', workflows: 'test/workflows' };
+const [tier, ...jestArgs] = process.argv.slice(2);
+if (!(tier in FOLDERS)) {
+  console.error(`test-lanes: ${tier ?? '(none)'} is not a tier with lanes; use integration or workflows`);
+  process.exit(2);
+}
+// jest's transform cache where a plain run keeps it (its default is under the temp folder, and a
+// lane's temp folder is its own, removed at the end).
+const jestCache = join(tmpdir(), `jest_${(process.getuid?.() ?? 0).toString(36)}`);
+const jestCmd = (args) => [
+  '--experimental-vm-modules', join(root, 'node_modules', 'jest', 'bin', 'jest.js'),
+  '--selectProjects', tier, '--runInBand', `--cacheDirectory=${jestCache}`, ...args,
+];
+
+
+/** The tier's test files, relative to the repository's root, sorted. */
+function testFiles(folder) {
+  return readdirSync(join(root, folder), { recursive: true })
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => relative(root, join(root, folder, f)))
+    .sort();
+}
+
+/** One file: a jest run of its own, its output prefixed with its name, in its slot's temp folder. */
+function runFile(file, slot, temp, t0) {
+  const started = Date.now();
+  const name = basename(file).replace(/\.test\.ts$/, '');
+  const env = { ...process.env, TMPDIR: temp, DEVPKG_HARNESS_LANE: slot };
+  const child = spawn(process.execPath, jestCmd(['--runTestsByPath', file]), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  const prefix = (stream, out) => {
+    let partial = '';
+    stream.on('data', (d) => {
+      const lines = (partial + d).split('\n');
+      partial = lines.pop();
+      for (const line of lines) out.write(`[${name}] ${line}\n`);
+    });
+    stream.on('end', () => partial && out.write(`[${name}] ${partial}\n`));
+  };
+  prefix(child.stdout, process.stdout);
+  prefix(child.stderr, process.stderr);
+  return new Promise((resolvePromise) => {
+    const done = (failed) => {
+      running.delete(child);
+      resolvePromise({ file, slot, at: Math.round((started - t0) / 1000), seconds: Math.round((Date.now() - started) / 1000), failed });
+    };
+    child.on('error', (e) => done(`could not start: ${e.message}`));
+    child.on('close', (code, signal) => done(code === 0 ? '' : signal ?? `exit ${code}`));
+  });
+}
+
+const running = new Set();
+let stopping = '';
+
+/** The files two at once, each started when what it needs is free; resolves with each file's outcome. */
+async function runQueue(queue, temps, t0) {
+  const results = [];
+  const active = new Map(); // slot -> { file, promise }
+  const pending = [...queue];
+  while ((pending.length > 0 && !stopping) || active.size > 0) {
+    for (const slot of Object.keys(temps)) {
+      if (active.has(slot) || stopping) continue;
+      const file = nextToStart(pending, [...active.values()].map((a) => a.file), tier);
+      if (!file) break;
+      pending.splice(pending.indexOf(file), 1);
+      active.set(slot, { file, promise: runFile(file, slot, temps[slot], t0).then((r) => ({ slot, r })) });
+    }
+    if (active.size === 0) {
+      // Nothing runs and nothing may start: only possible if a file's needs conflict with nothing running, a bug here.
+      throw new Error(`test-lanes: none of ${pending.join(', ')} can start with nothing running`);
+    }
+    const { slot, r } = await Promise.race([...active.values()].map((a) => a.promise));
+    active.delete(slot);
+    results.push(r);
+  }
+  for (const file of pending) results.push({ file, slot: '-', at: 0, seconds: 0, failed: `not run (${stopping})` });
+  return results;
+}
+
+async function runLanes() {
+  const folder = FOLDERS[tier];
+  let queue;
+  try {
+    queue = queueOf(testFiles(folder), folder);
+    if (process.env.DEVPKG_LANES_ONLY) {
+      // Some of the files, scheduled as the whole tier would be (e.g. two kind files side by side).
+      const only = new RegExp(process.env.DEVPKG_LANES_ONLY);
+      queue = queue.filter((f) => only.test(f));
+      if (queue.length === 0) throw new Error(`DEVPKG_LANES_ONLY=${process.env.DEVPKG_LANES_ONLY} matches none of ${folder}/'s test files`);
+    }
+  } catch (e) {
+    console.error(`test-lanes: ${e.message}`);
+    return 2;
+  }
+  const config = (await import(pathToFileURL(join(root, 'jest.config.js')).href)).default;
+  const project = config.projects.find((p) => p.displayName === tier);
+  const hook = async (key) => project[key] && (await import(pathToFileURL(project[key].replace('<rootDir>', root)).href)).default;
+  const [setup, teardown] = [await hook('globalSetup'), await hook('globalTeardown')];
+  // What each file leaves in its slot's temp folder is its leak check's; what appears in the temp
+  // folder itself (a process that ignores TMPDIR) is checked here, before and after the tier.
+  const { ours } = await import(pathToFileURL(join(root, 'test', 'leak-environment.mjs')).href);
+  const before = new Set(ours());
+  const t0 = Date.now();
+  // Each slot's temp folder directly in the temp folder: a path one level deeper made the sockets
+  // of an engine a test starts in it (kind-harness: .../kind/exec/containerd/containerd.sock.ttrpc)
+  // longer than a unix socket's 107 bytes, and that dockerd never came up.
+  const temps = { a: mkdtempSync(join(tmpdir(), 'devpkg-a-')), b: mkdtempSync(join(tmpdir(), 'devpkg-b-')) };
+  let results = [];
+  let failure = '';
+  try {
+    if (setup) await setup(); // throws with the reason when the harness cannot start (it stops what it started)
+    results = await runQueue(queue, temps, t0);
+  } catch (e) {
+    failure = e.message;
+    console.error(`test-lanes: ${tier}: ${e.message}`);
+  } finally {
+    try {
+      if (teardown) await teardown();
+    } catch (e) {
+      failure ||= `the harness did not stop cleanly: ${e.message}`;
+      console.error(`test-lanes: ${tier}: the harness did not stop cleanly: ${e.message}`);
+    }
+    for (const temp of Object.values(temps)) {
+      try {
+        rmSync(temp, { recursive: true, force: true });
+      } catch (e) {
+        failure ||= `${temp} could not be removed: ${e.message}`;
+        console.error(`test-lanes: ${tier}: ${temp} could not be removed (a mount a test left?): ${e.message}`);
+      }
+    }
+  }
+  const slots = new Set(Object.values(temps).map((t) => basename(t)));
+  const left = ours().filter((n) => !before.has(n) && !slots.has(n));
+  if (left.length > 0) {
+    failure ||= `left in ${tmpdir()}: ${left.join(', ')}`;
+    console.error(`test-lanes: ${tier}: left in ${tmpdir()} by the tier (not in a slot's temp folder), now removed: ${left.join(', ')}`);
+    for (const n of left) rmSync(join(tmpdir(), n), { recursive: true, force: true });
+  }
+  const failed = results.filter((r) => r.failed);
+  console.error(`== ${tier}: ${results.length} files, two at once, in ${Math.round((Date.now() - t0) / 1000)}s${failed.length ? `; ${failed.length} failed` : ''}${failure ? `; ${failure}` : ''}`);
+  for (const r of [...results].sort((x, y) => x.at - y.at)) {
+    console.error(`   ${r.slot} ${String(r.at).padStart(6)}s +${String(r.seconds).padStart(4)}s  ${r.file}${r.failed ? `  FAILED (${r.failed})` : ''}`);
+  }
+  return failed.length > 0 || failure ? 1 : 0;
+}
+
+if (jestArgs.length > 0 || process.env.DEVPKG_LANES === '0') {
+  const child = spawn(process.execPath, jestCmd(jestArgs), { cwd: root, stdio: 'inherit' });
+  child.on('close', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  // Stopped (Ctrl-C, a CI cancel): the running files are told, none is started, the harness is stopped.
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      stopping = signal;
+      for (const child of running) child.kill(signal);
+    });
+  }
+  process.exit(await runLanes());
+}
