@@ -79,7 +79,7 @@ const out: { cli: CliSide[]; act: ActSide[]; order: string[]; load: number[][] }
 beforeAll(async () => {
   startedHere = !(await kindHarnessIsUp());
   kh = await kindHarnessUp();
-  expect(leftovers(kh)).toEqual({ clusters: [], containers: [] });
+  expect(leftovers(kh, /./)).toEqual({ clusters: [], containers: [] });
   w = await makeWorld('example', 'tce', 'devpkg-bench-act-kind-');
   c = makeConsumer(w, (name, text) => (name === 'devpkg-kind.yml' ? withMachineInputs(kh, text.replace(/^( *)settle: .*$/m, '$1settle: 0s'), /^ *mode: kind$/m) : text));
   checkout(c, BRANCH);
@@ -161,7 +161,7 @@ test('the same check from the CLI and under act: both win, nothing is left (time
       if (side === 'cli') out.cli.push(await cli(rep));
       else out.act.push(await act());
       out.order.push(side);
-      expect(leftovers(kh)).toEqual({ clusters: [], containers: [] });
+      expect(leftovers(kh, /./)).toEqual({ clusters: [], containers: [] });
     }
   }
   out.load.push(loadavg());

@@ -13,12 +13,12 @@
 // With jest arguments (e.g. --testPathPatterns kind-mode), or DEVPKG_LANES=0, it is the plain jest
 // run in band of before: one process, the files one after another. DEVPKG_LANES_ONLY=<regex> runs
 // only the files whose path it matches, scheduled as the whole tier would be.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { nextToStart, queueOf } from '../test/lanes.mjs';
+import { needsOf, nextToStart, queueOf, testFilesOf } from '../test/lanes.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const FOLDERS = { integration: 'test/integration', workflows: 'test/workflows' };
@@ -28,20 +28,40 @@ if (!(tier in FOLDERS)) {
   process.exit(2);
 }
 // jest's transform cache where a plain run keeps it (its default is under the temp folder, and a
-// lane's temp folder is its own, removed at the end).
+// slot's temp folder is its own, removed at the end).
 const jestCache = join(tmpdir(), `jest_${(process.getuid?.() ?? 0).toString(36)}`);
 const jestCmd = (args) => [
   '--experimental-vm-modules', join(root, 'node_modules', 'jest', 'bin', 'jest.js'),
   '--selectProjects', tier, '--runInBand', `--cacheDirectory=${jestCache}`, ...args,
 ];
 
+const harness = (script, ...args) => spawnSync('bash', [join(root, 'test', 'harness', script), ...args], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+const lastLines = (text, n = 15) => text.trim().split('\n').slice(-n).join('\n');
 
-/** The tier's test files, relative to the repository's root, sorted. */
-function testFiles(folder) {
-  return readdirSync(join(root, folder), { recursive: true })
-    .filter((f) => f.endsWith('.test.ts'))
-    .map((f) => relative(root, join(root, folder, f)))
-    .sort();
+/** `export NAME='value'` lines (kind.sh's), as an environment over this one. */
+function withExports(text) {
+  const env = { ...process.env };
+  for (const line of text.split('\n')) {
+    const m = /^export ([A-Za-z_][A-Za-z0-9_]*)='((?:[^']|'\\'')*)'$/.exec(line.trim());
+    if (m) env[m[1]] = m[2].replaceAll("'\\''", "'");
+  }
+  return env;
+}
+
+/**
+ * What is on the kind engine, when it is up: its kind clusters and containers ('cluster NAME',
+ * 'container NAME'); undefined when it is not up. The tier checks the engine whole before and
+ * after its files: the files that share it check only what is theirs.
+ */
+function onEngine() {
+  if (harness('kind.sh', 'status').status !== 0) return undefined;
+  const env = withExports(harness('kind.sh', 'env').stdout);
+  const list = (cmd, args) => {
+    const r = spawnSync(cmd, args, { env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`\`${cmd} ${args.join(' ')}\` on the kind engine failed: ${lastLines(`${r.error?.message ?? ''}${r.stderr ?? ''}`, 5)}`);
+    return r.stdout.split('\n').filter(Boolean);
+  };
+  return [...list('kind', ['get', 'clusters']).map((c) => `cluster ${c}`), ...list('docker', ['ps', '-a', '--format', '{{.Names}}']).map((c) => `container ${c}`)];
 }
 
 /** One file: a jest run of its own, its output prefixed with its name, in its slot's temp folder. */
@@ -104,7 +124,7 @@ async function runLanes() {
   const folder = FOLDERS[tier];
   let queue;
   try {
-    queue = queueOf(testFiles(folder), folder);
+    queue = queueOf(testFilesOf(root, folder), folder);
     if (process.env.DEVPKG_LANES_ONLY) {
       // Some of the files, scheduled as the whole tier would be (e.g. two kind files side by side).
       const only = new RegExp(process.env.DEVPKG_LANES_ONLY);
@@ -130,15 +150,36 @@ async function runLanes() {
   const temps = { a: mkdtempSync(join(tmpdir(), 'devpkg-a-')), b: mkdtempSync(join(tmpdir(), 'devpkg-b-')) };
   let results = [];
   let failure = '';
+  // A tier without a global setup (workflows) owns the kind engine and the control plane its files
+  // share: it brings the engine up before them (when one needs it) and stops what it started after
+  // them; a file there never stops them (helpers/kind.ts stopsAtEnd).
+  const owns = !setup;
+  const upBefore = owns ? { engine: harness('kind.sh', 'status').status === 0, controlPlane: harness('controlplane.sh', 'status').status === 0 } : undefined;
   try {
     if (setup) await setup(); // throws with the reason when the harness cannot start (it stops what it started)
+    if (owns && queue.some((f) => needsOf(f, tier).engine)) {
+      const up = harness('kind.sh', 'up');
+      if (up.status !== 0) throw new Error(`the kind engine did not start (test/harness/kind.sh up exited with ${up.status ?? up.signal}):\n${lastLines(up.stderr)}`);
+    }
+    const there = onEngine();
+    if (there?.length) throw new Error(`the kind engine already holds ${there.join(', ')} before the tier: its files' checks of what they leave would see them. Remove them (test/harness/kind.sh down) and run again`);
     results = await runQueue(queue, temps, t0);
+    const left = onEngine();
+    if (left?.length) throw new Error(`left on the kind engine by the tier's files (removed with the engine): ${left.join(', ')}`);
   } catch (e) {
     failure = e.message;
     console.error(`test-lanes: ${tier}: ${e.message}`);
   } finally {
     try {
       if (teardown) await teardown();
+      if (owns && !upBefore.controlPlane && harness('controlplane.sh', 'status').status === 0) {
+        const down = harness('controlplane.sh', 'down'); // the engine in its state folder too
+        if (down.status !== 0) throw new Error(`test/harness/controlplane.sh down exited with ${down.status ?? down.signal}:\n${lastLines(down.stderr)}`);
+      }
+      if (owns && !upBefore.engine && harness('kind.sh', 'status').status === 0) {
+        const down = harness('kind.sh', 'down');
+        if (down.status !== 0) throw new Error(`test/harness/kind.sh down exited with ${down.status ?? down.signal}:\n${lastLines(down.stderr)}`);
+      }
     } catch (e) {
       failure ||= `the harness did not stop cleanly: ${e.message}`;
       console.error(`test-lanes: ${tier}: the harness did not stop cleanly: ${e.message}`);

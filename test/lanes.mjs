@@ -7,13 +7,18 @@
 // What is shared:
 // - `engine`, the kind engine (test/harness/kind.sh). `alone` for the files that check the engine
 //   as a whole before and after their runs (devpkg's clusters, containers, networks, volumes) or
-//   stop or kill it; `shared` for the files whose checks name only their own clusters.
+//   stop or kill it; `shared` for the files whose checks name only their own clusters. The runner
+//   checks the engine whole before and after the tier; in the workflow tier (no global setup) it
+//   also brings the engine up before the files and stops it after them.
 // - `apiserver`, the integration harness's control plane (kube-apiserver, kapp-controller on it).
 //   `alone` for the files that restart kube-apiserver; every other integration file shares it
 //   unless it declares `apiserver: null` (it never talks to it).
 // - `controllers`, Cluster API's manager and the stand-in TKG controllers on the control plane:
 //   `alone` for the files that start and stop them or count them.
 // test/unit/test-lanes.test.ts checks these against what the files do.
+
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * A file's needs, by path from the repository's root, in the order the runner offers them: the
@@ -34,8 +39,8 @@ export const NEEDS = {
   'test/integration/harness.test.ts': { apiserver: 'alone' },
   'test/integration/capi-harness.test.ts': { controllers: 'alone' },
   'test/integration/tkg-harness.test.ts': { controllers: 'alone' },
-  'test/workflows/kind.test.ts': { engine: 'alone' },
-  'test/workflows/bootstrap.test.ts': { engine: 'alone' },
+  'test/workflows/kind.test.ts': { engine: 'shared' },
+  'test/workflows/bootstrap.test.ts': { engine: 'shared' },
 };
 
 /** What a file of the tier needs when NEEDS does not name it. */
@@ -74,4 +79,12 @@ export function queueOf(files, folder, needs = NEEDS) {
 /** The first queued file that may start beside the running ones, or undefined. Pure. */
 export function nextToStart(queue, running, tier, needs = NEEDS) {
   return queue.find((f) => canStart(needsOf(f, tier, needs), running.map((r) => needsOf(r, tier, needs))));
+}
+
+/** The `*.test.ts` files under `folder` (relative to `root`), as paths from `root`, sorted. */
+export function testFilesOf(root, folder) {
+  return readdirSync(join(root, folder), { recursive: true })
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => join(folder, f))
+    .sort();
 }

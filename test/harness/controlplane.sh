@@ -337,7 +337,8 @@ cmd_up() {
     if [ -f "$MARKER" ]; then
       log "found a stale or unhealthy harness in $D; tearing it down first"
       cmd_down
-    elif [ -e "$D" ] && [ -n "$(ls -A "$D" 2>/dev/null)" ]; then
+    elif [ -e "$D" ] && [ -n "$(ls -A "$D" 2>/dev/null | grep -v -x -e kind -e logs)" ]; then
+      # Only the kind harness's state (kind.sh up, e.g. for a bench) is shared; anything else is not ours.
       die "$D exists, is not empty and is not a harness state directory; set DEVPKG_HARNESS_DIR elsewhere"
     fi
     cmd_build

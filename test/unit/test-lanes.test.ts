@@ -5,24 +5,21 @@
 // starts, stops or counts the controllers on it, needs them alone; one said never to talk to the
 // control plane does not).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 // @ts-expect-error: a plain ESM module of the test tree, no types
-import { canStart, needsOf, nextToStart, NEEDS, queueOf } from '../lanes.mjs';
+import { canStart, needsOf, nextToStart, NEEDS, queueOf, testFilesOf } from '../lanes.mjs';
+import { stopsAtEnd } from '../integration/helpers/kind.js';
 
 type Needs = Record<string, 'alone' | 'shared'>;
 const root = path.resolve('.');
-const filesOf = (folder: string): string[] =>
-  (readdirSync(path.join(root, folder), { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.test.ts'))
-    .map((f) => path.join(folder, f))
-    .sort();
+const filesOf = (folder: string): string[] => testFilesOf(root, folder) as string[];
 const read = (f: string) => readFileSync(path.join(root, f), 'utf8');
 
 /** Evidence that a file uses the kind engine: the kind harness's helpers or its script. */
 const USES_KIND_ENGINE = /helpers\/kind(\.js)?'|'kind\.sh'/;
 /** Evidence that a file looks at the engine as a whole (devpkg's names on it before and after, its networks) or stops it. */
-const SEES_WHOLE_ENGINE = /RUN_NAME|engineState\(|kindHarnessDown\(|dockerd\.pid|leftovers\(kh\)|machine\.leftovers/;
+const SEES_WHOLE_ENGINE = /RUN_NAME|engineState\(|kindHarnessDown\(|dockerd\.pid|leftovers\(kh(, \/\.\/)?\)/;
 /** Evidence that a file restarts kube-apiserver. */
 const RESTARTS_APISERVER = /restartApiserver\(/;
 /** Evidence that a file starts, stops or counts the controllers on the control plane (Cluster API, the stand-in TKG ones, the latter also through the stand-in tanzu CLI's create). */
@@ -46,7 +43,8 @@ describe.each([
   test('the files that use the kind engine are the ones that say so; the ones that see it whole or stop it need it alone', () => {
     expect(files.filter((f) => USES_KIND_ENGINE.test(read(f)))).toEqual(files.filter((f) => needs(f).engine));
     const whole = files.filter((f) => SEES_WHOLE_ENGINE.test(read(f)));
-    expect(whole.length).toBeGreaterThan(0);
+    // The integration tier has files that see the engine whole; in the workflow tier both kind files share it.
+    expect(whole.length > 0).toBe(tier === 'integration');
     expect(files.filter((f) => needs(f).engine === 'alone')).toEqual(whole);
   });
 
@@ -65,6 +63,21 @@ describe.each([
       expect(without.length).toBeGreaterThan(0);
       expect(without.filter((f) => USES_CONTROL_PLANE.test(read(f)))).toEqual([]);
     });
+  }
+});
+
+test('the runner checks the kind engine whole before and after a tier; the workflow tier owns the engine and the control plane, and its files never stop them when run by it', () => {
+  const runner = read('scripts/test-lanes.mjs');
+  // onEngine() before runQueue and after it, both failing the tier when something is there.
+  expect(runner).toMatch(/const there = onEngine\(\);\n\s+if \(there\?\.length\) throw[\s\S]*results = await runQueue\([\s\S]*const left = onEngine\(\);\n\s+if \(left\?\.length\) throw/);
+  expect(stopsAtEnd({ startedHere: true, lane: undefined })).toBe(true);
+  expect(stopsAtEnd({ startedHere: true, lane: 'a' })).toBe(false);
+  expect(stopsAtEnd({ startedHere: false, lane: undefined })).toBe(false);
+  for (const f of filesOf('test/workflows').filter((x) => needsOf(x, 'workflows').engine === 'shared')) {
+    // The engine only through kindHarnessForFile's release; the control plane only where stopsAtEnd says so.
+    const lines = read(f).split('\n');
+    const stops = lines.filter((l) => /kindHarnessDown\(|controlplaneScript, 'down'\]/.test(l) && !/^\s*if \(stopsAtEnd\(/.test(l));
+    expect({ f, stops }).toEqual({ f, stops: [] });
   }
 });
 

@@ -35,7 +35,7 @@ import { execTool } from '../../src/tools/exec.js';
 import { ReleaseServer } from '../support/release-server.js';
 import { STANDIN } from '../integration/helpers/bootstrap.js';
 import { capi } from '../integration/helpers/capi.js';
-import { kindHarnessDown, kindHarnessIsUp, kindHarnessUp, parseExportLines, type KindHarness } from '../integration/helpers/kind.js';
+import { kindHarnessForFile, parseExportLines, stopsAtEnd, type KindHarness } from '../integration/helpers/kind.js';
 import { controlplaneScript, runTool } from '../integration/helpers/run.js';
 import { tkgPids } from '../integration/helpers/tkg-standin.js';
 import { webBootstrapDeployment, webMgmtObjects, writeWebPackage, writeWebProviders } from '../integration/helpers/web-bootstrap.js';
@@ -52,7 +52,7 @@ const savedEnv = { ...process.env };
 const cleanup = new CleanupList();
 let cleanedUp = false;
 let controlPlaneStartedHere = false;
-let kindStartedHere = false;
+let releaseEngine: (() => Promise<void>) | undefined;
 let capiUp = false;
 let kh: KindHarness;
 let cluster: KindCluster;
@@ -74,10 +74,15 @@ function standinArchive(): Buffer {
   return gzipSync(tarOfOneFile('tanzu', Buffer.from(launcher), 0o755));
 }
 
-/** What could be left on the engine: clusters and containers. */
+/**
+ * What could be left on the engine: clusters and containers of this file, the management cluster
+ * (MGMT and its nodes and registry) and the workflow's registry (`devpkg-registry-<run id>`). The
+ * engine is shared with kind.test.ts (kind mode's `devpkg-<run id>...`); the tier checks it whole.
+ */
 async function engine(): Promise<{ clusters: string[]; containers: string[] }> {
-  const clusters = (await runTool('kind', ['get', 'clusters'], { env: kh.env })).stdout.split('\n').filter(Boolean).sort();
-  const containers = (await runTool('docker', ['ps', '-a', '--format', '{{.Names}}'], { env: kh.env })).stdout.split('\n').filter(Boolean).sort();
+  const own = (n: string) => n === MGMT || n.startsWith(`${MGMT}-`) || n.startsWith('devpkg-registry-');
+  const clusters = (await runTool('kind', ['get', 'clusters'], { env: kh.env })).stdout.split('\n').filter(Boolean).filter(own).sort();
+  const containers = (await runTool('docker', ['ps', '-a', '--format', '{{.Names}}'], { env: kh.env })).stdout.split('\n').filter(Boolean).filter(own).sort();
   return { clusters, containers };
 }
 
@@ -99,8 +104,7 @@ beforeAll(async () => {
   controlPlaneStartedHere = (await runTool('bash', [controlplaneScript, 'status'], { allowFail: true })).code !== 0;
   const cp = await runTool('bash', [controlplaneScript, 'up', '--tkg'], { timeoutMs: T });
   Object.assign(process.env, parseExportLines(cp.stdout));
-  kindStartedHere = !(await kindHarnessIsUp());
-  kh = await kindHarnessUp();
+  ({ kh, release: releaseEngine } = await kindHarnessForFile());
   Object.assign(process.env, kh.env);
   Object.assign(process.env, parseExportLines((await capi('up')).stdout));
   capiUp = true;
@@ -151,8 +155,8 @@ afterAll(async () => {
   if (kh) await removeCluster();
   if (capiUp) await capi('down');
   await w?.close();
-  if (kindStartedHere) await kindHarnessDown();
-  if (controlPlaneStartedHere) await runTool('bash', [controlplaneScript, 'down'], { timeoutMs: 600_000 });
+  await releaseEngine?.();
+  if (stopsAtEnd({ startedHere: controlPlaneStartedHere, lane: process.env.DEVPKG_HARNESS_LANE || undefined })) await runTool('bash', [controlplaneScript, 'down'], { timeoutMs: 600_000 });
   for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
   Object.assign(process.env, savedEnv);
 }, T);

@@ -9,7 +9,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kindHarnessDown, kindHarnessIsUp, kindHarnessUp, type KindHarness } from '../integration/helpers/kind.js';
+import { kindHarnessForFile, type KindHarness } from '../integration/helpers/kind.js';
 import { marker } from '../../src/report/comment.js';
 import { DEVPKG_REPOSITORY, expectSuccess, jobOf, jobResults } from './helpers/act.js';
 import * as machine from './helpers/kind.js';
@@ -17,18 +17,21 @@ import { artifactsOf, checkout, makeConsumer, makeWorld, PR, pullRequestEvent, r
 
 const T = 1_800_000;
 let kh: KindHarness;
-let startedHere = false;
+let release: (() => Promise<void>) | undefined;
 const withMachineInputs = (text: string, anchor: RegExp) => machine.withMachineInputs(kh, text, anchor);
 const kindEnv = (w: World) => machine.kindEnv(kh, w);
-const leftovers = () => machine.leftovers(kh);
+// Kind mode's names here: its cluster `devpkg-<run id><nonce>-<attempt>` (a world's run ids are
+// numbers), the cluster's nodes and its registry `<cluster>-registry`. The engine is shared with
+// bootstrap.test.ts (`devpkg-wfb-mgmt*`, `devpkg-registry-<run id>`); the tier checks it whole.
+const OWN = /^devpkg-[0-9]/;
+const leftovers = () => machine.leftovers(kh, OWN);
 
 beforeAll(async () => {
-  startedHere = !(await kindHarnessIsUp());
-  kh = await kindHarnessUp();
+  ({ kh, release } = await kindHarnessForFile());
   expect(leftovers()).toEqual({ clusters: [], containers: [] });
 }, T);
 afterAll(async () => {
-  if (startedHere) await kindHarnessDown();
+  await release?.();
 }, T);
 
 describe('e2e-kind.yml, job kind', () => {

@@ -88,3 +88,25 @@ export async function kindHarnessIsUp(): Promise<boolean> {
 export async function kindHarnessDown(): Promise<void> {
   await runTool('bash', [kindScript, 'down'], { cwd: repoRoot, timeoutMs: 300_000 });
 }
+
+/**
+ * Whether a file that brought the kind engine (or the control plane) up stops it at its end.
+ * Under scripts/test-lanes.mjs (`lane` set: DEVPKG_HARNESS_LANE) the tier owns them: it brings the
+ * engine up before its files, checks it whole before and after them, and stops what it started; a
+ * file that stopped one there would pull it from under the file beside it. Alone (a plain jest
+ * run), the file that started it stops it. Pure.
+ */
+export function stopsAtEnd(o: { startedHere: boolean; lane: string | undefined }): boolean {
+  return o.startedHere && !o.lane;
+}
+
+/**
+ * The engine for one test file: up (kindHarnessUp), and `release()` for its afterAll, which stops
+ * it when stopsAtEnd says so.
+ */
+export async function kindHarnessForFile(): Promise<{ kh: KindHarness; release: () => Promise<void> }> {
+  const startedHere = !(await kindHarnessIsUp());
+  const kh = await kindHarnessUp();
+  const stop = stopsAtEnd({ startedHere, lane: process.env.DEVPKG_HARNESS_LANE || undefined });
+  return { kh, release: async () => void (stop && (await kindHarnessDown())) };
+}

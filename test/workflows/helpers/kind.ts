@@ -35,10 +35,14 @@ export function kindEnv(kh: KindHarness, w: World): { path: string; env: Record<
   return { path: `${join(w.nodes['24']!, '..')}:${kh.env.PATH}`, env: { DOCKER_HOST: kh.dockerHost } };
 }
 
-/** What kind mode could leave behind on the engine: clusters and containers. */
-export function leftovers(kh: KindHarness): { clusters: string[]; containers: string[] } {
+/**
+ * What kind mode could leave behind on the engine: clusters and containers, those whose names
+ * `own` matches (the engine is shared with another file of the tier; scripts/test-lanes.mjs checks
+ * it whole before and after the tier).
+ */
+export function leftovers(kh: KindHarness, own: RegExp): { clusters: string[]; containers: string[] } {
   const env = kh.env;
   const clusters = execFileSync('kind', ['get', 'clusters'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').filter(Boolean);
   const containers = execFileSync('docker', ['ps', '-a', '--format', '{{.Names}}'], { env, encoding: 'utf8' }).split('\n').filter(Boolean);
-  return { clusters, containers };
+  return { clusters: clusters.filter((n) => own.test(n)), containers: containers.filter((n) => own.test(n)) };
 }
