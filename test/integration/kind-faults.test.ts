@@ -189,6 +189,11 @@ beforeAll(async () => {
     log: () => undefined,
   });
   kc = await loadKubeConfig(cluster.kubeconfig);
+  // Containers on this machine resolve nothing beyond it, and such a lookup times out rather than
+  // failing (about 20 s a try, measured with getent in a node), so a pull from the decommissioned
+  // registry took minutes here where a connected runner gets its answer at once. Its name is
+  // pinned to an address of the node where nothing listens: the pull fails at once, as there.
+  await docker('exec', `${cluster.name}-control-plane`, 'sh', '-c', `echo '127.0.0.1 ${GONE_IMAGE.split('/')[0]}' >> /etc/hosts`);
   // The workload image, where the nodes pull it (localhost:<port>, kind's local-registry pattern).
   const pushed = `${cluster.registry.pushHost}/web-app:${runId}`;
   await runTool('docker', ['import', '--change', 'ENTRYPOINT ["/app"]', tar, pushed]);
