@@ -356,8 +356,12 @@ export async function createAndVerify(o: BootstrapOptions, p: PreparedBootstrap)
       signal: o.signal,
     });
   } catch (err) {
-    overran = err instanceof ExecTimeoutError;
-    created = err instanceof ExecTimeoutError ? { code: -1, stdout: err.stdout, stderr: err.stderr } : { code: -1, stdout: '', stderr: errorMessage(err) };
+    if (err instanceof ExecTimeoutError) {
+      overran = true;
+      created = { code: -1, stdout: err.stdout, stderr: err.stderr };
+    } else {
+      created = { code: -1, stdout: '', stderr: errorMessage(err) };
+    }
   } finally {
     clearInterval(heartbeat);
   }

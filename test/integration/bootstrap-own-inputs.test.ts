@@ -20,6 +20,7 @@ import { parseInputs } from '../../src/inputs.js';
 import { run as bootstrapMode } from '../../src/modes/bootstrap.js';
 import { execTool, type ExecFn } from '../../src/tools/exec.js';
 import { inputsFrom } from '../support/inputs.js';
+import { inputsWithoutEffect } from '../support/own-inputs.js';
 import { releaseServerForFile } from '../support/release-server.js';
 import { emptyApiServer, standInRegistry } from '../support/standin-servers.js';
 import { PROVIDERS_FIXTURE, STANDIN, workspace } from './helpers/bootstrap.js';
@@ -206,19 +207,6 @@ test('every input bootstrap mode documents is placed: shown acting here, or once
 });
 
 test('each input bootstrap mode documents changes what it does, with the real ytt and the tanzu CLI stand-in', async () => {
-  const controls = new Map<string, string>();
-  const wrong: string[] = [];
-  for (const [input, { value, with: also = {}, tools = 'harness', createSeconds = 0, shows }] of Object.entries(HERE)) {
-    const key = JSON.stringify([also, tools, createSeconds]);
-    if (!controls.has(key)) {
-      const before = await bootstrapDoes(also, { tools, createSeconds });
-      // The control: the same inputs do the same (so a difference is the input's doing).
-      expect(await bootstrapDoes(also, { tools, createSeconds })).toBe(before);
-      controls.set(key, before);
-    }
-    const after = await bootstrapDoes({ ...also, [input]: value }, { tools, createSeconds });
-    if (after === controls.get(key)) wrong.push(`${input}: no change`);
-    else if (shows && !shows.test(after.replaceAll('\\', ''))) wrong.push(`${input}: changed, but does not show ${shows}`);
-  }
+  const wrong = await inputsWithoutEffect(HERE, (c) => ({ tools: c.tools ?? 'harness', createSeconds: c.createSeconds ?? 0 }), bootstrapDoes, { forShows: (after) => after.replaceAll('\\', '') });
   expect(wrong).toEqual([]);
 }, T);

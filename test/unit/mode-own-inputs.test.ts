@@ -26,6 +26,7 @@ import { execTool } from '../../src/tools/exec.js';
 import type { ExecFn } from '../../src/tools/exec.js';
 import { actionTestScope } from '../support/action-scope.js';
 import { inputsFrom } from '../support/inputs.js';
+import { inputsWithoutEffect } from '../support/own-inputs.js';
 import { failingKindTools } from '../support/kind-tools.js';
 import { releaseServerForFile } from '../support/release-server.js';
 import { kubeconfigFor, standInRegistry } from '../support/standin-servers.js';
@@ -169,20 +170,7 @@ test('every input kind mode documents is placed: shown acting before the cluster
 
 test('each input kind mode reads before its cluster is up changes what it does', async () => {
   const base = { 'kapp-controller-manifest': 'kapp-controller.yml', 'push-command': 'true' };
-  const wrong: string[] = [];
-  const controls = new Map<string, string>();
-  for (const [input, { value, with: also = {}, realPush = false, shows }] of Object.entries(BEFORE_CLUSTER)) {
-    const key = JSON.stringify([also, realPush]);
-    if (!controls.has(key)) {
-      const before = await kindDoes({ ...base, ...also }, realPush);
-      // The control: the same inputs do the same (so a difference is the input's doing).
-      expect(await kindDoes({ ...base, ...also }, realPush)).toBe(before);
-      controls.set(key, before);
-    }
-    const after = await kindDoes({ ...base, ...also, [input]: value }, realPush);
-    if (after === controls.get(key)) wrong.push(`${input}: no change`);
-    else if (shows && !shows.test(after)) wrong.push(`${input}: changed, but does not show ${shows}`);
-  }
+  const wrong = await inputsWithoutEffect(BEFORE_CLUSTER, (c) => c.realPush ?? false, kindDoes, { base });
   expect(wrong).toEqual([]);
 }, 120_000);
 
@@ -318,21 +306,7 @@ test('every input cluster mode documents is placed: shown acting here, or once t
 
 test('each input cluster mode documents changes what it does, against a stand-in API server and registry', async () => {
   const base = { kubeconfig: 'kubeconfig', 'package-install': 'tkg-system/antrea', 'cluster-registry': 'pull.example.invalid:5000', 'push-command': 'true', settle: '1s', timeout: '2s' };
-  const controls = new Map<string, string>();
-  const wrong: string[] = [];
-  for (const [input, { value, with: also = {}, imgpkgOnPath = false, shows }] of Object.entries(CLUSTER_HERE)) {
-    const key = JSON.stringify([also, imgpkgOnPath]);
-    if (!controls.has(key)) {
-      const before = await clusterDoes({ ...base, ...also }, imgpkgOnPath);
-      // The control: the run reached a result (against the stand-ins, timed-out where it gets that
-      // far: nothing reconciles), and the same inputs do the same.
-      expect(before).toContain('"verdicts":');
-      expect(await clusterDoes({ ...base, ...also }, imgpkgOnPath)).toBe(before);
-      controls.set(key, before);
-    }
-    const after = await clusterDoes({ ...base, ...also, [input]: value }, imgpkgOnPath);
-    if (after === controls.get(key)) wrong.push(`${input}: no change`);
-    else if (shows && !shows.test(after)) wrong.push(`${input}: changed, but does not show ${shows}`);
-  }
+  // Each control reached a result (against the stand-ins, timed-out where it gets that far: nothing reconciles).
+  const wrong = await inputsWithoutEffect(CLUSTER_HERE, (c) => c.imgpkgOnPath ?? false, clusterDoes, { base, checkControl: (control) => expect(control).toContain('"verdicts":') });
   expect(wrong).toEqual([]);
 }, 300_000);
