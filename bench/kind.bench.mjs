@@ -15,7 +15,10 @@
 // whose DEVPKG_KIND_NODE_IMAGE, DEVPKG_KIND_CONFIG, DEVPKG_KIND_REGISTRY_IMAGE and
 // DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST are handed to both; elsewhere both use the defaults (the
 // bare script then needs MANIFEST: kapp-controller's release.yml).
-// Usage: node bench/kind.bench.mjs [--cli dist/cli.js] [--packages 1,5,10,20]
+// Usage: node bench/kind.bench.mjs [--cli dist/cli.js] [--reps N] [--packages 1,5,10,20]
+// --reps N: N pairs, which side goes first alternating (devpkg first in the first pair); each
+// pair's ratio and their median are printed. Cluster creation varies by a few seconds from run to
+// run on a busy machine, on both sides; one pair can land on either side of the goal.
 // --packages: also devpkg kind on repositories of 5, 10 and 20 packages (a package repository
 // release touches 20), each in one cluster, its wall time and the devpkg process's peak memory
 // (its max RSS, read by a preload at its exit: the tools it starts are not counted) as ratios to
@@ -27,7 +30,12 @@ import { availableParallelism as availableCores, loadavg, tmpdir } from 'node:os
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values: flags } = parseArgs({ options: { cli: { type: 'string', default: 'dist/cli.js' }, packages: { type: 'string', default: '1' } } });
+const { values: flags } = parseArgs({ options: { cli: { type: 'string', default: 'dist/cli.js' }, packages: { type: 'string', default: '1' }, reps: { type: 'string', default: '1' } } });
+const REPS = Number(flags.reps);
+if (!Number.isInteger(REPS) || REPS < 1) {
+  console.error(`bench: --reps must be a whole number of at least 1, not ${JSON.stringify(flags.reps)}`);
+  process.exit(2);
+}
 const CLI = resolve(flags.cli);
 const E = process.env;
 const manifest = E.DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST || E.MANIFEST;
@@ -112,6 +120,10 @@ function timed(label, cmd, args, env) {
   return { s, rssKb, out: r.stdout, err: r.stderr.split('\n').filter((l) => l.startsWith('bare: ')).join('\n') };
 }
 const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+const median = (xs) => {
+  const v = [...xs].sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
 const mb = (kb) => (kb === undefined ? '?' : `${(kb / 1024).toFixed(0)} MB`);
 
 console.log(`${new Date().toISOString()} load average ${load()} (1, 5, 15 min), ${process.platform} ${availableCores()} cores`);
@@ -135,41 +147,67 @@ try {
   ].filter(([, v]) => v).flat();
   const devpkgKind = (dir, b, h, label = 'devpkg kind') =>
     timed(label, process.execPath, ['--import', RSS_PRELOAD, CLI, 'kind', '--repo', dir, '--base', b, '--head', h, '--push-command', 'bash hack/push.sh', '--settle', '0s', '--timeout', '5m', '--results-dir', join(dir, '..', `results-${label.replace(/\W+/g, '-')}`), '--json', ...machine], env);
-  const devpkg = devpkgKind(repo, base, head);
-  const result = JSON.parse(devpkg.out)[0];
-  if (result?.verdict !== 'won') throw new Error(`devpkg kind: ${result?.verdict}: ${result?.reason}`);
-
   // The same cluster config devpkg made: the user's plus kind's local-registry containerd patch.
   const userConfig = E.DEVPKG_KIND_CONFIG ? readFileSync(E.DEVPKG_KIND_CONFIG, 'utf8') : 'kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n';
   if (/containerdConfigPatches/.test(userConfig)) throw new Error('bench: the kind config already has containerdConfigPatches; merge by hand');
   writeFileSync(join(work, 'kind-config.yaml'), `${userConfig}\ncontainerdConfigPatches:\n- |-\n  [plugins."io.containerd.grpc.v1.cri".registry]\n    config_path = "/etc/containerd/certs.d"\n`);
   mkdirSync(join(work, 'bare'));
-  const bare = timed('bench/kind-bare.sh', 'bash', [resolve('bench/kind-bare.sh')], {
-    ...env,
-    NAME: `bench-bare-${Date.now().toString(36)}`,
-    WORK: join(work, 'bare'),
-    PORT: String(await freePort()),
-    KIND_CONFIG: join(work, 'kind-config.yaml'),
-    MANIFEST: manifest,
-    REPO: repo,
-    BASE: base,
-    VERSION_DIR,
-    REF,
-    DEV_VERSION: result.devVersion,
-    NODE_IMAGE: E.DEVPKG_KIND_NODE_IMAGE ?? '',
-    REGISTRY_IMAGE: E.DEVPKG_KIND_REGISTRY_IMAGE ?? '',
-    PUSH: 'bash hack/push.sh',
-  });
-  const t0 = Date.parse(result.phases?.[0]?.seenAt ?? '') - 0;
-  console.log(`devpkg phases (seconds after the cluster was up): ${(result.phases ?? []).map((p) => `${p.name} ${((Date.parse(p.seenAt) - t0) / 1000).toFixed(1)}`).join(', ')}`);
-  const steps = result.steps ?? [];
-  const s0 = Math.min(...steps.filter((t) => t.startedAt).map((t) => Date.parse(t.startedAt)));
-  const sec = (iso) => (iso ? ((Date.parse(iso) - s0) / 1000).toFixed(1).padStart(5) : '    -');
-  console.log(`devpkg steps (seconds from the first step's start: started, finished, waited on):\n${steps.map((t) => `  ${sec(t.startedAt)} ${sec(t.finishedAt)}  ${t.name}${t.state === 'done' ? '' : ` (${t.state})`}${t.waitedOn.length ? `  <- ${t.waitedOn.join(', ')}` : ''}`).join('\n')}`);
-  console.log(`bare steps (seconds from the script's start):\n${bare.err}`);
-  console.log(`devpkg kind (won ${result.devVersion}): ${devpkg.s.toFixed(1)} s`);
-  console.log(`bare script (same steps, same tools):  ${bare.s.toFixed(1)} s`);
-  console.log(`ratio devpkg/bare: ${(devpkg.s / bare.s).toFixed(2)} (goal <= 0.90)`);
+  const runDevpkg = (rep) => {
+    const run = devpkgKind(repo, base, head, REPS > 1 ? `devpkg kind ${rep}` : 'devpkg kind');
+    const result = JSON.parse(run.out)[0];
+    if (result?.verdict !== 'won') throw new Error(`devpkg kind: ${result?.verdict}: ${result?.reason}`);
+    return { ...run, result };
+  };
+  const runBare = (devVersion, port) =>
+    timed('bench/kind-bare.sh', 'bash', [resolve('bench/kind-bare.sh')], {
+      ...env,
+      NAME: `bench-bare-${Date.now().toString(36)}`,
+      WORK: join(work, 'bare'),
+      PORT: String(port),
+      KIND_CONFIG: join(work, 'kind-config.yaml'),
+      MANIFEST: manifest,
+      REPO: repo,
+      BASE: base,
+      VERSION_DIR,
+      REF,
+      DEV_VERSION: devVersion,
+      NODE_IMAGE: E.DEVPKG_KIND_NODE_IMAGE ?? '',
+      REGISTRY_IMAGE: E.DEVPKG_KIND_REGISTRY_IMAGE ?? '',
+      PUSH: 'bash hack/push.sh',
+    });
+  const pairs = [];
+  let devpkg;
+  for (let rep = 1; rep <= REPS; rep++) {
+    let bare;
+    const port = await freePort();
+    // The bare script needs a dev version to name its Package: the last one devpkg planned.
+    if (rep % 2 === 1) {
+      devpkg = runDevpkg(rep);
+      bare = runBare(devpkg.result.devVersion, port);
+    } else {
+      bare = runBare(devpkg.result.devVersion, port);
+      devpkg = runDevpkg(rep);
+    }
+    pairs.push({ devpkg, bare, first: rep % 2 === 1 ? 'devpkg' : 'bare', load: load() });
+    const { result } = devpkg;
+    const t0 = Date.parse(result.phases?.[0]?.seenAt ?? '') - 0;
+    if (REPS > 1) console.log(`-- pair ${rep} of ${REPS} (${pairs.at(-1).first} first)`);
+    console.log(`devpkg phases (seconds after the cluster was up): ${(result.phases ?? []).map((p) => `${p.name} ${((Date.parse(p.seenAt) - t0) / 1000).toFixed(1)}`).join(', ')}`);
+    const steps = result.steps ?? [];
+    const s0 = Math.min(...steps.filter((t) => t.startedAt).map((t) => Date.parse(t.startedAt)));
+    const sec = (iso) => (iso ? ((Date.parse(iso) - s0) / 1000).toFixed(1).padStart(5) : '    -');
+    console.log(`devpkg steps (seconds from the first step's start: started, finished, waited on):\n${steps.map((t) => `  ${sec(t.startedAt)} ${sec(t.finishedAt)}  ${t.name}${t.state === 'done' ? '' : ` (${t.state})`}${t.waitedOn.length ? `  <- ${t.waitedOn.join(', ')}` : ''}`).join('\n')}`);
+    console.log(`bare steps (seconds from the script's start):\n${bare.err}`);
+    console.log(`devpkg kind (won ${result.devVersion}): ${devpkg.s.toFixed(1)} s`);
+    console.log(`bare script (same steps, same tools):  ${bare.s.toFixed(1)} s`);
+    console.log(`ratio devpkg/bare: ${(devpkg.s / bare.s).toFixed(2)} (goal <= 0.90)`);
+  }
+  if (REPS > 1) {
+    const ratios = pairs.map((p) => p.devpkg.s / p.bare.s);
+    console.log('pair | first  | devpkg | bare   | ratio | load average after');
+    pairs.forEach((p, i) => console.log(`${String(i + 1).padStart(4)} | ${p.first.padEnd(6)} | ${p.devpkg.s.toFixed(1).padStart(5)} s | ${p.bare.s.toFixed(1).padStart(5)} s | ${ratios[i].toFixed(2)}  | ${p.load}`));
+    console.log(`median ratio devpkg/bare over ${REPS} pairs: ${median(ratios).toFixed(2)} (goal <= 0.90; each pair: ${ratios.map((r) => r.toFixed(2)).join(', ')})`);
+  }
 
   console.log(`devpkg kind, 1 package: ${devpkg.s.toFixed(1)} s, devpkg's max RSS ${mb(devpkg.rssKb)}`);
 
