@@ -8,7 +8,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, closeSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { runCli } from '../../src/cli.js';
@@ -16,7 +15,7 @@ import { pushBundle } from '../../src/bundle/push.js';
 import { parseRepository } from '../../src/bundle/reference.js';
 import { execTool } from '../../src/tools/exec.js';
 import { Imgpkg } from '../../src/tools/imgpkg.js';
-import { repoRoot, runTool } from './helpers/run.js';
+import { freePort, repoRoot, runTool } from './helpers/run.js';
 
 const FIXTURE = join(repoRoot, 'test', 'fixtures', 'bundle', 'simple', 'bundle');
 const USER = 'devpkg-tester';
@@ -27,14 +26,6 @@ function harnessRegistry(): string {
   const r = process.env.DEVPKG_TEST_REGISTRY;
   if (!r) throw new Error('DEVPKG_TEST_REGISTRY is not set; run with `npm run test:integration` (the harness globalSetup sets it)');
   return r;
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
 }
 
 /** Every file under dir (relative path -> content), .imgpkg included. */

@@ -1,13 +1,13 @@
 // Issue 34's faults around kapp-controller, the API server and the registries, on one real kind
 // cluster (the kind harness), made once for the file by devpkg's own createKindCluster as kind mode
-// makes it (a registry on the kind network, kapp-controller from its manifest). The baseline is
+// makes it (its own docker network with the registry on it, kapp-controller from its manifest). The baseline is
 // installed by the function kind mode's baseline step runs (installBaseline); each dev install is
 // `devpkg dev` as a real process against the cluster (the same dev pipeline and verifier as kind
 // mode). The workload's Deployment has minReadySeconds, so kapp deploys for half a minute: the
 // fault comes while kapp-controller is in the middle of a deploy.
 //
 // Each case: the verdict and the reason or timeline naming the fault; results written; exit code;
-// no temp folder and no run Lease left. The file's cluster and registry go at the end, checked.
+// no temp folder and no run Lease left. The file's cluster, registry and network go at the end, checked.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ import { execTool } from '../../src/tools/exec.js';
 import { loadPackage } from '../support/load-package.js';
 import { buildDevpkg, start, type BuiltDevpkg, type Running } from './helpers/built-cli.js';
 import { kindHarnessUp } from './helpers/kind.js';
-import { newRunId, runTool } from './helpers/run.js';
+import { freePort, newRunId, runTool } from './helpers/run.js';
 import { buildWorkloadTar } from './helpers/workload.js';
 
 const T = 1_200_000;
@@ -178,10 +178,17 @@ beforeAll(async () => {
   const kh = await kindHarnessUp();
   Object.assign(process.env, kh.env);
   const tar = buildWorkloadTar(work);
+  // Its own docker network and a fixed registry port, as kind mode's clusters have: a case stops
+  // and starts the registry container, which must come back at the same address. On the shared
+  // `kind` network another file's container took its address meanwhile (seen with three files at
+  // once), and an ephemeral port may come back as another number.
+  const name = `devpkg-kf-${runId}`;
   cluster = await createKindCluster({
     exec: execTool,
     cleanup,
-    name: `devpkg-kf-${runId}`,
+    name,
+    network: name,
+    registryPort: await freePort(),
     nodeImage: kh.nodeImage,
     kindConfig: kh.config,
     registryImage: kh.registryImage,
@@ -322,7 +329,7 @@ test('the local registry container stopped as the dev Package is applied: reconc
   expect(r.text).toMatch(/the registry is down, or not reachable from the cluster's pods at that address/);
   expect(r.diagnostics).toEqual(expect.arrayContaining(['app.yaml', 'packageinstall.yaml', 'timeline.yaml']));
   // The registry came back at the address the cluster pulls from.
-  expect(`${await docker('inspect', '-f', '{{.NetworkSettings.Networks.kind.IPAddress}}', container)}:5000`).toBe(cluster.registry.clusterHost);
+  expect(`${await docker('inspect', '-f', `{{(index .NetworkSettings.Networks "${cluster.name}").IPAddress}}`, container)}:5000`).toBe(cluster.registry.clusterHost);
 }, T);
 
 test('a workload image on projects.registry.vmware.com never pulls: reconcile-failed naming the image, the kubelet\'s reason, the decommissioned registry and the mirror inputs (exit 1)', async () => {
@@ -339,9 +346,10 @@ test('a workload image on projects.registry.vmware.com never pulls: reconcile-fa
   }
 }, T);
 
-test('the file\'s cluster and registry container are gone at the end: nothing of the runs is left on the engine', async () => {
+test('the file\'s cluster, registry container and network are gone at the end: nothing of the runs is left on the engine', async () => {
   await runCleanup(cleanup.list(), execTool, { info: () => undefined, warning: (m) => console.warn(m) });
   cleanedUp = true;
   expect((await runTool('kind', ['get', 'clusters'], { allowFail: true })).stdout.split('\n').filter((c) => c.trim() === cluster.name)).toEqual([]);
   expect((await docker('ps', '-a', '--format', '{{.Names}}')).split('\n').filter((n) => n.startsWith(cluster.name))).toEqual([]);
+  expect((await docker('network', 'ls', '--format', '{{.Name}}')).split('\n').filter((n) => n === cluster.name)).toEqual([]);
 }, T);

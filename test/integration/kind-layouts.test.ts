@@ -11,7 +11,6 @@
 //   1.1.0 is verified as the upgrade from 1.0.0.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecordingHost } from '../../src/action/host.js';
@@ -24,7 +23,7 @@ import { execTool } from '../../src/tools/exec.js';
 import type { PackageResult } from '../../src/results.js';
 import { inputsFrom } from '../support/inputs.js';
 import { kindHarnessUp } from './helpers/kind.js';
-import { repoRoot, runTool } from './helpers/run.js';
+import { freePort, repoRoot, runTool } from './helpers/run.js';
 
 
 const T = 1_800_000;
@@ -101,14 +100,6 @@ test('mode kind, kctrl layout: the baseline built from the base ref, then the pu
     await runPost(host);
   }
 }, T);
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 /** A plain-HTTP registry on loopback, started here: where the repository's bundles were released. */
 async function sourceRegistry(): Promise<string> {

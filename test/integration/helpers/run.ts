@@ -2,6 +2,7 @@
 // No shell: argv goes to the program as it is.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,4 +78,13 @@ export function runTool(
 /** `controlplane.sh restart-apiserver`: stop kube-apiserver and start it with the same flags and port. */
 export async function restartApiserver(): Promise<void> {
   await runTool('bash', [controlplaneScript, 'restart-apiserver'], { timeoutMs: 180_000 });
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (the OS's pick). */
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
 }
