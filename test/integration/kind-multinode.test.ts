@@ -212,9 +212,10 @@ test(
     const cluster = /--keep: left kind cluster (devpkg-[0-9a-z]+-\d+)/.exec(out.stderr)?.[1];
     try {
       const results = JSON.parse(out.stdout || '[]') as PackageResult[];
-      expect({ code, verdicts: results.map((r) => [r.name, r.verdict]), stderr: code === 0 ? '' : out.stderr.slice(-4000) }).toEqual({
+      // A package that did not win brings its reason (with --json, stderr holds little else).
+      expect({ code, verdicts: results.map((r) => [r.name, r.verdict, r.verdict === 'won' ? '' : r.reason]), stderr: code === 0 ? '' : out.stderr.slice(-4000) }).toEqual({
         code: 0,
-        verdicts: [['hello', 'won']],
+        verdicts: [['hello', 'won', '']],
         stderr: '',
       });
       expect(cluster).toBeDefined();

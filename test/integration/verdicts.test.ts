@@ -206,7 +206,7 @@ describe('verdicts, diagnostics and addresses on kapp-controller', () => {
     // the push goes to 127.0.0.1:PORT and the cluster pulls from localhost:PORT.
     const { code, stderr, res } = await devJson(['--cluster-registry', `localhost:${registryPort}`]);
     results.pull = res;
-    expect(res.verdict).toBe('won');
+    expect([res.verdict, res.verdict === 'won' ? '' : res.reason]).toEqual(['won', '']);
     expect(code).toBe(0);
     const pushedPath = registry.slice(registry.indexOf('/'));
     expect(res.bundle).toMatch(new RegExp(`^localhost:${registryPort}${pushedPath.replace(/[.]/g, '\\.')}/web-bundle@sha256:[0-9a-f]{64}$`));
