@@ -178,7 +178,8 @@ describe('devpkg verify / dev / cluster mode on kapp-controller', () => {
     expect(r.stderr).toMatch(/^warning: the cluster is to pull the bundle from 127\.0\.0\.1:\d+ \(--registry; --cluster-registry is not set\), a localhost address: [^\n]*\n$/);
     const [res] = parseResults(r.stdout);
     results.win = res!;
-    expect(r.code).toBe(0);
+    // A dev version that did not win brings its reason (a rehearsal saw reconcile-failed here once, reason not shown).
+    expect({ code: r.code, reason: res?.verdict === 'won' ? '' : res?.reason }).toEqual({ code: 0, reason: '' });
     expect(res).toMatchObject({ name: 'antrea', version: '1.5.3', refName: REPO_REF, targetRefName: CLUSTER_REF, releasedVersion: '1.5.3', verdict: 'won', mode: 'cluster' });
     expect(res!.devVersion).toMatch(/^1\.5\.4-dev\.\d{14}$/);
     expect(res!.bundle).toMatch(new RegExp(`^${registry.replace(/[.]/g, '\\.')}/antrea-bundle@sha256:[0-9a-f]{64}$`));
