@@ -265,6 +265,50 @@ describe('kapp-controller went away during the attempt', () => {
   });
 });
 
+describe('kapp-controller\'s sidecarexec lost its child (waitid: no child processes)', () => {
+  // kapp-controller v0.51.0's own race (src/verify/kapp-controller.ts): the attempt failed whatever
+  // the package holds, and kapp-controller tries again after 2^n seconds.
+  const RACE = 'Fetching resources: waitid: no child processes';
+  const lost = (failures: number, version = '1.5.3'): { pkgi: KObject; app: KObject } => {
+    const a = app('ReconcileFailed', { fetch: { exitCode: -1, error: RACE, startedAt: '2026-01-01T10:00:05Z' }, consecutiveReconcileFailures: failures, usefulErrorMessage: RACE });
+    a.status.conditions[0].message = RACE;
+    return { pkgi: pkgi('ReconcileFailed', { version, last: DEV, useful: RACE }), app: a };
+  };
+
+  test('the first such failure is not the verdict: pending, naming the race, the fix and the next attempt; a fault for the timeline', () => {
+    const e = evaluate(lost(1), { version: DEV });
+    expect(e.state).toBe('pending');
+    expect(e.reason).toMatch(new RegExp(`^the attempt at ${DEV.replace(/\./g, '\\.')} failed, but not on the package: kapp-controller's fetch step failed with "${RACE}"`));
+    expect(e.reason).toMatch(/carvel-dev\/kapp-controller#1806/);
+    expect(e.reason).toMatch(/failed attempt 1 of at most 3 waited out, kapp-controller tries again in about 2s$/);
+    expect(e.fault).toEqual({ key: 'fetch@1767261605000#1', message: expect.stringMatching(/^kapp-controller's fetch step failed/) });
+    // Each failed attempt is its own fault (the timeline names each once).
+    expect(evaluate(lost(2), { version: DEV }).fault?.key).toBe('fetch@1767261605000#2');
+  });
+
+  test('three in a row are waited out; the fourth is the verdict, saying it was kapp-controller\'s race every time', () => {
+    expect(evaluate(lost(3), { version: DEV }).state).toBe('pending');
+    const e = evaluate(lost(4), { version: DEV });
+    expect(e.state).toBe('reconcile-failed');
+    expect(e.fault).toBeUndefined();
+    expect(e.reason).toMatch(/usefulErrorMessage: Fetching resources: waitid: no child processes/);
+    expect(e.reason).toMatch(/not a fault of the package; it failed so 4 attempts in a row, so it is the verdict$/);
+  });
+
+  test('a re-reconcile of the installed dev version that loses the race still holds the dev version (the settle window waits for the next attempt)', () => {
+    expect(evaluate(lost(1, DEV), { version: DEV })).toMatchObject({ state: 'pending', holdsDev: true });
+    expect(evaluate(lost(1), { version: DEV }).holdsDev).toBe(false);
+  });
+
+  test('the same failure shape with the package\'s own error is the verdict at once', () => {
+    const s = lost(1);
+    s.app.status.fetch = { exitCode: 1, stderr: 'imgpkg: Error: Fetching image: GET https://reg/v2/: 404', startedAt: '2026-01-01T10:00:05Z' };
+    s.app.status.conditions[0].message = 'Fetching resources: Error (see .status.usefulErrorMessage for details)';
+    s.app.status.usefulErrorMessage = s.pkgi.status.usefulErrorMessage = 'imgpkg: Error: Fetching image: GET https://reg/v2/: 404';
+    expect(evaluate(s, { version: DEV }).state).toBe('reconcile-failed');
+  });
+});
+
 describe('the registry named when the fetch did not reach it, and registries known to be gone', () => {
   test('the registry container stopped while kapp-controller fetched: reconcile-failed naming the registry', () => {
     const err =

@@ -6,7 +6,7 @@
 import { goneRegistryHint, registryHint } from './hints.js';
 import { describePodProblem, podProblems, type PodProblem } from './pods.js';
 import type { KObject } from './kobject.js';
-import { interruptedAttempt, type Outage } from './kapp-controller.js';
+import { describeLostChild, interruptedAttempt, lostChildAttempt, LOST_CHILD_TRIES, type Outage } from './kapp-controller.js';
 
 // Re-exported for pods.ts and diagnostics.ts (changed by another branch; point them at kobject.ts after it merges).
 export type { KObject } from './kobject.js';
@@ -47,10 +47,16 @@ export interface Evaluation {
   reason: string;
   /**
    * The PackageInstall still holds the dev version (desired and last attempted) and nothing has
-   * failed: a re-reconcile in flight. During the settle window this does not break a win.
+   * failed (or its attempt failed only because kapp-controller lost a race, which its next attempt
+   * decides): a re-reconcile in flight. During the settle window this does not break a win.
    */
   holdsDev: boolean;
   selection?: SelectionResult;
+  /**
+   * A fault of kapp-controller's, not the package's, that this evaluation waits out: for the
+   * timeline, once per `key` (one failed attempt).
+   */
+  fault?: { key: string; message: string };
 }
 
 /** kapp-controller's downgrade guard: the version it refused and the higher one attempted before. */
@@ -284,13 +290,26 @@ export function evaluate(state: ObservedState, expect: Expectation, select?: Sel
         holdsDev: false,
       };
     }
+    // kapp-controller lost its child's exit status (its own race): its next attempt, 2^n seconds
+    // later, decides; a package that fails so every time does not get away with it.
+    const lost = lostChildAttempt(app);
+    if (lost && lost.failures <= LOST_CHILD_TRIES) {
+      const message = `${describeLostChild(lost)}; failed attempt ${lost.failures} of at most ${LOST_CHILD_TRIES} waited out, kapp-controller tries again in about ${2 ** lost.failures}s`;
+      return {
+        state: 'pending',
+        reason: `the attempt at ${dev} failed, but not on the package: ${message}`,
+        holdsDev: st.version === dev,
+        fault: { key: `${lost.step}@${lost.attempt ?? '?'}#${lost.failures}`, message },
+      };
+    }
+    const raced = lost ? `${describeLostChild(lost)}; it failed so ${lost.failures} attempts in a row, so it is the verdict` : '';
     const appErr = appFailureBeside(app, useful);
     const hint = registryHint(`${st.usefulErrorMessage ?? ''}\n${appFailure(app)}`);
     const earlier = expect.digest ? earlierAttemptNote(app, state.packages, dev) : undefined;
     const workload = devWorkloadProblems(state, expect);
     const pods = workload.length ? `pods: ${podLines(workload)}` : '';
     const gone = goneRegistryHint(workloadImages(workload));
-    const msg = [useful && `usefulErrorMessage: ${useful}`, appErr && appErr !== useful ? appErr : '', pods, hint, gone, earlier]
+    const msg = [useful && `usefulErrorMessage: ${useful}`, appErr && appErr !== useful ? appErr : '', pods, hint, gone, earlier, raced]
       .filter(Boolean)
       .join('\n');
     return {

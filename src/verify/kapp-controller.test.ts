@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import type { KObject } from './kobject.js';
-import { deletionRequestedAt, initialKappController, interruptedAttempt, notReadyCause, onKappControllerPods, openOutage, podReady, type KappControllerState } from './kapp-controller.js';
+import { deletionRequestedAt, describeLostChild, initialKappController, interruptedAttempt, lostChildAttempt, notReadyCause, onKappControllerPods, openOutage, podReady, type KappControllerState } from './kapp-controller.js';
 
 const T = (s: string): number => Date.parse(`2026-01-01T10:00:${s}Z`);
 
@@ -117,4 +117,60 @@ describe('interruptedAttempt: a failure from an attempt begun before kapp-contro
     ['no attempt time, still away', app(), [away], true],
     ['no attempt time, back', app(), [{ ...away, to: T('40') }], false],
   ])('%s', (_n, a, outages, want) => expect(interruptedAttempt(a, outages) !== undefined).toBe(want));
+});
+
+describe('lostChildAttempt: an attempt failed only because kapp-controller\'s sidecarexec lost its child', () => {
+  // As kapp-controller v0.51.0 writes it (pkg/app/app_reconcile.go, pkg/exec/cmd_run_result.go):
+  // no exit code from the lost child (-1), the step's error, the condition's message, and the
+  // usefulErrorMessage (the stderr when there is one, else the error).
+  const RACE = 'Fetching resources: waitid: no child processes';
+  const failed = (status: Record<string, unknown>, message = RACE, failures: unknown = 1): KObject => ({
+    status: { conditions: [{ type: 'ReconcileFailed', status: 'True', message }], consecutiveReconcileFailures: failures, usefulErrorMessage: message, ...status },
+  });
+  const fetchLost = { fetch: { exitCode: -1, error: RACE, startedAt: '2026-12-07T10:00:00Z', updatedAt: '2026-12-07T10:00:01Z' } };
+
+  test('the fetch lost its vendir: the step, the message, the count and the attempt', () => {
+    expect(lostChildAttempt(failed(fetchLost))).toEqual({ step: 'fetch', message: RACE, failures: 1, attempt: Date.parse('2026-12-07T10:00:00Z') });
+  });
+
+  test.each<[string, KObject, Partial<ReturnType<typeof lostChildAttempt>> | undefined]>([
+    [
+      'the template lost ytt, whose warnings are the usefulErrorMessage: found in the step\'s error',
+      failed(
+        { fetch: { exitCode: 0, startedAt: '2026-12-07T10:00:00Z' }, template: { exitCode: -1, stderr: 'ytt: Warning: deprecated', error: 'Templating dir: wait: no child processes', updatedAt: '2026-12-07T10:00:02Z' } },
+        'Templating dir: Error (see .status.usefulErrorMessage for details)',
+        3,
+      ),
+      { step: 'template', message: 'Templating dir: wait: no child processes', failures: 3 },
+    ],
+    ['only the condition says so (no step status)', failed({}), { step: 'reconcile', message: RACE, failures: 1 }],
+    ['no failure count written: one', failed(fetchLost, RACE, undefined), { failures: 1 }],
+    ['a ReconcileSucceeded App with the race in an old step status', { status: { conditions: [{ type: 'ReconcileSucceeded', status: 'True' }], fetch: { exitCode: -1, error: RACE } } }, undefined],
+    ['a failure of the package (kapp\'s error)', failed({ deploy: { exitCode: 1, stderr: 'kapp: Error: configmap/Bad_Name invalid' } }, 'Deploying: Error (see .status.usefulErrorMessage for details)'), undefined],
+    [
+      'the race in a template status from before this attempt, and this attempt\'s fetch failed on the registry',
+      {
+        status: {
+          conditions: [{ type: 'ReconcileFailed', status: 'True', message: 'Fetching resources: Error (see .status.usefulErrorMessage for details)' }],
+          usefulErrorMessage: 'dial tcp 127.0.0.1:5001: connect: connection refused',
+          fetch: { exitCode: 1, stderr: 'dial tcp 127.0.0.1:5001: connect: connection refused', startedAt: '2026-12-07T10:00:10Z' },
+          template: { exitCode: -1, error: 'Templating dir: waitid: no child processes', updatedAt: '2026-12-07T10:00:02Z' },
+        },
+      },
+      undefined,
+    ],
+    ['"no child processes" without Go\'s wait call is not the race', failed({}, 'vendir: Error: no child processes to sync'), undefined],
+    ['no App', undefined as unknown as KObject, undefined],
+  ])('%s', (_n, a, want) => {
+    const got = lostChildAttempt(a);
+    if (want === undefined) expect(got).toBeUndefined();
+    else expect(got).toMatchObject(want);
+  });
+
+  test('described as kapp-controller\'s race, naming the step, the message and the upstream fix', () => {
+    const d = describeLostChild(lostChildAttempt(failed(fetchLost))!);
+    expect(d).toContain(`kapp-controller's fetch step failed with "${RACE}"`);
+    expect(d).toContain('carvel-dev/kapp-controller#1806');
+    expect(d).toContain('not a fault of the package');
+  });
 });

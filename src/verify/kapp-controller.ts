@@ -165,3 +165,74 @@ export function interruptedAttempt(app: KObject | undefined, outages: Outage[] |
   }
   return undefined;
 }
+
+/**
+ * Go's os/exec error when a child's exit status was collected by another wait (ECHILD). kapp-
+ * controller's sidecarexec (v0.50.0 and v0.51.0 at least) runs a zombie reaper, `Wait4(-1)`,
+ * beside its `cmd.Run` of vendir, imgpkg, ytt or kbld, and the reaper can take the status first.
+ * The attempt then fails with, e.g., "Fetching resources: waitid: no child processes", whatever
+ * the package holds. Fixed upstream by carvel-dev/kapp-controller#1806.
+ */
+const LOST_CHILD = /\bwait(?:id)?: no child processes\b/;
+
+/**
+ * How many attempts in a row may fail so before the failure is the verdict. kapp-controller tries
+ * a failed App again after 2^n seconds (n = its consecutive failures, below the sync period), so
+ * three cost about 2 + 4 + 8 seconds; a package that fails so every time is not kapp-controller
+ * losing a race.
+ */
+export const LOST_CHILD_TRIES = 3;
+
+export interface LostChild {
+  /** The App's step that failed (fetch, template, deploy), or "reconcile" when no step says. */
+  step: string;
+  /** The message that shows it, as kapp-controller wrote it. */
+  message: string;
+  /** The App's consecutive failed attempts (status.consecutiveReconcileFailures), at least 1. */
+  failures: number;
+  /** When the failed attempt began (its fetch started, ms since the epoch), when the App says. */
+  attempt?: number;
+}
+
+/**
+ * The App's last attempt failed only because kapp-controller's sidecarexec lost its child's exit
+ * status (LOST_CHILD), by evidence: the App is ReconcileFailed and the failing step's error, its
+ * condition's message or its usefulErrorMessage carries Go's ECHILD error. Pure.
+ */
+export function lostChildAttempt(app: KObject | undefined): LostChild | undefined {
+  const st = app?.status;
+  const conds = (st?.conditions ?? []) as Array<{ type?: string; status?: string; message?: string }>;
+  const failed = conds.find((c) => c.type === 'ReconcileFailed' && c.status === 'True');
+  if (!failed) return undefined;
+  const attempt = timeOf(st?.fetch?.startedAt);
+  const steps = (['fetch', 'template', 'deploy'] as const).filter((s) => {
+    const r = st?.[s];
+    if (!r || typeof r.exitCode !== 'number' || r.exitCode === 0) return false;
+    // A step whose status was last written before this attempt began is an earlier attempt's.
+    const updated = timeOf(r.updatedAt);
+    return s === 'fetch' || attempt === undefined || updated === undefined || updated >= attempt;
+  });
+  const texts: Array<[string, unknown]> = [
+    ...steps.flatMap((s): Array<[string, unknown]> => [[s, st[s].error], [s, st[s].stderr]]),
+    ['reconcile', failed.message],
+    ['reconcile', st?.usefulErrorMessage],
+  ];
+  const hit = texts.find(([, t]) => LOST_CHILD.test(String(t ?? '')));
+  if (!hit) return undefined;
+  const failures = Number(st?.consecutiveReconcileFailures);
+  return {
+    step: steps[0] ?? hit[0],
+    message: String(hit[1]).trim(),
+    failures: Number.isFinite(failures) && failures > 0 ? failures : 1,
+    ...(attempt === undefined ? {} : { attempt }),
+  };
+}
+
+/** What kapp-controller's lost child means, for a reason or the timeline (pure). */
+export function describeLostChild(l: LostChild): string {
+  return (
+    `kapp-controller's ${l.step} step failed with "${l.message}": its sidecarexec's zombie reaper collected the exit status of ` +
+    'the child it ran (vendir, imgpkg, ytt or kbld) before kapp-controller did, a race of kapp-controller\'s (v0.50.0 and v0.51.0 have it; ' +
+    'fixed upstream by carvel-dev/kapp-controller#1806), not a fault of the package'
+  );
+}

@@ -91,6 +91,50 @@ describe('verifyPackageInstall through faults (fake API server)', () => {
     expect(logs.some((l) => l.includes('kapp-controller: pod kapp-controller/kapp-controller-a-1 was deleted'))).toBe(true);
   }, 60_000);
 
+  test('kapp-controller\'s sidecarexec loses its vendir (waitid: no child processes): not the verdict; its retry wins; the timeline names the race once', async () => {
+    const started = await startReleased([pkg('1.5.3'), pkg(DEV)]);
+    fake = started.fake;
+    const logs: string[] = [];
+    const p = verifyPackageInstall({
+      kc: started.kc,
+      target: { namespace: 'ns', name: 'antrea' },
+      expect: { version: DEV, digest: DIGEST },
+      settleMs: 0,
+      timeoutMs: 30_000,
+      kappControllerNamespaces: ['kapp-controller'],
+      log: (m) => logs.push(m),
+    });
+    await fake.watching(PATHS.app);
+    // As kapp-controller v0.51.0 writes the lost child: the fetch's error, exit -1, no stdout.
+    const race = 'Fetching resources: waitid: no child processes';
+    const attempt = Date.now();
+    const failed = devApp('ReconcileFailed', attempt);
+    failed.status.fetch = { exitCode: -1, error: race, startedAt: iso(attempt), updatedAt: iso(attempt + 300) };
+    failed.status.conditions[0].message = race;
+    failed.status.usefulErrorMessage = race;
+    failed.status.consecutiveReconcileFailures = 1;
+    fake.put(PATHS.app, failed);
+    const pkgiFailed = pkgi({ cond: 'ReconcileFailed', version: '1.5.3', last: DEV });
+    pkgiFailed.status.usefulErrorMessage = race;
+    fake.put(PATHS.pkgi, pkgiFailed);
+    await until(() => logs.some((l) => l.includes('waitid: no child processes')), 'the race logged');
+    // The same status written again (a resync) is the same attempt: named once.
+    fake.put(PATHS.app, { ...failed, metadata: { ...failed.metadata, annotations: { resync: '1' } } });
+    await sleep(200);
+    // Two seconds later kapp-controller tries again, and succeeds.
+    const again = Date.now();
+    fake.put(PATHS.app, devApp('Reconciling', again));
+    fake.put(PATHS.pkgi, pkgi({ cond: 'Reconciling', version: DEV }));
+    await sleep(100);
+    fake.put(PATHS.app, devApp('ReconcileSucceeded', again));
+    fake.put(PATHS.pkgi, pkgi({ cond: 'ReconcileSucceeded', version: DEV }));
+    const out = await p;
+    expect(out.verdict).toBe('won');
+    const notes = out.timeline.filter((t) => t.object === 'kapp-controller').map((t) => t.message);
+    expect(notes).toEqual([expect.stringMatching(/^kapp-controller's fetch step failed with "Fetching resources: waitid: no child processes": .*#1806.*failed attempt 1 of at most 3 waited out/)]);
+    expect(out.timeline.some((t) => t.object === 'PackageInstall' && t.condition === 'ReconcileFailed')).toBe(true);
+  }, 60_000);
+
   test('kapp-controller away at the time-out: timed-out, saying since when', async () => {
     const started = await startReleased([pkg('1.5.3'), pkg(DEV)]);
     fake = started.fake;

@@ -166,10 +166,17 @@ export async function verifyPackageInstall(opts: VerifyOptions): Promise<VerifyO
     }
   };
 
+  // kapp-controller's own faults waited out (Evaluation.fault), each failed attempt once.
+  const faultsSeen = new Set<string>();
   const reevaluate = (): void => {
     if (tracker.phase === 'done') return;
     const e = evaluate({ pkgi, app, packages, pods, kappControllerOutages: kapp.outages }, expect, select);
     const now = new Date();
+    if (e.fault && !faultsSeen.has(e.fault.key)) {
+      faultsSeen.add(e.fault.key);
+      timeline.push({ at: now.toISOString(), object: 'kapp-controller', message: e.fault.message });
+      log(`${target.namespace}/${target.name}: kapp-controller: ${e.fault.message}`);
+    }
     if (e.state === 'won' && !wonAt) wonAt = now.toISOString();
     opts.onEvaluation?.(e, now);
     apply(onEvaluation(tracker, e, settleMs, lastChange));

@@ -82,15 +82,14 @@ async function clusterMode(repo: string, o: { base: string; head: string; ns: st
 /**
  * What a release left in the cluster, set up before a case: the repository's only package read by
  * `layouts`, its released version (`released`) installed in `ns` like the addons manager would.
- * Tried once more when kapp-controller's sidecarexec lost its ytt child to its own zombie reaper
- * ("waitid: no child processes", seen once here; a race of kapp-controller's, not devpkg's, that
- * its next sync recovers from).
+ * (kapp-controller's sidecarexec once lost its ytt child to its own zombie reaper here, "waitid: no
+ * child processes"; devpkg's wait now waits for kapp-controller's next attempt: src/verify/evaluate.ts.)
  */
 async function installRelease(repo: string, ns: string, layouts: Layouts, released: (loaded: LoadedPackage, build: BuildOptions & { baseRef?: string }) => Promise<ReleasedSource | undefined>, baseRef?: string) {
   const tree = workTree(repo);
   const [ref] = await layouts.list(tree);
   const loaded = await layouts.load(tree, ref!);
-  const o = {
+  return installBaseline({
     client: await ClusterClient.create(kc),
     kc,
     exec: execTool,
@@ -103,13 +102,7 @@ async function installRelease(repo: string, ns: string, layouts: Layouts, releas
     namespace: ns,
     timeoutMs: 150_000,
     log: () => undefined,
-  };
-  try {
-    return await installBaseline(o);
-  } catch (err) {
-    if (!/waitid: no child processes/.test((err as Error).message)) throw err;
-    return installBaseline(o);
-  }
+  });
 }
 
 async function configMapGreeting(ns: string, name: string): Promise<string | undefined> {
