@@ -11,11 +11,20 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, wr
 import { join, resolve } from 'node:path';
 import { minify } from 'terser';
 import { findStamps } from './commit-stamp.mjs';
+import { removeStaleStages } from './stale-stages.mjs';
 
 const out = resolve(process.argv[2] ?? 'dist');
 // Build next to the target and swap at the end, so a failed or concurrent build never
 // leaves dist/ half-written.
 const stage = `${out}.building-${process.pid}`;
+removeStaleStages(out);
+// Stopped by a signal: the stage goes with it.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    rmSync(stage, { recursive: true, force: true });
+    process.exit(128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 })[signal]);
+  });
+}
 rmSync(stage, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
 try {
