@@ -19,7 +19,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { needsOf, nextToStart, queueOf, testFilesOf } from '../test/lanes.mjs';
+import { parseExportLines } from '../test/harness/exports.mjs';
+import { betweenEngineChecks, needsOf, nextToStart, queueOf, testFilesOf } from '../test/lanes.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const FOLDERS = { integration: 'test/integration', workflows: 'test/workflows' };
@@ -48,16 +49,6 @@ const jestCmd = (args) => [
 const harness = (script, ...args) => spawnSync('bash', [join(root, 'test', 'harness', script), ...args], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
 const lastLines = (text, n = 15) => text.trim().split('\n').slice(-n).join('\n');
 
-/** `export NAME='value'` lines (kind.sh's), as an environment over this one. */
-function withExports(text) {
-  const env = { ...process.env };
-  for (const line of text.split('\n')) {
-    const m = /^export ([A-Za-z_][A-Za-z0-9_]*)='((?:[^']|'\\'')*)'$/.exec(line.trim());
-    if (m) env[m[1]] = m[2].replaceAll("'\\''", "'");
-  }
-  return env;
-}
-
 /**
  * What is on the kind engine, when it is up: its kind clusters and containers ('cluster NAME',
  * 'container NAME'); undefined when it is not up. The tier checks the engine whole before and
@@ -65,7 +56,7 @@ function withExports(text) {
  */
 function onEngine() {
   if (harness('kind.sh', 'status').status !== 0) return undefined;
-  const env = withExports(harness('kind.sh', 'env').stdout);
+  const env = { ...process.env, ...parseExportLines(harness('kind.sh', 'env').stdout) };
   const list = (cmd, args) => {
     const r = spawnSync(cmd, args, { env, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`\`${cmd} ${args.join(' ')}\` on the kind engine failed: ${lastLines(`${r.error?.message ?? ''}${r.stderr ?? ''}`, 5)}`);
@@ -171,11 +162,9 @@ async function runLanes() {
       const up = harness('kind.sh', 'up');
       if (up.status !== 0) throw new Error(`the kind engine did not start (test/harness/kind.sh up exited with ${up.status ?? up.signal}):\n${lastLines(up.stderr)}`);
     }
-    const there = onEngine();
-    if (there?.length) throw new Error(`the kind engine already holds ${there.join(', ')} before the tier: its files' checks of what they leave would see them. Remove them (test/harness/kind.sh down) and run again`);
-    results = await runQueue(queue, temps, t0);
-    const left = onEngine();
-    if (left?.length) throw new Error(`left on the kind engine by the tier's files (removed with the engine): ${left.join(', ')}`);
+    await betweenEngineChecks(onEngine, async () => {
+      results = await runQueue(queue, temps, t0);
+    });
   } catch (e) {
     failure = e.message;
     console.error(`test-lanes: ${tier}: ${e.message}`);

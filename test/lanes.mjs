@@ -88,3 +88,16 @@ export function testFilesOf(root, folder) {
     .map((f) => join(folder, f))
     .sort();
 }
+
+/**
+ * Runs a tier's files (`run`) between two looks at the whole kind engine (`look`: what is on it,
+ * undefined when it is not up). Anything there before fails the tier without running its files
+ * (their checks of what they leave would see it); anything left after fails it, by name.
+ */
+export async function betweenEngineChecks(look, run) {
+  const there = look();
+  if (there?.length) throw new Error(`the kind engine already holds ${there.join(', ')} before the tier: its files' checks of what they leave would see them. Remove them (test/harness/kind.sh down) and run again`);
+  await run();
+  const left = look();
+  if (left?.length) throw new Error(`left on the kind engine by the tier's files (removed with the engine): ${left.join(', ')}`);
+}

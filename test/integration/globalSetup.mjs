@@ -22,6 +22,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseExportLines } from '../harness/exports.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const controlplane = join(root, 'test', 'harness', 'controlplane.sh');
@@ -29,23 +30,6 @@ const kappControllerScript = join(root, 'test', 'harness', 'kapp-controller.sh')
 const kindScript = join(root, 'test', 'harness', 'kind.sh');
 const tkgScript = join(root, 'test', 'harness', 'tkg.sh');
 const capiScript = join(root, 'test', 'harness', 'capi.sh');
-
-/** Parse `export NAME='value'` lines (single quotes, '\'' escapes) into a record. */
-export function parseExports(text) {
-  const env = {};
-  for (const line of text.split('\n')) {
-    const m = /^export ([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line.trim());
-    if (!m) continue;
-    let value = m[2];
-    if (value.startsWith("'")) {
-      value = value.replace(/^'|'$/g, '').replace(/'\\''/g, "'");
-    } else if (value.startsWith('"')) {
-      value = value.replace(/^"|"$/g, '');
-    }
-    env[m[1]] = value;
-  }
-  return env;
-}
 
 function wantKappController() {
   const v = process.env.DEVPKG_HARNESS_KAPP_CONTROLLER;
@@ -140,7 +124,7 @@ export default async function globalSetup() {
         `--- last lines of its output ---\n${tail(result.stderr, 40)}\n${logs}`,
     );
   }
-  const exported = parseExports(result.stdout);
+  const exported = parseExportLines(result.stdout);
   for (const required of ['KUBECONFIG', 'DEVPKG_TEST_REGISTRY', 'DEVPKG_HARNESS_DIR', 'PATH']) {
     if (!exported[required]) {
       throw new Error(

@@ -27,7 +27,8 @@ import type { PackageResult } from '../../src/results.js';
 import { parse as parseYaml } from 'yaml';
 import { inputsFrom } from '../support/inputs.js';
 import { buildDevpkg, start } from './helpers/built-cli.js';
-import { repoRoot, runTool } from './helpers/run.js';
+import { kindHarnessUp, type KindHarness } from './helpers/kind.js';
+import { runTool } from './helpers/run.js';
 import { buildWorkloadTar, webDeployment } from './helpers/workload.js';
 
 
@@ -35,32 +36,6 @@ const T = 1_200_000;
 const onGitHub = process.env.DEVPKG_KIND_E2E === 'github';
 const REF = 'web.devpkg.test';
 const VERSION_DIR = 'addons/packages/web/1.0.0';
-
-/** What `test/harness/kind.sh up` exports (see docs/development.md, the kind harness). */
-interface KindHarness {
-  env: Record<string, string>;
-  nodeImage: string;
-  config: string;
-  registryImage: string;
-  kappControllerManifest: string;
-}
-
-/** `kind.sh up` (a no-op when the engine is up) and its `export NAME='value'` lines. */
-async function kindHarnessUp(): Promise<KindHarness> {
-  const r = await runTool('bash', [join(repoRoot, 'test', 'harness', 'kind.sh'), 'up'], { cwd: repoRoot, timeoutMs: 1_800_000 });
-  const env: Record<string, string> = {};
-  for (const m of r.stdout.matchAll(/^export ([A-Za-z_][A-Za-z0-9_]*)='((?:[^']|'\\'')*)'$/gm)) env[m[1]!] = m[2]!.replace(/'\\''/g, "'");
-  const need = ['DOCKER_HOST', 'PATH', 'DEVPKG_KIND_NODE_IMAGE', 'DEVPKG_KIND_CONFIG', 'DEVPKG_KIND_REGISTRY_IMAGE', 'DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST'];
-  const missing = need.filter((k) => !env[k]);
-  if (missing.length) throw new Error(`test/harness/kind.sh up did not export ${missing.join(', ')}; stdout:\n${r.stdout}`);
-  return {
-    env,
-    nodeImage: env.DEVPKG_KIND_NODE_IMAGE!,
-    config: env.DEVPKG_KIND_CONFIG!,
-    registryImage: env.DEVPKG_KIND_REGISTRY_IMAGE!,
-    kappControllerManifest: env.DEVPKG_KIND_KAPP_CONTROLLER_MANIFEST!,
-  };
-}
 
 let kh: KindHarness | undefined;
 const savedEnv = { ...process.env };

@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 // @ts-expect-error: a plain ESM module of the test tree, no types
-import { canStart, needsOf, nextToStart, NEEDS, queueOf, testFilesOf } from '../lanes.mjs';
-import { stopsAtEnd } from '../integration/helpers/kind.js';
+import { betweenEngineChecks, canStart, needsOf, nextToStart, NEEDS, queueOf, testFilesOf } from '../lanes.mjs';
+import { stopsAtEnd, stopsAtEndHere } from '../integration/helpers/kind.js';
 
 type Needs = Record<string, 'alone' | 'shared'>;
 const root = path.resolve('.');
@@ -67,18 +67,42 @@ describe.each([
 });
 
 test('the runner checks the kind engine whole before and after a tier; the workflow tier owns the engine and the control plane, and its files never stop them when run by it', () => {
-  const runner = read('scripts/test-lanes.mjs');
-  // onEngine() before runQueue and after it, both failing the tier when something is there.
-  expect(runner).toMatch(/const there = onEngine\(\);\n\s+if \(there\?\.length\) throw[\s\S]*results = await runQueue\([\s\S]*const left = onEngine\(\);\n\s+if \(left\?\.length\) throw/);
+  // The runner runs its queue through betweenEngineChecks with its look at the engine (tested below).
+  expect(read('scripts/test-lanes.mjs')).toMatch(/await betweenEngineChecks\(onEngine, async \(\) => \{\n\s+results = await runQueue\(/);
   expect(stopsAtEnd({ startedHere: true, lane: undefined })).toBe(true);
   expect(stopsAtEnd({ startedHere: true, lane: 'a' })).toBe(false);
   expect(stopsAtEnd({ startedHere: false, lane: undefined })).toBe(false);
+  // stopsAtEndHere reads the lane the runner gives the file's process.
+  const lane = process.env.DEVPKG_HARNESS_LANE;
+  try {
+    process.env.DEVPKG_HARNESS_LANE = 'b';
+    expect(stopsAtEndHere(true)).toBe(false);
+    process.env.DEVPKG_HARNESS_LANE = '';
+    expect(stopsAtEndHere(true)).toBe(true);
+  } finally {
+    if (lane === undefined) delete process.env.DEVPKG_HARNESS_LANE;
+    else process.env.DEVPKG_HARNESS_LANE = lane;
+  }
   for (const f of filesOf('test/workflows').filter((x) => needsOf(x, 'workflows').engine === 'shared')) {
     // The engine only through kindHarnessForFile's release; the control plane only where stopsAtEnd says so.
     const lines = read(f).split('\n');
-    const stops = lines.filter((l) => /kindHarnessDown\(|controlplaneScript, 'down'\]/.test(l) && !/^\s*if \(stopsAtEnd\(/.test(l));
+    const stops = lines.filter((l) => /kindHarnessDown\(|controlplaneScript, 'down'\]/.test(l) && !/^\s*if \(stopsAtEndHere\(/.test(l));
     expect({ f, stops }).toEqual({ f, stops: [] });
   }
+});
+
+test('the tier\'s files run between two looks at the whole engine: something there before stops them from running, something left after fails the tier by name', async () => {
+  const looks = (...seen: Array<string[] | undefined>) => () => seen.shift();
+  let ran = 0;
+  const run = async () => void ran++;
+  await expect(betweenEngineChecks(looks(['cluster devpkg-old']), run)).rejects.toThrow(/already holds cluster devpkg-old before the tier/);
+  expect(ran).toBe(0);
+  await expect(betweenEngineChecks(looks([], ['container devpkg-x-registry', 'cluster devpkg-x']), run)).rejects.toThrow(/left on the kind engine by the tier's files \(removed with the engine\): container devpkg-x-registry, cluster devpkg-x$/);
+  expect(ran).toBe(1);
+  await betweenEngineChecks(looks([], []), run);
+  // The engine not up (a tier none of whose files uses it): nothing to look at.
+  await betweenEngineChecks(looks(undefined, undefined), run);
+  expect(ran).toBe(3);
 });
 
 test('what may start together: alone excludes any other user of the thing, shared only an alone one', () => {

@@ -35,7 +35,7 @@ import { execTool } from '../../src/tools/exec.js';
 import { ReleaseServer } from '../support/release-server.js';
 import { STANDIN } from '../integration/helpers/bootstrap.js';
 import { capi } from '../integration/helpers/capi.js';
-import { kindHarnessForFile, parseExportLines, stopsAtEnd, type KindHarness } from '../integration/helpers/kind.js';
+import { kindHarnessForFile, parseExportLines, stopsAtEndHere, type KindHarness } from '../integration/helpers/kind.js';
 import { controlplaneScript, runTool } from '../integration/helpers/run.js';
 import { tkgPids } from '../integration/helpers/tkg-standin.js';
 import { webBootstrapDeployment, webMgmtObjects, writeWebPackage, writeWebProviders } from '../integration/helpers/web-bootstrap.js';
@@ -156,7 +156,7 @@ afterAll(async () => {
   if (capiUp) await capi('down');
   await w?.close();
   await releaseEngine?.();
-  if (stopsAtEnd({ startedHere: controlPlaneStartedHere, lane: process.env.DEVPKG_HARNESS_LANE || undefined })) await runTool('bash', [controlplaneScript, 'down'], { timeoutMs: 600_000 });
+  if (stopsAtEndHere(controlPlaneStartedHere)) await runTool('bash', [controlplaneScript, 'down'], { timeoutMs: 600_000 });
   for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
   Object.assign(process.env, savedEnv);
 }, T);

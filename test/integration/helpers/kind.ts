@@ -5,6 +5,9 @@
 // with kindHarnessDown()).
 import { join } from 'node:path';
 import { repoRoot, runTool } from './run.js';
+import { parseExportLines } from '../../harness/exports.mjs';
+
+export { parseExportLines };
 
 export const kindScript = join(repoRoot, 'test', 'harness', 'kind.sh');
 
@@ -25,16 +28,6 @@ export interface KindHarness {
   state: string;
   /** process.env plus the exports: DOCKER_HOST, and PATH with kind, kubectl, docker, Carvel CLIs first. */
   env: NodeJS.ProcessEnv;
-}
-
-/** Parse `export NAME='value'` lines (single quotes, '\'' escapes). Pure. */
-export function parseExportLines(text: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const m = /^export ([A-Za-z_][A-Za-z0-9_]*)='((?:[^']|'\\'')*)'$/.exec(line.trim());
-    if (m) env[m[1]!] = m[2]!.replace(/'\\''/g, "'");
-  }
-  return env;
 }
 
 const REQUIRED = [
@@ -100,6 +93,11 @@ export function stopsAtEnd(o: { startedHere: boolean; lane: string | undefined }
   return o.startedHere && !o.lane;
 }
 
+/** stopsAtEnd for this process: its lane is DEVPKG_HARNESS_LANE, set by scripts/test-lanes.mjs. */
+export function stopsAtEndHere(startedHere: boolean): boolean {
+  return stopsAtEnd({ startedHere, lane: process.env.DEVPKG_HARNESS_LANE || undefined });
+}
+
 /**
  * The engine for one test file: up (kindHarnessUp), and `release()` for its afterAll, which stops
  * it when stopsAtEnd says so.
@@ -107,6 +105,6 @@ export function stopsAtEnd(o: { startedHere: boolean; lane: string | undefined }
 export async function kindHarnessForFile(): Promise<{ kh: KindHarness; release: () => Promise<void> }> {
   const startedHere = !(await kindHarnessIsUp());
   const kh = await kindHarnessUp();
-  const stop = stopsAtEnd({ startedHere, lane: process.env.DEVPKG_HARNESS_LANE || undefined });
+  const stop = stopsAtEndHere(startedHere);
   return { kh, release: async () => void (stop && (await kindHarnessDown())) };
 }
