@@ -36,6 +36,24 @@ function devApp(cond: string, startedAt: number, deploy?: Record<string, unknown
   return a;
 }
 
+type Verifying = { p: ReturnType<typeof verifyPackageInstall>; logs: string[] };
+
+/** verifyPackageInstall of ns/antrea at DEV (the dev bundle DIGEST) on a fake API server already set up. */
+function verifying(started: Awaited<ReturnType<typeof startReleased>>, o: Partial<Parameters<typeof verifyPackageInstall>[0]>): Verifying {
+  const logs: string[] = [];
+  const p = verifyPackageInstall({
+    kc: started.kc,
+    target: { namespace: 'ns', name: 'antrea' },
+    expect: { version: DEV, digest: DIGEST },
+    settleMs: 0,
+    timeoutMs: 30_000,
+    kappControllerNamespaces: ['kapp-controller'],
+    log: (m) => logs.push(m),
+    ...o,
+  });
+  return { p, logs };
+}
+
 describe('verifyPackageInstall through faults (fake API server)', () => {
   let fake: FakeApiServer;
   afterEach(async () => fake.stop());
@@ -44,16 +62,7 @@ describe('verifyPackageInstall through faults (fake API server)', () => {
     const started = await startReleased([pkg('1.5.3'), pkg(DEV)]);
     fake = started.fake;
     fake.items.set(KAPP_PODS, [kappPod('kapp-controller-a-1', { ready: true })]);
-    const logs: string[] = [];
-    const p = verifyPackageInstall({
-      kc: started.kc,
-      target: { namespace: 'ns', name: 'antrea' },
-      expect: { version: DEV, digest: DIGEST },
-      settleMs: 300,
-      timeoutMs: 30_000,
-      kappControllerNamespaces: ['kapp-controller'],
-      log: (m) => logs.push(m),
-    });
+    const { p, logs } = verifying(started, { settleMs: 300 });
     await fake.watching(KAPP_PODS);
     const attempt = Date.now() - 5000;
     fake.put(PATHS.app, devApp('Reconciling', attempt, { startedAt: iso(attempt + 1000) }));
@@ -94,16 +103,7 @@ describe('verifyPackageInstall through faults (fake API server)', () => {
   test('kapp-controller\'s sidecarexec loses its vendir (waitid: no child processes): not the verdict; its retry wins; the timeline names the race once', async () => {
     const started = await startReleased([pkg('1.5.3'), pkg(DEV)]);
     fake = started.fake;
-    const logs: string[] = [];
-    const p = verifyPackageInstall({
-      kc: started.kc,
-      target: { namespace: 'ns', name: 'antrea' },
-      expect: { version: DEV, digest: DIGEST },
-      settleMs: 0,
-      timeoutMs: 30_000,
-      kappControllerNamespaces: ['kapp-controller'],
-      log: (m) => logs.push(m),
-    });
+    const { p, logs } = verifying(started, {});
     await fake.watching(PATHS.app);
     // As kapp-controller v0.51.0 writes the lost child: the fetch's error, exit -1, no stdout.
     const race = 'Fetching resources: waitid: no child processes';
@@ -151,17 +151,7 @@ describe('verifyPackageInstall through faults (fake API server)', () => {
   test('the API server stops answering with the watches left open: the gap is named, the watches reopened from their last resourceVersion, the verdict still right', async () => {
     const started = await startReleased([pkg('1.5.3'), pkg(DEV)]);
     fake = started.fake;
-    const logs: string[] = [];
-    const p = verifyPackageInstall({
-      kc: started.kc,
-      target: { namespace: 'ns', name: 'antrea' },
-      expect: { version: DEV, digest: DIGEST },
-      settleMs: 200,
-      timeoutMs: 30_000,
-      kappControllerNamespaces: [],
-      liveness: { silenceMs: 200, probeTimeoutMs: 300, retryMs: 50 },
-      log: (m) => logs.push(m),
-    });
+    const { p, logs } = verifying(started, { settleMs: 200, kappControllerNamespaces: [], liveness: { silenceMs: 200, probeTimeoutMs: 300, retryMs: 50 } });
     await fake.watching();
     fake.put(PATHS.pkgi, pkgi({ cond: 'Reconciling', version: DEV }));
     const rv = fake.rv;
