@@ -22,7 +22,7 @@ describe('the stages a killed build left', () => {
     const dir = mkdtempSync(join(tmpdir(), 'devpkg-stages-'));
     try {
       // A process that has exited: its pid is gone.
-      const gone = spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim();
+      const gone = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
       for (const n of ['dist', `dist.building-${gone}`, `dist.building-${process.pid}`, 'notes']) mkdirSync(join(dir, n));
       const said: string[] = [];
       expect(removeStaleStages(join(dir, 'dist'), 1, (m) => said.push(m))).toEqual([`dist.building-${gone}`]);
