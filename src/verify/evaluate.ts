@@ -6,10 +6,12 @@
 import { goneRegistryHint, registryHint } from './hints.js';
 import { describePodProblem, podProblems, type PodProblem } from './pods.js';
 import type { KObject } from './kobject.js';
+import { appFailureStep, timeOf } from './app-status.js';
 import { describeLostChild, interruptedAttempt, lostChildAttempt, LOST_CHILD_TRIES, type Outage } from './kapp-controller.js';
 
 // Re-exported for pods.ts and diagnostics.ts (changed by another branch; point them at kobject.ts after it merges).
 export type { KObject } from './kobject.js';
+export { appFailureStep, timeOf } from './app-status.js';
 
 export interface VersionSelection {
   constraints?: string;
@@ -89,29 +91,6 @@ export function trimMessage(text: unknown, max = MAX_MESSAGE): string {
   return `${s.slice(0, max)}… (${s.length - max} more characters)`;
 }
 
-/**
- * The step that failed in the App's last attempt, or undefined. An attempt runs fetch, template,
- * deploy in that order and stops at the first failure; kapp-controller leaves the status of the
- * steps after it as an earlier attempt wrote them. So only the first failing step belongs to this
- * attempt, and a template or deploy status last written before this attempt's fetch started (or,
- * for a deploy, before the deploy now running started) is stale.
- */
-export function appFailureStep(app: KObject | undefined): { step: string; exitCode: number; text: string } | undefined {
-  const st = app?.status;
-  if (!st) return undefined;
-  const attempt = timeOf(st.fetch?.startedAt);
-  for (const step of ['fetch', 'template', 'deploy'] as const) {
-    const s = st[step];
-    if (!s || typeof s.exitCode !== 'number' || s.exitCode === 0) continue;
-    const updated = timeOf(s.updatedAt);
-    if (step !== 'fetch' && attempt !== undefined && updated !== undefined && updated < attempt) continue;
-    const started = timeOf(s.startedAt);
-    if (step === 'deploy' && started !== undefined && updated !== undefined && updated < started) continue;
-    return { step, exitCode: s.exitCode, text: String(s.stderr || s.error || '').trim() };
-  }
-  return undefined;
-}
-
 /** The App's stderr of the step that failed in its last attempt, trimmed ('' when none). */
 export function appFailure(app: KObject | undefined): string {
   const f = appFailureStep(app);
@@ -125,13 +104,6 @@ function appFailureBeside(app: KObject | undefined, useful: string): string {
   if (!f) return '';
   if (useful && trimMessage(f.text) === useful) return `${f.step} failed (exit ${f.exitCode}) with that message`;
   return appFailure(app);
-}
-
-/** Milliseconds since the epoch of a Kubernetes timestamp (string or Date), or undefined. */
-export function timeOf(t: unknown): number | undefined {
-  if (t === undefined || t === null || t === '') return undefined;
-  const ms = t instanceof Date ? t.getTime() : Date.parse(String(t));
-  return Number.isNaN(ms) ? undefined : ms;
 }
 
 /** The bundle images an App's spec fetches (spec.fetch[].imgpkgBundle.image). */

@@ -5,6 +5,7 @@
  * because its process was stopped (kapp deploy killed mid-way), so such a failure is not a verdict:
  * the verifier waits for the attempt kapp-controller makes when it is back.
  */
+import { appFailureStep, timeOf } from './app-status.js';
 import type { KObject } from './kobject.js';
 
 /** Where kapp-controller runs when nobody says: its release manifest, TKG/TCE, other installs. */
@@ -33,12 +34,6 @@ export interface KappControllerNote {
 
 export function initialKappController(): KappControllerState {
   return { ready: [], seenReady: false, outages: [] };
-}
-
-function timeOf(t: unknown): number | undefined {
-  if (t === undefined || t === null || t === '') return undefined;
-  const ms = t instanceof Date ? t.getTime() : Date.parse(String(t));
-  return Number.isNaN(ms) ? undefined : ms;
 }
 
 const key = (p: KObject): string => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
@@ -204,24 +199,19 @@ export function lostChildAttempt(app: KObject | undefined): LostChild | undefine
   const conds = (st?.conditions ?? []) as Array<{ type?: string; status?: string; message?: string }>;
   const failed = conds.find((c) => c.type === 'ReconcileFailed' && c.status === 'True');
   if (!failed) return undefined;
-  const attempt = timeOf(st?.fetch?.startedAt);
-  const steps = (['fetch', 'template', 'deploy'] as const).filter((s) => {
-    const r = st?.[s];
-    if (!r || typeof r.exitCode !== 'number' || r.exitCode === 0) return false;
-    // A step whose status was last written before this attempt began is an earlier attempt's.
-    const updated = timeOf(r.updatedAt);
-    return s === 'fetch' || attempt === undefined || updated === undefined || updated >= attempt;
-  });
+  // The step that failed in this attempt (not an earlier attempt's status), as the verdict reads it.
+  const failing = appFailureStep(app);
   const texts: Array<[string, unknown]> = [
-    ...steps.flatMap((s): Array<[string, unknown]> => [[s, st[s].error], [s, st[s].stderr]]),
+    ...(failing ? [[failing.step, failing.error], [failing.step, failing.text]] as Array<[string, unknown]> : []),
     ['reconcile', failed.message],
     ['reconcile', st?.usefulErrorMessage],
   ];
   const hit = texts.find(([, t]) => LOST_CHILD.test(String(t ?? '')));
   if (!hit) return undefined;
   const failures = Number(st?.consecutiveReconcileFailures);
+  const attempt = timeOf(st?.fetch?.startedAt);
   return {
-    step: steps[0] ?? hit[0],
+    step: failing?.step ?? hit[0],
     message: String(hit[1]).trim(),
     failures: Number.isFinite(failures) && failures > 0 ? failures : 1,
     ...(attempt === undefined ? {} : { attempt }),
